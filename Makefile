@@ -1,0 +1,39 @@
+# Two commands for a user (see README.md):
+#   make run     install build deps if missing, build, print a bundled real trace
+#   make check   build (normal and ASan+UBSan) and run every test
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+JOBS ?= $(shell nproc)
+CMAKE_GEN := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
+
+.PHONY: all deps build asan run check test clean fuzz
+
+all: build
+
+deps:
+	@scripts/deps.sh
+
+build: deps
+	@test -f $(BUILD)/CMakeCache.txt || cmake -S . -B $(BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+asan: deps
+	@test -f $(ASAN_BUILD)/CMakeCache.txt || CC=clang cmake -S . -B $(ASAN_BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Debug -DTIO_SANITIZE=ON >/dev/null
+	@cmake --build $(ASAN_BUILD) -j $(JOBS)
+
+run: build
+	$(BUILD)/traceio tests/data/ctf/wk-heartbeat-u
+
+check: build asan
+	@scripts/deps.sh test
+	@tests/run.sh $(BUILD) $(ASAN_BUILD)
+
+test: build
+	@tests/run.sh $(BUILD)
+
+fuzz: deps
+	@test -f build-fuzz/CMakeCache.txt || CC=clang cmake -S . -B build-fuzz $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Debug -DTIO_SANITIZE=ON -DTIO_FUZZ=ON >/dev/null
+	@cmake --build build-fuzz -j $(JOBS)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz

@@ -1,0 +1,33 @@
+/* traceio: the messages a trace produces (events, discarded records...). */
+#ifndef TRACEIO_MSG_H
+#define TRACEIO_MSG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tio_msg tio_msg;
+
+enum tio_msg_kind {
+	TIO_MSG_KIND_EVENT = 0,
+	TIO_MSG_KIND_DISCARDED_EVENTS,
+	TIO_MSG_KIND_DISCARDED_PACKETS,
+	TIO_MSG_KIND_PACKET_BEGIN,
+	TIO_MSG_KIND_PACKET_END,
+	TIO_MSG_KIND_STREAM_BEGIN,
+	TIO_MSG_KIND_STREAM_END,
+};
+
+int tio_msg_kind(const tio_msg *m);
+/* Event name, or NULL when the message is not an event. */
+const char *tio_msg_event_name(const tio_msg *m);
+/* Timestamp in ns from the clock origin; false when the message has none. */
+bool tio_msg_time_ns(const tio_msg *m, int64_t *ns);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,43 @@
+/* traceio: where messages go (text printers, summaries, writers). */
+#ifndef TRACEIO_SINK_H
+#define TRACEIO_SINK_H
+
+#include <stdio.h>
+
+#include "traceio/msg.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tio_sink tio_sink;
+
+/*
+ * Create a sink by name: "text" (babeltrace2's pretty text, with the
+ * trace-cmd or LTTV styles chosen with the "style" option), "info",
+ * "dummy" (decodes, prints nothing).  Output goes to `out`; warnings
+ * (discarded events...) to `err`.
+ */
+int tio_sink_new(const char *name, FILE *out, FILE *err, tio_sink **sink);
+
+/*
+ * Set an option before the first message: key/value strings as the CLI
+ * takes them (e.g. "names" = "all", "clock-gmt" = "1").  Unknown keys
+ * return TIO_ERR_USAGE.
+ */
+int tio_sink_set(tio_sink *s, const char *key, const char *value);
+
+int tio_sink_consume(tio_sink *s, const tio_msg *m);
+
+/* Flush; prints summaries.  Call once after the last message. */
+int tio_sink_finish(tio_sink *s);
+
+void tio_sink_free(tio_sink *s);
+
+/* Names of the sinks built in, NULL-terminated. */
+const char *const *tio_sinks(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,43 @@
+/* traceio: opening a trace of any supported format. */
+#ifndef TRACEIO_TRACE_H
+#define TRACEIO_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tio_trace tio_trace;
+
+/*
+ * Open the trace at `path` (a CTF directory, a trace.dat file, an LTT trace
+ * directory...).  `format` names the reader ("ctf", "tracedat", "lttng0",
+ * "ltt") or is NULL to guess from the contents.  A directory that holds
+ * several CTF traces (LTTng's ust/uid/... tree) is opened as one trace per
+ * metadata file: see tio_trace_open_all().
+ */
+int tio_trace_open(const char *path, const char *format, tio_trace **out);
+
+/*
+ * Open every trace found under `path`, recursively, as babeltrace2 does for
+ * a directory argument.  *out receives a malloc'd array of *n traces.
+ */
+int tio_trace_open_all(const char *path, const char *format, tio_trace ***out, size_t *n);
+
+void tio_trace_free(tio_trace *t);
+
+/* The name of the reader that opened it ("ctf", "tracedat", ...). */
+const char *tio_trace_format(const tio_trace *t);
+
+/* The path it was opened from. */
+const char *tio_trace_path(const tio_trace *t);
+
+/* Names of the readers built in, NULL-terminated. */
+const char *const *tio_formats(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

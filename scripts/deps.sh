@@ -1,0 +1,20 @@
+#!/bin/sh
+# Install the Debian packages traceio needs, if any is missing.
+#   scripts/deps.sh          build deps only
+#   scripts/deps.sh test     also the peers the tests compare with
+set -e
+pkgs="cmake make gcc clang pkg-config zlib1g-dev libzstd-dev libjson-c-dev libxml2-dev"
+if [ "$1" = test ]; then
+	pkgs="$pkgs babeltrace2 trace-cmd xz-utils"
+fi
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "installing:$missing" >&2
+SUDO=""
+[ "$(id -u)" = 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -1,0 +1,101 @@
+/* Helpers shared by the subcommands: opening inputs, the message loop. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+
+bool cli_path_exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0;
+}
+
+const char *cli_format_list(void)
+{
+	static char buf[256];
+	if (!buf[0]) {
+		const char *const *f = tio_formats();
+		for (size_t i = 0; f[i]; i++) {
+			if (i)
+				strncat(buf, ", ", sizeof(buf) - strlen(buf) - 1);
+			strncat(buf, f[i], sizeof(buf) - strlen(buf) - 1);
+		}
+	}
+	return buf;
+}
+
+void cli_error(const char *what)
+{
+	const char *m = tio_error_message();
+	if (what && *m)
+		fprintf(stderr, "traceio: %s: %s\n", what, m);
+	else
+		fprintf(stderr, "traceio: %s\n", *m ? m : (what ? what : "error"));
+}
+
+int cli_open_inputs(char **paths, size_t npaths, const char *format, tio_trace ***traces,
+		    size_t *ntraces)
+{
+	tio_trace **all = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < npaths; i++) {
+		tio_trace **v;
+		size_t k;
+		if (tio_trace_open_all(paths[i], format, &v, &k)) {
+			cli_error(NULL);
+			cli_free_traces(all, n);
+			return 1;
+		}
+		tio_trace **nall = realloc(all, (n + k) * sizeof(*all));
+		if (!nall) {
+			fprintf(stderr, "traceio: out of memory\n");
+			cli_free_traces(v, k);
+			cli_free_traces(all, n);
+			return 1;
+		}
+		all = nall;
+		memcpy(all + n, v, k * sizeof(*v));
+		n += k;
+		free(v);
+	}
+	*traces = all;
+	*ntraces = n;
+	return 0;
+}
+
+void cli_free_traces(tio_trace **traces, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		tio_trace_free(traces[i]);
+	free(traces);
+}
+
+int cli_run(tio_mux *mux, tio_sink *sink, bool strict)
+{
+	int status = 0;
+	for (;;) {
+		const tio_msg *m;
+		int r = tio_mux_next(mux, &m);
+		if (r == 0)
+			break;
+		if (r < 0) {
+			cli_error(NULL);
+			status = 1;
+			if (strict || r == TIO_ERR_NOMEM)
+				break;
+			continue;
+		}
+		if (tio_sink_consume(sink, m)) {
+			cli_error(NULL);
+			status = 1;
+			break;
+		}
+	}
+	if (tio_sink_finish(sink)) {
+		cli_error(NULL);
+		status = 1;
+	}
+	return status;
+}

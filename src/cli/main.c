@@ -1,0 +1,56 @@
+/*
+ * traceio: the command-line tool.  One file per subcommand; this one
+ * dispatches.  The CLI uses only the public API (include/traceio/).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"traceio %s: read, print and check trace files from Linux tracers\n"
+		"\n"
+		"usage: traceio [COMMAND] [OPTIONS] TRACE...\n"
+		"\n"
+		"commands:\n"
+		"  print TRACE...    print the events of every TRACE merged by time (the default\n"
+		"                    when the first argument is a path)\n"
+		"  info TRACE...     formats, streams, event classes with counts, time range,\n"
+		"                    discarded events\n"
+		"  help [COMMAND]    this text, or the options of COMMAND\n"
+		"\n"
+		"formats read: %s\n"
+		"Not yet available: convert, check (see README.md).\n",
+		TRACEIO_VERSION, cli_format_list());
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	const char *cmd = argv[1];
+	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+		if (argc > 2 && !strcmp(argv[2], "print"))
+			return cli_print(2, (char *[]){"print", "--help", NULL});
+		if (argc > 2 && !strcmp(argv[2], "info"))
+			return cli_info(2, (char *[]){"info", "--help", NULL});
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+		printf("traceio %s\n", TRACEIO_VERSION);
+		return 0;
+	}
+	if (!strcmp(cmd, "print"))
+		return cli_print(argc - 1, argv + 1);
+	if (!strcmp(cmd, "info"))
+		return cli_info(argc - 1, argv + 1);
+	if (cmd[0] == '-' || strchr(cmd, '/') || cli_path_exists(cmd))
+		return cli_print(argc, argv); /* argv[0] stands for "print" */
+	fprintf(stderr, "traceio: unknown command '%s' (try 'traceio --help')\n", cmd);
+	return 2;
+}

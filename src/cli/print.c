@@ -1,0 +1,302 @@
+/*
+ * traceio print: every event of every input, merged by time, as text.
+ * Options follow babeltrace2's names for CTF-style text and trace-cmd
+ * report's for trace.dat-style text.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+
+/* Options handed to the sink as key/value: the sink decides what they mean. */
+typedef struct sink_opt {
+	const char *longname;
+	char shortname;
+	bool takes_value;
+	const char *key; /* sink option key */
+	const char *help;
+} sink_opt;
+
+static const sink_opt sink_opts[] = {
+	{"names", 'n', true, "names", "NAME,...: print field names of: payload, context, scope, header, all, none"},
+	{"fields", 'f', true, "fields", "NAME,...: print: trace, trace:hostname, trace:domain, trace:procname, trace:vpid, loglevel, emf, callsite, all"},
+	{"no-delta", 0, false, "no-delta", "do not print the time since the previous event"},
+	{"clock-cycles", 0, false, "clock-cycles", "print timestamps in clock cycles"},
+	{"clock-seconds", 0, false, "clock-seconds", "print timestamps as seconds.ns"},
+	{"clock-date", 0, false, "clock-date", "print the date too"},
+	{"clock-gmt", 0, false, "clock-gmt", "print times in UTC rather than local time"},
+	{"clock-offset", 0, true, "clock-offset", "SEC: add SEC seconds to every clock offset"},
+	{"clock-offset-ns", 0, true, "clock-offset-ns", "NS: add NS ns to every clock offset"},
+	{"color", 0, true, "color", "WHEN: never, auto, always"},
+	{"verbose", 'v', false, "verbose", "print every packet context field"},
+};
+
+static void print_help(void)
+{
+	printf("usage: traceio print [OPTIONS] TRACE...\n"
+	       "\n"
+	       "Prints the events of every TRACE (a CTF directory, a trace.dat file...; a\n"
+	       "directory is searched for traces) merged by time.\n"
+	       "\n"
+	       "  -i, --format FMT      read the inputs as FMT (%s) instead of guessing\n"
+	       "  --style STYLE         babeltrace (CTF default); other styles come with their readers\n"
+	       "  -o, --output-format F text (default) or dummy (decode everything, print nothing)\n"
+	       "  -b, --begin TIME      drop events before TIME\n"
+	       "  -e, --end TIME        drop events after TIME\n"
+	       "  --timerange=[B,E]     both\n"
+	       "                        TIME: [-]SEC[.NS] from the clock origin, or\n"
+	       "                        'YYYY-MM-DD HH:MM[:SS[.NS]]' (local time, UTC with --clock-gmt)\n"
+	       "  --strict              stop at the first error instead of skipping the damaged packet\n",
+	       cli_format_list());
+	for (size_t i = 0; i < sizeof(sink_opts) / sizeof(sink_opts[0]); i++) {
+		const sink_opt *o = &sink_opts[i];
+		char lhs[64];
+		if (o->shortname)
+			snprintf(lhs, sizeof(lhs), "-%c, --%s", o->shortname, o->longname);
+		else
+			snprintf(lhs, sizeof(lhs), "--%s", o->longname);
+		printf("  %-21s %s\n", lhs, o->help);
+	}
+}
+
+/*
+ * Parse a babeltrace2 time: "[-]SEC[.NS]" (ns from origin) or
+ * "YYYY-MM-DD HH:MM[:SS[.NS]]".
+ */
+static int parse_time(const char *s, bool gmt, int64_t *ns)
+{
+	int y, mo, d, h, mi;
+	char frac[16] = "";
+	int n = 0;
+	if (sscanf(s, "%d-%d-%d %d:%d%n", &y, &mo, &d, &h, &mi, &n) == 5) {
+		long isec = 0;
+		const char *p = s + n;
+		if (*p == ':') {
+			char *e;
+			isec = strtol(p + 1, &e, 10);
+			p = e;
+			if (*p == '.') {
+				size_t k = strspn(p + 1, "0123456789");
+				if (k > 9 || k == 0)
+					return -1;
+				memcpy(frac, p + 1, k);
+				p += 1 + k;
+			}
+		}
+		if (*p)
+			return -1;
+		struct tm tm = {.tm_year = y - 1900, .tm_mon = mo - 1, .tm_mday = d,
+				.tm_hour = h, .tm_min = mi, .tm_sec = (int)isec, .tm_isdst = -1};
+		time_t t = gmt ? timegm(&tm) : mktime(&tm);
+		int64_t f = 0;
+		for (int i = 0; i < 9; i++)
+			f = f * 10 + (frac[i] ? frac[i] - '0' : 0);
+		*ns = (int64_t)t * 1000000000 + f;
+		return 0;
+	}
+	const char *p = s;
+	bool neg = false;
+	if (*p == '-') {
+		neg = true;
+		p++;
+	}
+	size_t k = strspn(p, "0123456789");
+	if (!k)
+		return -1;
+	int64_t whole = strtoll(p, NULL, 10);
+	p += k;
+	int64_t f = 0;
+	if (*p == '.') {
+		size_t kf = strspn(p + 1, "0123456789");
+		if (!kf || kf > 9)
+			return -1;
+		for (size_t i = 0; i < 9; i++)
+			f = f * 10 + (i < kf ? p[1 + i] - '0' : 0);
+		p += 1 + kf;
+	}
+	if (*p)
+		return -1;
+	*ns = whole * 1000000000 + f;
+	if (neg)
+		*ns = -*ns;
+	return 0;
+}
+
+int cli_print(int argc, char **argv)
+{
+	const char *format = NULL, *style = NULL, *outfmt = "text";
+	const char *begin = NULL, *end = NULL;
+	bool strict = false, gmt = false;
+	char **inputs = calloc((size_t)argc, sizeof(char *));
+	const char **keys = calloc((size_t)argc, sizeof(char *));
+	const char **vals = calloc((size_t)argc, sizeof(char *));
+	size_t ninputs = 0, nkv = 0;
+	int status = 2;
+	tio_trace **traces = NULL;
+	size_t ntraces = 0;
+	tio_mux *mux = NULL;
+	tio_sink *sink = NULL;
+	if (!inputs || !keys || !vals) {
+		fprintf(stderr, "traceio: out of memory\n");
+		goto out;
+	}
+
+	for (int i = 1; i < argc; i++) {
+		char *a = argv[i];
+		char *eq = NULL;
+		if (a[0] != '-' || !a[1]) {
+			inputs[ninputs++] = a;
+			continue;
+		}
+		if (!strcmp(a, "--")) {
+			while (++i < argc)
+				inputs[ninputs++] = argv[i];
+			break;
+		}
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			print_help();
+			status = 0;
+			goto out;
+		}
+		/* --key=value or --key value */
+		char name[64] = "";
+		if (a[1] == '-') {
+			eq = strchr(a, '=');
+			size_t l = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+			if (l >= sizeof(name))
+				l = sizeof(name) - 1;
+			memcpy(name, a + 2, l);
+			name[l] = 0;
+		}
+#define VALUE()                                                                                    \
+	(eq ? eq + 1 : (i + 1 < argc ? argv[++i] : (fprintf(stderr, "traceio: %s needs a value\n", a), \
+						     (char *)NULL)))
+		const char *v;
+		if (!strcmp(name, "format") || !strcmp(a, "-i")) {
+			if (!(v = VALUE()))
+				goto out;
+			format = v;
+		} else if (!strcmp(name, "style")) {
+			if (!(v = VALUE()))
+				goto out;
+			style = v;
+		} else if (!strcmp(name, "output-format") || !strcmp(a, "-o")) {
+			if (!(v = VALUE()))
+				goto out;
+			outfmt = v;
+		} else if (!strcmp(name, "begin") || !strcmp(a, "-b")) {
+			if (!(begin = VALUE()))
+				goto out;
+		} else if (!strcmp(name, "end") || !strcmp(a, "-e")) {
+			if (!(end = VALUE()))
+				goto out;
+		} else if (!strcmp(name, "timerange")) {
+			if (!(v = VALUE()))
+				goto out;
+			/* [BEGIN,END] or BEGIN,END */
+			char *copy = strdup(v[0] == '[' ? v + 1 : v);
+			char *comma = copy ? strchr(copy, ',') : NULL;
+			if (!comma) {
+				fprintf(stderr, "traceio: --timerange needs BEGIN,END\n");
+				free(copy);
+				goto out;
+			}
+			*comma = 0;
+			char *e2 = comma + 1;
+			size_t l = strlen(e2);
+			if (l && e2[l - 1] == ']')
+				e2[l - 1] = 0;
+			begin = copy; /* leaked deliberately: lives until exit */
+			end = e2;
+		} else if (!strcmp(name, "strict")) {
+			strict = true;
+		} else {
+			const sink_opt *o = NULL;
+			for (size_t k = 0; k < sizeof(sink_opts) / sizeof(sink_opts[0]); k++)
+				if ((name[0] && !strcmp(name, sink_opts[k].longname)) ||
+				    (!name[0] && a[1] == sink_opts[k].shortname && !a[2]))
+					o = &sink_opts[k];
+			if (!o) {
+				fprintf(stderr, "traceio: unknown option '%s' (see traceio print --help)\n", a);
+				goto out;
+			}
+			if (o->takes_value) {
+				if (!(v = VALUE()))
+					goto out;
+			} else {
+				v = eq ? eq + 1 : "1";
+			}
+			if (!strcmp(o->key, "clock-gmt"))
+				gmt = true;
+			keys[nkv] = o->key;
+			vals[nkv++] = v;
+		}
+	}
+	if (!ninputs) {
+		fprintf(stderr, "traceio: no input trace (see traceio print --help)\n");
+		goto out;
+	}
+
+	status = 1;
+	if (cli_open_inputs(inputs, ninputs, format, &traces, &ntraces))
+		goto out;
+	if (!style)
+		style = "babeltrace";
+	const char *sink_name = !strcmp(outfmt, "dummy") ? "dummy" : style;
+	if (strcmp(outfmt, "text") && strcmp(outfmt, "dummy")) {
+		fprintf(stderr, "traceio: unknown output format '%s' (text, dummy)\n", outfmt);
+		status = 2;
+		goto out;
+	}
+	if (tio_sink_new(sink_name, stdout, stderr, &sink)) {
+		cli_error("--style");
+		status = 2;
+		goto out;
+	}
+	if (strcmp(sink_name, "dummy")) {
+		for (size_t k = 0; k < nkv; k++) {
+			if (tio_sink_set(sink, keys[k], vals[k])) {
+				cli_error(NULL);
+				status = 2;
+				goto out;
+			}
+		}
+	}
+	if (tio_mux_new(traces, ntraces, &mux)) {
+		cli_error(NULL);
+		goto out;
+	}
+	int64_t ns;
+	if (begin) {
+		if (parse_time(begin, gmt, &ns)) {
+			fprintf(stderr, "traceio: cannot parse time '%s'\n", begin);
+			status = 2;
+			goto out;
+		}
+		tio_mux_set_begin(mux, ns);
+	}
+	if (end) {
+		if (parse_time(end, gmt, &ns)) {
+			fprintf(stderr, "traceio: cannot parse time '%s'\n", end);
+			status = 2;
+			goto out;
+		}
+		tio_mux_set_end(mux, ns);
+	}
+	status = cli_run(mux, sink, strict);
+	if (fflush(stdout)) {
+		perror("traceio: stdout");
+		status = 1;
+	}
+out:
+	tio_sink_free(sink);
+	tio_mux_free(mux);
+	cli_free_traces(traces, ntraces);
+	free(inputs);
+	free(keys);
+	free(vals);
+	return status;
+}

@@ -1,0 +1,392 @@
+/* Errors, allocation, buffers, files: see common.h. */
+#define _GNU_SOURCE
+#include "common/common.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---------------------------------------------------------------- errors */
+
+static _Thread_local char err_msg[4096];
+
+static void err_vset(bool push, const char *fmt, va_list ap)
+{
+	char tmp[4096];
+	vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	if (push && err_msg[0]) {
+		char old[4096];
+		memcpy(old, err_msg, sizeof(old));
+		snprintf(err_msg, sizeof(err_msg), "%s: %s", tmp, old);
+	} else {
+		memcpy(err_msg, tmp, sizeof(err_msg));
+	}
+}
+
+int tio_err_set(int status, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	err_vset(false, fmt, ap);
+	va_end(ap);
+	return status;
+}
+
+int tio_err_push(int status, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	err_vset(true, fmt, ap);
+	va_end(ap);
+	return status;
+}
+
+int tio_err_oom(void) { return tio_err_set(TIO_ERR_NOMEM, "out of memory"); }
+
+void tio_err_clear(void) { err_msg[0] = 0; }
+
+const char *tio_error_message(void) { return err_msg; }
+
+void tio_error_clear(void) { tio_err_clear(); }
+
+/* ---------------------------------------------------------------- allocation */
+
+void *tio_malloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		tio_err_oom();
+	return p;
+}
+
+void *tio_calloc(size_t n, size_t sz)
+{
+	void *p = calloc(n ? n : 1, sz ? sz : 1);
+	if (!p)
+		tio_err_oom();
+	return p;
+}
+
+void *tio_realloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		tio_err_oom();
+	return q;
+}
+
+char *tio_strdup(const char *s) { return tio_strndup(s, strlen(s)); }
+
+char *tio_strndup(const char *s, size_t n)
+{
+	char *p = tio_malloc(n + 1);
+	if (!p)
+		return NULL;
+	memcpy(p, s, n);
+	p[n] = 0;
+	return p;
+}
+
+char *tio_asprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *p = NULL;
+	va_start(ap, fmt);
+	if (vasprintf(&p, fmt, ap) < 0) {
+		p = NULL;
+		tio_err_oom();
+	}
+	va_end(ap);
+	return p;
+}
+
+int tio_grow(void *arr, size_t *cap, size_t need, size_t sz)
+{
+	void **pa = arr;
+	if (need <= *cap)
+		return 0;
+	size_t nc = *cap ? *cap : 8;
+	while (nc < need) {
+		if (nc > SIZE_MAX / 2 / sz)
+			return tio_err_oom();
+		nc *= 2;
+	}
+	void *p = tio_realloc(*pa, nc * sz);
+	if (!p)
+		return TIO_ERR_NOMEM;
+	*pa = p;
+	*cap = nc;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- buffers */
+
+int tio_buf_reserve(tio_buf *b, size_t extra)
+{
+	if (b->len + extra + 1 <= b->cap)
+		return 0;
+	size_t cap = b->cap;
+	return tio_grow(&b->p, &cap, b->len + extra + 1, 1) ? TIO_ERR_NOMEM : (b->cap = cap, 0);
+}
+
+int tio_buf_add(tio_buf *b, const void *p, size_t n)
+{
+	if (tio_buf_reserve(b, n))
+		return TIO_ERR_NOMEM;
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+	return 0;
+}
+
+int tio_buf_addc(tio_buf *b, char c)
+{
+	if (b->len + 2 > b->cap && tio_buf_reserve(b, 1))
+		return TIO_ERR_NOMEM;
+	b->p[b->len++] = c;
+	return 0;
+}
+
+int tio_buf_adds(tio_buf *b, const char *s) { return tio_buf_add(b, s, strlen(s)); }
+
+int tio_buf_vaddf(tio_buf *b, const char *fmt, va_list ap)
+{
+	va_list ap2;
+	va_copy(ap2, ap);
+	size_t room = b->cap > b->len ? b->cap - b->len : 0;
+	int n = vsnprintf(room ? b->p + b->len : NULL, room, fmt, ap2);
+	va_end(ap2);
+	if (n < 0)
+		return tio_err_set(TIO_ERR_USAGE, "bad format string");
+	if ((size_t)n + 1 > room) {
+		if (tio_buf_reserve(b, (size_t)n))
+			return TIO_ERR_NOMEM;
+		vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+	}
+	b->len += (size_t)n;
+	return 0;
+}
+
+int tio_buf_addf(tio_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int r = tio_buf_vaddf(b, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+void tio_buf_free(tio_buf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->len = b->cap = 0;
+}
+
+const char *tio_buf_cstr(tio_buf *b)
+{
+	if (tio_buf_reserve(b, 0))
+		return "";
+	b->p[b->len] = 0;
+	return b->p;
+}
+
+/* ---------------------------------------------------------------- files */
+
+int tio_map_open(tio_map *m, const char *path)
+{
+	memset(m, 0, sizeof(*m));
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return tio_err_set(TIO_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
+		close(fd);
+		return tio_err_set(TIO_ERR_IO, "%s: cannot stat: %s", path, strerror(e));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return tio_err_set(TIO_ERR_IO, "%s: not a regular file", path);
+	}
+	m->path = tio_strdup(path);
+	if (!m->path) {
+		close(fd);
+		return TIO_ERR_NOMEM;
+	}
+	m->size = (uint64_t)st.st_size;
+	if (m->size) {
+		void *p = mmap(NULL, m->size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p == MAP_FAILED) {
+			int e = errno;
+			close(fd);
+			free(m->path);
+			m->path = NULL;
+			return tio_err_set(TIO_ERR_IO, "%s: cannot map: %s", path, strerror(e));
+		}
+		m->p = p;
+	}
+	close(fd);
+	return 0;
+}
+
+void tio_map_close(tio_map *m)
+{
+	if (m->p)
+		munmap((void *)m->p, m->size);
+	free(m->path);
+	memset(m, 0, sizeof(*m));
+}
+
+int tio_read_file(const char *path, char **out, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return tio_err_set(TIO_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+	tio_buf b = {0};
+	char tmp[65536];
+	size_t n;
+	while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0) {
+		if (tio_buf_add(&b, tmp, n)) {
+			fclose(f);
+			tio_buf_free(&b);
+			return TIO_ERR_NOMEM;
+		}
+	}
+	int bad = ferror(f);
+	fclose(f);
+	if (bad) {
+		tio_buf_free(&b);
+		return tio_err_set(TIO_ERR_IO, "%s: read error", path);
+	}
+	tio_buf_cstr(&b);
+	if (!b.p) {
+		b.p = tio_calloc(1, 1);
+		if (!b.p)
+			return TIO_ERR_NOMEM;
+	}
+	*out = b.p;
+	if (len)
+		*len = b.len;
+	return 0;
+}
+
+bool tio_is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool tio_is_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+char *tio_path_join(const char *a, const char *b)
+{
+	size_t la = strlen(a);
+	if (la && a[la - 1] == '/')
+		return tio_asprintf("%s%s", a, b);
+	return tio_asprintf("%s/%s", a, b);
+}
+
+int tio_outfile_open(tio_outfile *o, const char *path)
+{
+	memset(o, 0, sizeof(*o));
+	o->path = tio_strdup(path);
+	o->tmp = tio_asprintf("%s.tmp-XXXXXX", path);
+	if (!o->path || !o->tmp)
+		goto oom;
+	int fd = mkstemp(o->tmp);
+	if (fd < 0) {
+		int e = errno;
+		free(o->path);
+		free(o->tmp);
+		return tio_err_set(TIO_ERR_IO, "%s: cannot create: %s", path, strerror(e));
+	}
+	o->f = fdopen(fd, "wb");
+	if (!o->f) {
+		close(fd);
+		unlink(o->tmp);
+		goto oom;
+	}
+	return 0;
+oom:
+	free(o->path);
+	free(o->tmp);
+	return tio_err_oom();
+}
+
+int tio_outfile_commit(tio_outfile *o)
+{
+	int r = 0;
+	if (fflush(o->f) || ferror(o->f) || fsync(fileno(o->f)))
+		r = tio_err_set(TIO_ERR_IO, "%s: write error: %s", o->path, strerror(errno));
+	if (fclose(o->f) && !r)
+		r = tio_err_set(TIO_ERR_IO, "%s: write error: %s", o->path, strerror(errno));
+	o->f = NULL;
+	if (!r && rename(o->tmp, o->path))
+		r = tio_err_set(TIO_ERR_IO, "%s: cannot rename: %s", o->path, strerror(errno));
+	if (r)
+		unlink(o->tmp);
+	free(o->path);
+	free(o->tmp);
+	o->path = o->tmp = NULL;
+	return r;
+}
+
+void tio_outfile_abort(tio_outfile *o)
+{
+	if (o->f)
+		fclose(o->f);
+	if (o->tmp)
+		unlink(o->tmp);
+	free(o->path);
+	free(o->tmp);
+	memset(o, 0, sizeof(*o));
+}
+
+/* ---------------------------------------------------------------- bits */
+
+uint64_t tio_bits_le(const uint8_t *p, uint64_t at, unsigned len)
+{
+	const uint8_t *q = p + (at >> 3);
+	unsigned sh = (unsigned)(at & 7);
+	unsigned nbytes = (sh + len + 7) >> 3;
+	uint64_t v = 0;
+	if (nbytes <= 8) {
+		for (unsigned i = 0; i < nbytes; i++)
+			v |= (uint64_t)q[i] << (8 * i);
+		v >>= sh;
+	} else { /* 9 bytes: sh + len > 64 */
+		for (unsigned i = 0; i < 8; i++)
+			v |= (uint64_t)q[i] << (8 * i);
+		v >>= sh;
+		v |= (uint64_t)q[8] << (64 - sh);
+	}
+	return len == 64 ? v : v & ((1ULL << len) - 1);
+}
+
+uint64_t tio_bits_be(const uint8_t *p, uint64_t at, unsigned len)
+{
+	const uint8_t *q = p + (at >> 3);
+	unsigned sh = (unsigned)(at & 7);
+	unsigned nbytes = (sh + len + 7) >> 3;
+	uint64_t v = 0;
+	if (nbytes <= 8) {
+		for (unsigned i = 0; i < nbytes; i++)
+			v = (v << 8) | q[i];
+		v >>= (nbytes * 8 - sh - len);
+	} else {
+		/* bits sh..sh+len of 9 bytes: take 8 bytes then shift in the rest */
+		for (unsigned i = 0; i < 8; i++)
+			v = (v << 8) | q[i];
+		unsigned extra = sh + len - 64; /* bits needed from q[8] */
+		v = (v << extra) | (q[8] >> (8 - extra));
+	}
+	return len == 64 ? v : v & ((1ULL << len) - 1);
+}

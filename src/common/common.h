@@ -1,0 +1,137 @@
+/*
+ * Shared low-level pieces that depend on nothing else in the tree:
+ * errors, allocation, growable buffers, mapped files, bit reading.
+ */
+#ifndef TIO_COMMON_H
+#define TIO_COMMON_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "traceio/error.h"
+
+#define TIO_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#define TIO_UNUSED(x) ((void)(x))
+
+#if defined(__GNUC__)
+#define TIO_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define TIO_LIKELY(x) __builtin_expect(!!(x), 1)
+#define TIO_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define TIO_PRINTF(a, b)
+#define TIO_LIKELY(x) (x)
+#define TIO_UNLIKELY(x) (x)
+#endif
+
+/* ---------------------------------------------------------------- errors
+ *
+ * A thread-local chain of causes.  The innermost layer calls tio_err_set()
+ * with what went wrong and where (file, byte offset or line:column, field
+ * path); each outer layer may add context with tio_err_push().  The message
+ * a user sees is the chain, outermost first, joined by ": ".
+ * Every function that sets an error returns the status it passes.
+ */
+int tio_err_set(int status, const char *fmt, ...) TIO_PRINTF(2, 3);
+int tio_err_push(int status, const char *fmt, ...) TIO_PRINTF(2, 3);
+int tio_err_oom(void);
+void tio_err_clear(void);
+
+/* ---------------------------------------------------------------- allocation */
+
+void *tio_malloc(size_t n);		 /* sets the error on failure */
+void *tio_calloc(size_t n, size_t sz);	 /* sets the error on failure, checks overflow */
+void *tio_realloc(void *p, size_t n);	 /* sets the error on failure; p unchanged */
+char *tio_strdup(const char *s);
+char *tio_strndup(const char *s, size_t n);
+char *tio_asprintf(const char *fmt, ...) TIO_PRINTF(1, 2);
+
+/* Grow *arr (of *cap elements of size sz) to hold at least `need` elements. */
+int tio_grow(void *arr, size_t *cap, size_t need, size_t sz);
+
+/* ---------------------------------------------------------------- byte buffers */
+
+typedef struct tio_buf {
+	char *p;
+	size_t len, cap;
+} tio_buf;
+
+int tio_buf_reserve(tio_buf *b, size_t extra);
+int tio_buf_add(tio_buf *b, const void *p, size_t n);
+int tio_buf_addc(tio_buf *b, char c);
+int tio_buf_adds(tio_buf *b, const char *s);
+int tio_buf_addf(tio_buf *b, const char *fmt, ...) TIO_PRINTF(2, 3);
+int tio_buf_vaddf(tio_buf *b, const char *fmt, va_list ap);
+void tio_buf_free(tio_buf *b);
+static inline void tio_buf_reset(tio_buf *b) { b->len = 0; }
+/* NUL-terminated view (b->p may be NULL when empty). */
+const char *tio_buf_cstr(tio_buf *b);
+
+/* ---------------------------------------------------------------- files */
+
+/* A read-only mapping of a whole file.  Empty files map to p == NULL, size 0. */
+typedef struct tio_map {
+	const uint8_t *p;
+	uint64_t size;
+	char *path;
+} tio_map;
+
+int tio_map_open(tio_map *m, const char *path);
+void tio_map_close(tio_map *m);
+
+/* Read a whole (small) file into a malloc'd NUL-terminated buffer. */
+int tio_read_file(const char *path, char **out, size_t *len);
+
+bool tio_is_dir(const char *path);
+bool tio_is_file(const char *path);
+char *tio_path_join(const char *a, const char *b);
+
+/*
+ * Write a file atomically: open a temp file next to `path`, let the caller
+ * fill it, then rename over `path` (or remove it on failure).
+ */
+typedef struct tio_outfile {
+	FILE *f;
+	char *path;
+	char *tmp;
+} tio_outfile;
+
+int tio_outfile_open(tio_outfile *o, const char *path);
+int tio_outfile_commit(tio_outfile *o);
+void tio_outfile_abort(tio_outfile *o);
+
+/* ---------------------------------------------------------------- byte order */
+
+static inline uint16_t tio_bswap16(uint16_t v) { return __builtin_bswap16(v); }
+static inline uint32_t tio_bswap32(uint32_t v) { return __builtin_bswap32(v); }
+static inline uint64_t tio_bswap64(uint64_t v) { return __builtin_bswap64(v); }
+
+static inline uint16_t tio_le16(const void *p) { uint16_t v; memcpy(&v, p, 2); return v; }
+static inline uint32_t tio_le32(const void *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static inline uint64_t tio_le64(const void *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+static inline uint16_t tio_be16(const void *p) { return tio_bswap16(tio_le16(p)); }
+static inline uint32_t tio_be32(const void *p) { return tio_bswap32(tio_le32(p)); }
+static inline uint64_t tio_be64(const void *p) { return tio_bswap64(tio_le64(p)); }
+
+/*
+ * Read `len` (1..64) bits at bit offset `at` of `p`, CTF style:
+ * little-endian fields fill from the least significant bit of each byte,
+ * big-endian ones from the most significant.  The caller guarantees the
+ * bytes exist.
+ */
+uint64_t tio_bits_le(const uint8_t *p, uint64_t at, unsigned len);
+uint64_t tio_bits_be(const uint8_t *p, uint64_t at, unsigned len);
+
+static inline int64_t tio_sext(uint64_t v, unsigned len)
+{
+	if (len >= 64)
+		return (int64_t)v;
+	uint64_t m = 1ULL << (len - 1);
+	v &= (m << 1) - 1;
+	return (int64_t)((v ^ m) - m);
+}
+
+#endif

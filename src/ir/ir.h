@@ -1,0 +1,357 @@
+/*
+ * The common trace model: what every reader produces and every writer and
+ * sink consumes.  CTF 1.8, CTF 2, trace.dat and both LTT formats map onto
+ * these types without loss (see docs/ARCHITECTURE.md, "The model").
+ *
+ * Two halves:
+ *   - classes (tio_fc, tio_event_class, tio_stream_class, tio_clock,
+ *     tio_trace_class): built once when a trace is opened, immutable after;
+ *   - instances (tio_val trees, tio_msg): decoded into buffers that each
+ *     stream reuses, so decoding never allocates per event.
+ *
+ * Formats include this header; they never include each other.
+ */
+#ifndef TIO_IR_H
+#define TIO_IR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/common.h"
+
+/* ---------------------------------------------------------------- field classes */
+
+typedef enum tio_fc_kind {
+	TIO_FC_INT,	 /* fixed-length integer (1..64 bits, or wider: see tio_val.big) */
+	TIO_FC_ENUM,	 /* integer with mappings (CTF 1 enum) */
+	TIO_FC_BOOL,	 /* CTF 2 fixed-length boolean */
+	TIO_FC_BITMAP,	 /* CTF 2 fixed-length bit array with flag mappings */
+	TIO_FC_FLOAT,	 /* IEEE 754 binary of any exponent/mantissa size */
+	TIO_FC_VARINT,	 /* CTF 2 variable-length (LEB128) integer */
+	TIO_FC_STRING,	 /* null-terminated string */
+	TIO_FC_SSTRING,	 /* static-length string (CTF 2) */
+	TIO_FC_DSTRING,	 /* dynamic-length string (CTF 2) */
+	TIO_FC_SBLOB,	 /* static-length BLOB */
+	TIO_FC_DBLOB,	 /* dynamic-length BLOB */
+	TIO_FC_STRUCT,	 /* structure */
+	TIO_FC_ARRAY,	 /* static-length array */
+	TIO_FC_SEQUENCE, /* dynamic-length array */
+	TIO_FC_VARIANT,	 /* variant with a selector */
+	TIO_FC_OPTIONAL, /* optional with a boolean or integer selector */
+} tio_fc_kind;
+
+enum tio_byte_order { TIO_LE = 0, TIO_BE = 1 };
+
+enum tio_encoding { TIO_ENC_NONE = 0, TIO_ENC_UTF8, TIO_ENC_UTF16, TIO_ENC_UTF32 };
+
+/*
+ * Roles: what a field means to the reader beyond its value (CTF 2 roles,
+ * CTF 1 well-known field names).  A reader sets them; the decoder acts on
+ * them; writers use them to rebuild headers.
+ */
+enum tio_role {
+	TIO_ROLE_NONE = 0,
+	TIO_ROLE_MAGIC,
+	TIO_ROLE_UUID,
+	TIO_ROLE_STREAM_CLASS_ID,
+	TIO_ROLE_STREAM_ID,
+	TIO_ROLE_PACKET_SIZE,	   /* total size, bits */
+	TIO_ROLE_CONTENT_SIZE,	   /* content size, bits */
+	TIO_ROLE_BEGIN_TS,	   /* packet beginning default clock timestamp */
+	TIO_ROLE_END_TS,	   /* packet end default clock timestamp */
+	TIO_ROLE_DISCARDED,	   /* discarded event record counter snapshot */
+	TIO_ROLE_SEQ_NUM,	   /* packet sequence number */
+	TIO_ROLE_EVENT_CLASS_ID,   /* event record class id */
+	TIO_ROLE_EVENT_TS,	   /* default clock timestamp of the event */
+	TIO_ROLE_METADATA_UUID,
+};
+
+typedef struct tio_fc tio_fc;
+
+/* One range of an enumeration / variant option / integer mapping. */
+typedef struct tio_range {
+	int64_t lo, hi; /* inclusive; compared as unsigned when the selector is unsigned */
+} tio_range;
+
+/* A labelled set of ranges: enum mappings, bit map flags, variant option ranges. */
+typedef struct tio_mapping {
+	char *label;
+	tio_range *ranges;
+	uint32_t nranges;
+} tio_mapping;
+
+typedef struct tio_member {
+	char *name;
+	tio_fc *fc;
+} tio_member;
+
+/*
+ * Where a dynamic-length array, dynamic string/BLOB, variant or optional
+ * finds its length/selector.  Readers fill `path` (text, for messages) and
+ * `target` (the resolved field class).  tio_plan_compile() assigns each
+ * target a save slot so the decoder can look its last value up in O(1).
+ */
+typedef struct tio_ref {
+	char *path;	      /* as written in the metadata, e.g. "event.fields._len" */
+	const tio_fc *target; /* resolved length/selector field class */
+} tio_ref;
+
+struct tio_fc {
+	tio_fc_kind kind;
+	uint32_t align;	     /* in bits, >= 1 */
+	uint32_t role;	     /* enum tio_role */
+	int32_t save_slot;   /* >= 0 when another field refers to this one (set by plan compile) */
+	void *user;	     /* free for the format that built it (e.g. CTF 2 JSON node) */
+	char *attrs;	     /* opaque extra attributes text kept for lossless writing (may be NULL) */
+	union {
+		struct { /* INT, ENUM, BOOL, BITMAP */
+			uint32_t size; /* bits; > 64 allowed (value in tio_val.v.big) */
+			uint8_t is_signed;
+			uint8_t byte_order; /* enum tio_byte_order */
+			uint8_t base;	    /* display base: 2, 8, 10, 16 */
+			uint8_t encoding;   /* enum tio_encoding (char arrays print as text) */
+			int32_t clock;	    /* index in trace class clocks, -1 if none */
+			tio_mapping *mappings;
+			uint32_t nmappings;
+		} i;
+		struct { /* FLOAT */
+			uint32_t exp_dig, mant_dig; /* CTF 1 meaning: mant_dig includes the implicit bit */
+			uint8_t byte_order;
+		} f;
+		struct { /* VARINT */
+			uint8_t is_signed;
+			uint8_t base;
+			tio_mapping *mappings;
+			uint32_t nmappings;
+		} vi;
+		struct { /* STRING, SSTRING, DSTRING, SBLOB, DBLOB */
+			uint8_t encoding;
+			uint64_t length; /* static length in bytes (SSTRING/SBLOB) */
+			tio_ref len;	 /* DSTRING/DBLOB */
+			char *media_type;
+		} s;
+		struct { /* STRUCT */
+			tio_member *members;
+			uint32_t nmembers;
+		} st;
+		struct { /* ARRAY, SEQUENCE */
+			tio_fc *elem;
+			uint64_t length; /* ARRAY */
+			tio_ref len;	 /* SEQUENCE */
+			uint8_t text;	 /* elements are 8-bit ints with an encoding: print as a string */
+		} a;
+		struct { /* VARIANT, OPTIONAL (one option) */
+			tio_ref sel;
+			tio_member *options;  /* name may be NULL in CTF 2 */
+			tio_mapping *ranges;  /* per option selector ranges (CTF 2), or NULL */
+			uint32_t noptions;
+		} v;
+	};
+};
+
+/* ---------------------------------------------------------------- classes */
+
+typedef struct tio_clock {
+	char *name;
+	char *description;
+	uint64_t freq;	   /* Hz */
+	int64_t offset_s;  /* seconds from origin */
+	int64_t offset;	   /* cycles, added to offset_s */
+	uint64_t precision;
+	uint8_t uuid[16];
+	bool has_uuid;
+	bool origin_unix; /* "absolute" / origin is the Unix epoch */
+	void *user;
+} tio_clock;
+
+typedef struct tio_kv {
+	char *key;
+	bool is_int;
+	int64_t ival;
+	char *sval;
+} tio_kv;
+
+typedef struct tio_event_class {
+	uint64_t id;
+	char *name;
+	int64_t loglevel;	/* INT64_MIN when absent */
+	char *emf_uri;		/* NULL when absent */
+	tio_fc *spec_ctx;	/* specific context, NULL if none */
+	tio_fc *payload;	/* NULL if none */
+	tio_kv *attrs;		/* other attributes, kept for writers */
+	uint32_t nattrs;
+	struct tio_stream_class *sc;
+	void *user;		/* the format's own per-class data (e.g. ftrace print fmt) */
+	uint64_t count;		/* events seen so far (for `info`) */
+} tio_event_class;
+
+typedef struct tio_stream_class {
+	uint64_t id;
+	char *name;
+	int32_t clock;		/* default clock index, -1 if none */
+	tio_fc *pkt_ctx;	/* packet context, NULL if none */
+	tio_fc *ev_header;	/* event header, NULL if none */
+	tio_fc *ev_common_ctx;	/* event common context, NULL if none */
+	tio_event_class **ecs;	/* sorted by id */
+	uint32_t necs;
+	struct tio_trace_class *tc;
+	void *user;
+} tio_stream_class;
+
+typedef struct tio_trace_class {
+	uint8_t uuid[16];
+	bool has_uuid;
+	uint8_t byte_order;	/* default byte order */
+	tio_fc *pkt_header;	/* NULL if none */
+	tio_clock **clocks;
+	uint32_t nclocks;
+	tio_stream_class **scs;
+	uint32_t nscs;
+	tio_kv *env;
+	uint32_t nenv;
+	void *user;
+} tio_trace_class;
+
+/* ---------------------------------------------------------------- values */
+
+/*
+ * A decoded field tree, stored flat in pre-order in a reusable array.
+ * A compound value (struct, array, sequence, variant, optional) is followed
+ * by its children; `end` is the index just past its subtree, `n` the number
+ * of direct children (members, elements, 1 for a variant's chosen option,
+ * 0/1 for an optional).  Strings and BLOBs point into the mapped input.
+ */
+typedef struct tio_val {
+	const tio_fc *fc;
+	uint32_t end;
+	uint32_t n;
+	union {
+		uint64_t u;
+		int64_t i;
+		double d;
+		struct {
+			const char *p;
+			uint64_t len; /* bytes, without the terminating NUL */
+		} s;
+		const uint8_t *big; /* INT wider than 64 bits: the raw bits (see fc->i.byte_order) */
+	} v;
+	uint32_t opt;	/* VARIANT: index of the chosen option */
+} tio_val;
+
+/* ---------------------------------------------------------------- messages */
+
+typedef enum tio_msg_type {
+	TIO_MSG_EVENT = 0,
+	TIO_MSG_DISCARDED_EVENTS,
+	TIO_MSG_DISCARDED_PACKETS,
+	TIO_MSG_PACKET_BEGIN,
+	TIO_MSG_PACKET_END,
+	TIO_MSG_STREAM_BEGIN,
+	TIO_MSG_STREAM_END,
+} tio_msg_type;
+
+/* Scopes of an event, in the order CTF 1.8 defines them. */
+enum tio_scope {
+	TIO_SCOPE_PKT_HEADER = 0,
+	TIO_SCOPE_PKT_CTX,
+	TIO_SCOPE_EV_HEADER,
+	TIO_SCOPE_EV_COMMON_CTX,
+	TIO_SCOPE_EV_SPEC_CTX,
+	TIO_SCOPE_PAYLOAD,
+	TIO_NSCOPES
+};
+
+struct tio_stream;
+
+typedef struct tio_msg {
+	tio_msg_type type;
+	struct tio_stream *stream;
+	const tio_event_class *ec; /* EVENT */
+	bool has_ts;
+	uint64_t cycles;	  /* default clock value */
+	int64_t ns;		  /* ns from the clock origin (tio_clock_ns) */
+	/* DISCARDED_*: the range and the count (count 0 = unknown) */
+	bool has_range;
+	uint64_t begin_cycles, end_cycles;
+	int64_t begin_ns, end_ns;
+	uint64_t count;
+	/* EVENT: the scope roots inside `vals` (NULL where the scope is absent) */
+	const tio_val *scope[TIO_NSCOPES];
+	const tio_val *vals; /* owned by the stream; valid until its next message */
+	uint32_t nvals;
+	uint64_t offset;     /* byte offset of the record in its file (for errors, `check`) */
+} tio_msg;
+
+/* ---------------------------------------------------------------- streams and traces */
+
+typedef struct tio_stream tio_stream;
+typedef struct tio_trace tio_trace;
+
+/*
+ * A stream reader implements these.  next() returns 1 with *msg filled,
+ * 0 at the end, or a negative status with the error set (tio_err_*).
+ * After an error the reader may be called again: it resumes after the
+ * damaged packet (recovery), or returns 0.
+ */
+typedef struct tio_stream_ops {
+	int (*next)(tio_stream *s, const tio_msg **msg);
+	void (*free)(tio_stream *s);
+} tio_stream_ops;
+
+struct tio_stream {
+	const tio_stream_ops *ops;
+	tio_trace *trace;
+	const tio_stream_class *sc;
+	uint64_t id;		/* stream id (CTF: stream instance id / CPU) */
+	char *name;		/* e.g. the data file path */
+	char *path;		/* first data file, for messages */
+	uint32_t index;		/* position in trace->streams */
+	void *user;
+};
+
+typedef struct tio_format_ops tio_format_ops;
+
+struct tio_trace {
+	const tio_format_ops *fmt;
+	char *path;
+	char *name;		/* trace name (babeltrace2: env trace_name or dir name) */
+	tio_trace_class *tc;
+	tio_stream **streams;
+	uint32_t nstreams;
+	uint32_t index;		/* position among the inputs (merge tie-break) */
+	void *user;
+};
+
+/*
+ * A format reader.  probe() scores how likely `path` is of this format
+ * (0 = not at all, 100 = certain, e.g. a magic number matched); open()
+ * fills the trace class and its streams.
+ */
+struct tio_format_ops {
+	const char *name;
+	int (*probe)(const char *path);
+	int (*open)(tio_trace *t, const char *path);
+	void (*free)(tio_trace *t);
+};
+
+/* ---------------------------------------------------------------- helpers (ir.c) */
+
+tio_fc *tio_fc_new(tio_fc_kind kind);
+void tio_fc_free(tio_fc *fc);
+tio_fc *tio_fc_copy(const tio_fc *fc);
+void tio_event_class_free(tio_event_class *ec);
+void tio_stream_class_free(tio_stream_class *sc);
+void tio_trace_class_free(tio_trace_class *tc);
+const tio_kv *tio_trace_class_env(const tio_trace_class *tc, const char *key);
+tio_event_class *tio_stream_class_find_ec(const tio_stream_class *sc, uint64_t id);
+void tio_stream_class_sort(tio_stream_class *sc);
+tio_stream_class *tio_trace_class_find_sc(const tio_trace_class *tc, uint64_t id);
+
+/* Nanoseconds from the clock's origin for a clock value, as babeltrace2 computes it. */
+int tio_clock_ns(const tio_clock *c, uint64_t cycles, int64_t *ns);
+
+/* Struct member lookup; returns index or -1. */
+int tio_fc_member_index(const tio_fc *st, const char *name);
+
+#endif

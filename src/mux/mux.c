@@ -1,0 +1,181 @@
+/*
+ * k-way merge of every stream of every input by time (a binary heap of
+ * streams keyed by their next message), with trimming to [begin, end].
+ * Ties are broken deterministically: message kind, input order, stream
+ * class id, stream id, stream order.
+ */
+#include <stdlib.h>
+
+#include "ir/ir.h"
+#include "traceio/mux.h"
+
+typedef struct slot {
+	tio_stream *s;
+	const tio_msg *m;
+	int64_t key; /* ns, or INT64_MIN for messages without time */
+} slot;
+
+struct tio_mux {
+	slot *heap;
+	size_t n;
+	tio_stream **pending; /* streams to (re)advance before the next pop */
+	size_t npending;
+	bool has_begin, has_end;
+	int64_t begin, end;
+	uint64_t errors;
+};
+
+static int kind_rank(tio_msg_type t)
+{
+	switch (t) {
+	case TIO_MSG_STREAM_BEGIN: return 0;
+	case TIO_MSG_PACKET_BEGIN: return 1;
+	case TIO_MSG_DISCARDED_EVENTS: return 2;
+	case TIO_MSG_DISCARDED_PACKETS: return 2;
+	case TIO_MSG_EVENT: return 3;
+	case TIO_MSG_PACKET_END: return 4;
+	case TIO_MSG_STREAM_END: return 5;
+	}
+	return 6;
+}
+
+static bool less(const slot *a, const slot *b)
+{
+	if (a->key != b->key)
+		return a->key < b->key;
+	int ra = kind_rank(a->m->type), rb = kind_rank(b->m->type);
+	if (ra != rb)
+		return ra < rb;
+	if (a->s->trace->index != b->s->trace->index)
+		return a->s->trace->index < b->s->trace->index;
+	uint64_t ca = a->s->sc ? a->s->sc->id : 0, cb = b->s->sc ? b->s->sc->id : 0;
+	if (ca != cb)
+		return ca < cb;
+	if (a->s->id != b->s->id)
+		return a->s->id < b->s->id;
+	return a->s->index < b->s->index;
+}
+
+static void sift_up(tio_mux *m, size_t i)
+{
+	slot x = m->heap[i];
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+		if (!less(&x, &m->heap[p]))
+			break;
+		m->heap[i] = m->heap[p];
+		i = p;
+	}
+	m->heap[i] = x;
+}
+
+static void sift_down(tio_mux *m, size_t i)
+{
+	slot x = m->heap[i];
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= m->n)
+			break;
+		if (c + 1 < m->n && less(&m->heap[c + 1], &m->heap[c]))
+			c++;
+		if (!less(&m->heap[c], &x))
+			break;
+		m->heap[i] = m->heap[c];
+		i = c;
+	}
+	m->heap[i] = x;
+}
+
+int tio_mux_new(tio_trace *const *traces, size_t n, tio_mux **out)
+{
+	tio_mux *m = tio_calloc(1, sizeof(*m));
+	if (!m)
+		return TIO_ERR_NOMEM;
+	size_t total = 0;
+	for (size_t i = 0; i < n; i++) {
+		traces[i]->index = (uint32_t)i;
+		total += traces[i]->nstreams;
+	}
+	m->heap = tio_calloc(total, sizeof(slot));
+	m->pending = tio_calloc(total, sizeof(tio_stream *));
+	if (!m->heap || !m->pending) {
+		tio_mux_free(m);
+		return TIO_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		for (uint32_t j = 0; j < traces[i]->nstreams; j++)
+			m->pending[m->npending++] = traces[i]->streams[j];
+	*out = m;
+	return 0;
+}
+
+void tio_mux_set_begin(tio_mux *m, int64_t ns)
+{
+	m->has_begin = true;
+	m->begin = ns;
+}
+
+void tio_mux_set_end(tio_mux *m, int64_t ns)
+{
+	m->has_end = true;
+	m->end = ns;
+}
+
+/* Advance one stream; put it back in the heap unless it ended. */
+static int advance(tio_mux *m, tio_stream *s)
+{
+	for (;;) {
+		const tio_msg *msg = NULL;
+		int r = s->ops->next(s, &msg);
+		if (r < 0) {
+			m->errors++;
+			/* the stream resumes after the damage on the next call */
+			m->pending[m->npending++] = s;
+			return r;
+		}
+		if (r == 0)
+			return 0;
+		int64_t key = INT64_MIN;
+		if (msg->has_ts)
+			key = msg->ns;
+		else if (msg->type == TIO_MSG_DISCARDED_EVENTS || msg->type == TIO_MSG_DISCARDED_PACKETS)
+			key = msg->has_range ? msg->begin_ns : INT64_MIN;
+		if (m->has_end && key != INT64_MIN && key > m->end)
+			return 0; /* streams are in time order: nothing more in range */
+		if (m->has_begin && msg->type == TIO_MSG_EVENT && (!msg->has_ts || key < m->begin))
+			continue;
+		m->heap[m->n] = (slot){s, msg, key};
+		sift_up(m, m->n++);
+		return 0;
+	}
+}
+
+int tio_mux_next(tio_mux *m, const tio_msg **out)
+{
+	while (m->npending) {
+		tio_stream *s = m->pending[--m->npending];
+		int r = advance(m, s);
+		if (r < 0)
+			return r;
+	}
+	if (!m->n)
+		return 0;
+	slot top = m->heap[0];
+	m->heap[0] = m->heap[--m->n];
+	if (m->n)
+		sift_down(m, 0);
+	m->pending[m->npending++] = top.s;
+	*out = top.m;
+	return 1;
+}
+
+uint64_t tio_mux_errors(const tio_mux *m) { return m->errors; }
+
+void tio_mux_free(tio_mux *m)
+{
+	if (!m)
+		return;
+	free(m->heap);
+	free(m->pending);
+	free(m);
+}

@@ -1,0 +1,187 @@
+/*
+ * Format registry and opening: each reader in src/<format>/ exports a
+ * tio_format_ops; this file is the only place that lists them.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <stdlib.h>
+
+#include "ir/ir.h"
+#include "traceio/trace.h"
+
+extern const tio_format_ops tio_format_ctf;
+
+static const tio_format_ops *const formats[] = {
+	&tio_format_ctf,
+};
+
+const char *const *tio_formats(void)
+{
+	static const char *names[TIO_ARRAY_LEN(formats) + 1];
+	for (size_t i = 0; i < TIO_ARRAY_LEN(formats); i++)
+		names[i] = formats[i]->name;
+	return names;
+}
+
+static const tio_format_ops *find_format(const char *path, const char *name)
+{
+	const tio_format_ops *best = NULL;
+	int best_score = 0;
+	for (size_t i = 0; i < TIO_ARRAY_LEN(formats); i++) {
+		if (name && strcmp(name, formats[i]->name))
+			continue;
+		int sc = formats[i]->probe(path);
+		if (sc > best_score) {
+			best = formats[i];
+			best_score = sc;
+		}
+	}
+	return best;
+}
+
+static int open_with(const tio_format_ops *f, const char *path, tio_trace **out)
+{
+	tio_trace *t = tio_calloc(1, sizeof(*t));
+	if (!t)
+		return TIO_ERR_NOMEM;
+	t->fmt = f;
+	t->path = tio_strdup(path);
+	if (!t->path) {
+		free(t);
+		return TIO_ERR_NOMEM;
+	}
+	int r = f->open(t, path);
+	if (r) {
+		tio_trace_free(t);
+		return r;
+	}
+	for (uint32_t i = 0; i < t->nstreams; i++) {
+		t->streams[i]->index = i;
+		t->streams[i]->trace = t;
+	}
+	*out = t;
+	return 0;
+}
+
+int tio_trace_open(const char *path, const char *format, tio_trace **out)
+{
+	if (format) {
+		bool known = false;
+		for (size_t i = 0; i < TIO_ARRAY_LEN(formats); i++)
+			known |= !strcmp(formats[i]->name, format);
+		if (!known)
+			return tio_err_set(TIO_ERR_USAGE, "unknown format '%s'", format);
+	}
+	if (!tio_is_dir(path) && !tio_is_file(path))
+		return tio_err_set(TIO_ERR_IO, "%s: no such file or directory", path);
+	const tio_format_ops *f = find_format(path, format);
+	if (!f)
+		return tio_err_set(TIO_ERR_FORMAT, "%s: not a trace of any known format%s%s", path,
+				   format ? " (tried " : "", format ? format : "");
+	return open_with(f, path, out);
+}
+
+typedef struct found {
+	tio_trace **v;
+	size_t n, cap;
+} found;
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Depth-first, entries sorted by name so the order is the same everywhere. */
+static int walk(const char *path, const char *format, found *fd, int depth)
+{
+	const tio_format_ops *f = find_format(path, format);
+	if (f) {
+		tio_trace *t;
+		int r = open_with(f, path, &t);
+		if (r)
+			return r;
+		if (tio_grow(&fd->v, &fd->cap, fd->n + 1, sizeof(*fd->v))) {
+			tio_trace_free(t);
+			return TIO_ERR_NOMEM;
+		}
+		fd->v[fd->n++] = t;
+		return 0;
+	}
+	if (!tio_is_dir(path) || depth > 32)
+		return 0;
+	DIR *d = opendir(path);
+	if (!d)
+		return 0;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	int r = 0;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char *p = tio_path_join(path, de->d_name);
+		if (!p || tio_grow(&names, &cap, n + 1, sizeof(*names))) {
+			free(p);
+			r = TIO_ERR_NOMEM;
+			break;
+		}
+		names[n++] = p;
+	}
+	closedir(d);
+	if (n > 1)
+		qsort(names, n, sizeof(*names), name_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (!r && tio_is_dir(names[i]))
+			r = walk(names[i], format, fd, depth + 1);
+		free(names[i]);
+	}
+	free(names);
+	return r;
+}
+
+int tio_trace_open_all(const char *path, const char *format, tio_trace ***out, size_t *n)
+{
+	if (!tio_is_dir(path) && !tio_is_file(path))
+		return tio_err_set(TIO_ERR_IO, "%s: no such file or directory", path);
+	found fd = {0};
+	int r = walk(path, format, &fd, 0);
+	if (!r && fd.n == 0)
+		r = tio_err_set(TIO_ERR_FORMAT, "%s: no trace found", path);
+	if (r) {
+		for (size_t i = 0; i < fd.n; i++)
+			tio_trace_free(fd.v[i]);
+		free(fd.v);
+		return r;
+	}
+	*out = fd.v;
+	*n = fd.n;
+	return 0;
+}
+
+void tio_trace_free(tio_trace *t)
+{
+	if (!t)
+		return;
+	for (uint32_t i = 0; i < t->nstreams; i++) {
+		tio_stream *s = t->streams[i];
+		if (!s)
+			continue;
+		free(s->name);
+		free(s->path);
+		if (s->ops && s->ops->free)
+			s->ops->free(s); /* frees s itself */
+		else
+			free(s);
+	}
+	free(t->streams);
+	if (t->fmt && t->fmt->free)
+		t->fmt->free(t);
+	tio_trace_class_free(t->tc);
+	free(t->path);
+	free(t->name);
+	free(t);
+}
+
+const char *tio_trace_format(const tio_trace *t) { return t->fmt->name; }
+
+const char *tio_trace_path(const tio_trace *t) { return t->path; }

@@ -1,0 +1,107 @@
+/* Sink registry and the generic part of every sink. */
+#include "sink/sink.h"
+
+#include <stdlib.h>
+#include <strings.h>
+
+extern const tio_sink_ops tio_sink_pretty_ops;
+extern const tio_sink_ops tio_sink_dummy_ops;
+extern const tio_sink_ops tio_sink_info_ops;
+
+static const tio_sink_ops *const sinks[] = {
+	&tio_sink_pretty_ops,
+	&tio_sink_dummy_ops,
+	&tio_sink_info_ops,
+};
+
+const char *const *tio_sinks(void)
+{
+	static const char *names[TIO_ARRAY_LEN(sinks) + 1];
+	for (size_t i = 0; i < TIO_ARRAY_LEN(sinks); i++)
+		names[i] = sinks[i]->name;
+	return names;
+}
+
+int tio_sink_new(const char *name, FILE *out, FILE *err, tio_sink **sink)
+{
+	for (size_t i = 0; i < TIO_ARRAY_LEN(sinks); i++) {
+		if (strcmp(sinks[i]->name, name))
+			continue;
+		tio_sink *s = tio_calloc(1, sinks[i]->size);
+		if (!s)
+			return TIO_ERR_NOMEM;
+		s->ops = sinks[i];
+		s->out = out;
+		s->err = err;
+		int r = s->ops->init ? s->ops->init(s) : 0;
+		if (r) {
+			free(s);
+			return r;
+		}
+		*sink = s;
+		return 0;
+	}
+	return tio_err_set(TIO_ERR_USAGE, "unknown sink '%s'", name);
+}
+
+int tio_sink_set(tio_sink *s, const char *key, const char *value)
+{
+	if (!s->ops->set)
+		return tio_err_set(TIO_ERR_USAGE, "sink %s takes no option '%s'", s->ops->name, key);
+	return s->ops->set(s, key, value);
+}
+
+int tio_sink_consume(tio_sink *s, const tio_msg *m) { return s->ops->consume(s, m); }
+
+int tio_sink_finish(tio_sink *s) { return s->ops->finish ? s->ops->finish(s) : 0; }
+
+void tio_sink_free(tio_sink *s)
+{
+	if (!s)
+		return;
+	if (s->ops->fini)
+		s->ops->fini(s);
+	free(s);
+}
+
+int tio_sink_bool(const char *key, const char *value, bool *out)
+{
+	if (!value || !strcasecmp(value, "1") || !strcasecmp(value, "yes") ||
+	    !strcasecmp(value, "true") || !strcasecmp(value, "on")) {
+		*out = true;
+		return 0;
+	}
+	if (!strcasecmp(value, "0") || !strcasecmp(value, "no") || !strcasecmp(value, "false") ||
+	    !strcasecmp(value, "off")) {
+		*out = false;
+		return 0;
+	}
+	return tio_err_set(TIO_ERR_USAGE, "option %s: '%s' is not a boolean", key, value);
+}
+
+/* ---------------------------------------------------------------- dummy: decode only */
+
+static int dummy_consume(tio_sink *s, const tio_msg *m) { return 0; }
+
+const tio_sink_ops tio_sink_dummy_ops = {
+	.name = "dummy",
+	.size = sizeof(tio_sink),
+	.consume = dummy_consume,
+};
+
+/* ---------------------------------------------------------------- public message accessors */
+
+int tio_msg_kind(const tio_msg *m) { return (int)m->type; }
+
+const char *tio_msg_event_name(const tio_msg *m)
+{
+	return m->type == TIO_MSG_EVENT && m->ec ? m->ec->name : NULL;
+}
+
+bool tio_msg_time_ns(const tio_msg *m, int64_t *ns)
+{
+	if (!m->has_ts)
+		return false;
+	*ns = m->ns;
+	return true;
+}

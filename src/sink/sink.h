@@ -1,0 +1,31 @@
+/*
+ * Internal sink interface.  A sink is a struct whose first member is a
+ * `struct tio_sink`; ops->size says how big it is.  Sinks read the model
+ * (src/ir) directly: they are inside the library.
+ */
+#ifndef TIO_SINK_INTERNAL_H
+#define TIO_SINK_INTERNAL_H
+
+#include "ir/ir.h"
+#include "traceio/sink.h"
+
+typedef struct tio_sink_ops {
+	const char *name;
+	size_t size;
+	int (*init)(tio_sink *s);
+	int (*set)(tio_sink *s, const char *key, const char *value);
+	int (*consume)(tio_sink *s, const tio_msg *m);
+	int (*finish)(tio_sink *s);
+	void (*fini)(tio_sink *s);
+} tio_sink_ops;
+
+struct tio_sink {
+	const tio_sink_ops *ops;
+	FILE *out;
+	FILE *err;
+};
+
+/* Parse a boolean option value ("1", "yes", "true", "on" / "0", "no"...). */
+int tio_sink_bool(const char *key, const char *value, bool *out);
+
+#endif
