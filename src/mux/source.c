@@ -92,7 +92,7 @@ static int name_cmp(const void *a, const void *b)
 }
 
 /* Depth-first, entries sorted by name so the order is the same everywhere. */
-static int walk(const char *path, const char *format, found *fd, int depth)
+static int walk(const char *root, const char *path, const char *format, found *fd, int depth)
 {
 	const tio_format_ops *f = find_format(path, format);
 	if (f) {
@@ -100,6 +100,15 @@ static int walk(const char *path, const char *format, found *fd, int depth)
 		int r = open_with(f, path, &t);
 		if (r)
 			return r;
+		/* the trace's path below the input, as babeltrace2 names traces */
+		size_t lr = strlen(root);
+		const char *rel = path + lr;
+		while (*rel == '/')
+			rel++;
+		if (!t->name && !(t->name = tio_strdup(rel))) {
+			tio_trace_free(t);
+			return TIO_ERR_NOMEM;
+		}
 		if (tio_grow(&fd->v, &fd->cap, fd->n + 1, sizeof(*fd->v))) {
 			tio_trace_free(t);
 			return TIO_ERR_NOMEM;
@@ -132,7 +141,7 @@ static int walk(const char *path, const char *format, found *fd, int depth)
 		qsort(names, n, sizeof(*names), name_cmp);
 	for (size_t i = 0; i < n; i++) {
 		if (!r && tio_is_dir(names[i]))
-			r = walk(names[i], format, fd, depth + 1);
+			r = walk(root, names[i], format, fd, depth + 1);
 		free(names[i]);
 	}
 	free(names);
@@ -144,7 +153,7 @@ int tio_trace_open_all(const char *path, const char *format, tio_trace ***out, s
 	if (!tio_is_dir(path) && !tio_is_file(path))
 		return tio_err_set(TIO_ERR_IO, "%s: no such file or directory", path);
 	found fd = {0};
-	int r = walk(path, format, &fd, 0);
+	int r = walk(path, path, format, &fd, 0);
 	if (!r && fd.n == 0)
 		r = tio_err_set(TIO_ERR_FORMAT, "%s: no trace found", path);
 	if (r) {

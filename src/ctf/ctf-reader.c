@@ -1,0 +1,996 @@
+/*
+ * CTF 1.8 trace reader: finds the data stream files of a trace directory,
+ * groups them into streams, and decodes packets and event records with the
+ * compiled plans (ctf-plan.c).  CTF 1.8.3 sections 5 (packets), 6 (event
+ * records), 8 (clocks); file layout as written by LTTng and barectf.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "ctf/ctf-plan.h"
+#include "ctf/ctf.h"
+
+#define CTF_MAGIC 0xC1FC1FC1u
+#define MAX_VALS (1u << 22) /* values in one event: refuse more */
+
+typedef struct ctf_trace {
+	tio_ctf_meta meta;
+	plan pkt_header;
+	uint32_t nslots;
+} ctf_trace;
+
+typedef struct ctf_sc {
+	plan pkt_ctx, ev_header, ev_common_ctx;
+} ctf_sc;
+
+typedef struct ctf_ec {
+	plan spec_ctx, payload;
+} ctf_ec;
+
+/* What decoding a scope learned besides values. */
+typedef struct dec {
+	const uint8_t *base; /* packet start */
+	uint64_t pos, end;   /* bits from base; end = content size */
+	tio_val *vals;
+	size_t nvals, cap;
+	uint64_t *slots;
+	uint64_t clock;
+	bool has_clock_val;
+	uint64_t role_val[TIO_ROLE_METADATA_UUID + 1];
+	uint32_t role_set;   /* bit per role */
+	uint32_t uuid_val;   /* index of the UUID array value */
+	/* for messages */
+	const char *path;
+	uint64_t file_off;   /* packet offset in file */
+	const char *scope;
+} dec;
+
+typedef struct ctf_file {
+	tio_map map;
+	uint64_t first_ts;
+	bool has_first_ts;
+} ctf_file;
+
+enum { ST_NEED_PACKET, ST_IN_PACKET, ST_DONE };
+
+typedef struct ctf_stream {
+	tio_stream base;
+	ctf_trace *ct;
+	ctf_file *files;
+	uint32_t nfiles, cur;
+	uint64_t pkt_off;
+	uint64_t pkt_bits, content_bits;
+	int state;
+	dec d;
+	size_t pkt_nvals;
+	uint32_t hdr_val, ctx_val; /* indexes of the packet scopes, UINT32_MAX if none */
+	tio_msg msg;
+	tio_msg queue[2]; /* discarded records to emit before the packet's events */
+	int nqueue, qhead;
+	/* previous packet's snapshots */
+	uint64_t prev_disc, prev_seq, prev_end;
+	bool has_prev_disc, has_prev_seq, has_prev_end, seen_packet;
+	/* this packet's */
+	uint64_t cur_begin, cur_end;
+	bool has_cur_begin, has_cur_end;
+	char *pending_err; /* error found while opening, returned by the first next() */
+} ctf_stream;
+
+/* ---------------------------------------------------------------- decoding */
+
+static int dec_err(dec *d, const plan *p, uint32_t i, const char *fmt, ...) TIO_PRINTF(4, 5);
+
+static void field_path(tio_buf *b, const plan *p, uint32_t i)
+{
+	uint32_t chain[64];
+	int n = 0;
+	for (uint32_t k = i; k != UINT32_MAX && n < 64; k = p->ins[k].parent)
+		chain[n++] = k;
+	tio_buf_adds(b, p->scope);
+	for (int k = n - 1; k >= 0; k--) {
+		const plan_ins *in = &p->ins[chain[k]];
+		if (in->parent == UINT32_MAX)
+			continue;
+		const plan_ins *par = &p->ins[in->parent];
+		if (par->op == OP_ARRAY || par->op == OP_SEQ)
+			tio_buf_adds(b, "[]");
+		else if (in->name)
+			tio_buf_addf(b, ".%s", in->name);
+	}
+}
+
+static int dec_err(dec *d, const plan *p, uint32_t i, const char *fmt, ...)
+{
+	tio_buf b = {0};
+	tio_buf_addf(&b, "%s@0x%llx: ", d->path, (unsigned long long)(d->file_off + d->pos / 8));
+	if (p)
+		field_path(&b, p, i);
+	else
+		tio_buf_adds(&b, d->scope ? d->scope : "packet");
+	tio_buf_adds(&b, ": ");
+	va_list ap;
+	va_start(ap, fmt);
+	tio_buf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	tio_err_set(TIO_ERR_FORMAT, "%s", tio_buf_cstr(&b));
+	tio_buf_free(&b);
+	return TIO_ERR_FORMAT;
+}
+
+static inline int need(dec *d, const plan *p, uint32_t i, uint64_t bits)
+{
+	if (TIO_UNLIKELY(d->pos > d->end || d->end - d->pos < bits))
+		return dec_err(d, p, i, "cannot read %llu bits: %llu bits left in the packet content",
+			       (unsigned long long)bits,
+			       (unsigned long long)(d->pos > d->end ? 0 : d->end - d->pos));
+	return 0;
+}
+
+static inline int new_val(dec *d, const plan *p, uint32_t i, uint32_t *vi)
+{
+	if (TIO_UNLIKELY(d->nvals >= d->cap)) {
+		if (d->nvals >= MAX_VALS)
+			return dec_err(d, p, i, "more than %u fields in one event", MAX_VALS);
+		if (tio_grow(&d->vals, &d->cap, d->nvals + 1, sizeof(tio_val)))
+			return TIO_ERR_NOMEM;
+	}
+	*vi = (uint32_t)d->nvals++;
+	return 0;
+}
+
+/* CTF 1.8.3 8: an N-bit clock field holds the low bits; a smaller value means it wrapped. */
+static inline void clock_update(dec *d, uint64_t v, uint32_t size)
+{
+	if (size >= 64) {
+		d->clock = v;
+	} else {
+		uint64_t mask = (1ULL << size) - 1;
+		uint64_t cur_low = d->clock & mask;
+		uint64_t nv = (d->clock & ~mask) | v;
+		if (v < cur_low)
+			nv += mask + 1;
+		d->clock = nv;
+	}
+	d->has_clock_val = true;
+}
+
+static double float_from_bits(uint64_t bits, uint32_t exp_dig, uint32_t mant_dig)
+{
+	uint32_t mbits = mant_dig - 1;
+	uint64_t mant = bits & ((1ULL << mbits) - 1);
+	uint64_t e = (bits >> mbits) & ((1ULL << exp_dig) - 1);
+	int sign = (int)((bits >> (mbits + exp_dig)) & 1);
+	int64_t bias = (1LL << (exp_dig - 1)) - 1;
+	double v;
+	if (e == (1ULL << exp_dig) - 1)
+		v = mant ? NAN : INFINITY;
+	else if (e == 0)
+		v = ldexp((double)mant, (int)(1 - bias - (int64_t)mbits));
+	else
+		v = ldexp((double)(mant | (1ULL << mbits)), (int)((int64_t)e - bias - (int64_t)mbits));
+	return sign ? -v : v;
+}
+
+static int run(dec *d, const plan *p, uint32_t i, int depth);
+
+static int run_int(dec *d, const plan *p, uint32_t i, const plan_ins *in, uint32_t vi)
+{
+	const uint8_t *b = d->base;
+	uint64_t u;
+	int r = need(d, p, i, in->size);
+	if (r)
+		return r;
+	switch (in->op) {
+	case OP_U8: u = b[d->pos >> 3]; break;
+	case OP_U16LE: u = tio_le16(b + (d->pos >> 3)); break;
+	case OP_U32LE: u = tio_le32(b + (d->pos >> 3)); break;
+	case OP_U64LE: u = tio_le64(b + (d->pos >> 3)); break;
+	case OP_U16BE: u = tio_be16(b + (d->pos >> 3)); break;
+	case OP_U32BE: u = tio_be32(b + (d->pos >> 3)); break;
+	case OP_U64BE: u = tio_be64(b + (d->pos >> 3)); break;
+	case OP_BITSLE: u = tio_bits_le(b, d->pos, in->size); break;
+	default: u = tio_bits_be(b, d->pos, in->size); break;
+	}
+	d->pos += in->size;
+	tio_val *v = &d->vals[vi];
+	if (in->flags & PF_SIGNED)
+		v->v.i = tio_sext(u, in->size);
+	else
+		v->v.u = u;
+	if (TIO_UNLIKELY(in->flags & (PF_SAVE | PF_CLOCK | PF_ROLE))) {
+		if (in->flags & PF_SAVE)
+			d->slots[in->slot] = v->v.u;
+		if (in->flags & PF_ROLE) {
+			d->role_val[in->role] = u;
+			d->role_set |= 1u << in->role;
+		}
+		if ((in->flags & PF_CLOCK) && in->role != TIO_ROLE_END_TS)
+			clock_update(d, u, in->size);
+	}
+	return 0;
+}
+
+static int run_children(dec *d, const plan *p, uint32_t first, uint32_t n, int depth)
+{
+	uint32_t j = first;
+	for (uint32_t k = 0; k < n; k++) {
+		int r = run(d, p, j, depth + 1);
+		if (r)
+			return r;
+		j = p->ins[j].next;
+	}
+	return 0;
+}
+
+static int run_repeat(dec *d, const plan *p, uint32_t i, uint64_t len, int depth)
+{
+	const plan_ins *el = &p->ins[i + 1];
+	uint64_t left = d->pos > d->end ? 0 : d->end - d->pos;
+	/* each element takes at least one bit unless it is an empty structure */
+	if (len > left && !(el->op == OP_STRUCT && el->n == 0 && len <= 65536))
+		return dec_err(d, p, i, "length %llu exceeds the %llu bits left in the packet content",
+			       (unsigned long long)len, (unsigned long long)left);
+	if (el->op <= OP_U64BE && !(el->flags & (PF_SAVE | PF_CLOCK | PF_ROLE)) &&
+	    el->align <= el->size && d->pos % 8 == 0 && el->align % 8 == 0) {
+		/* packed byte-aligned integers: one bound check, a tight loop */
+		uint64_t bits = len * el->size;
+		int r = need(d, p, i + 1, bits);
+		if (r)
+			return r;
+		if (d->nvals + len > d->cap) {
+			if (d->nvals + len > MAX_VALS)
+				return dec_err(d, p, i, "more than %u fields in one event", MAX_VALS);
+			if (tio_grow(&d->vals, &d->cap, d->nvals + len, sizeof(tio_val)))
+				return TIO_ERR_NOMEM;
+		}
+		for (uint64_t k = 0; k < len; k++) {
+			uint32_t vi = (uint32_t)d->nvals++;
+			d->vals[vi].fc = el->fc;
+			d->vals[vi].n = 0;
+			d->vals[vi].end = vi + 1;
+			run_int(d, p, i + 1, el, vi);
+		}
+		return 0;
+	}
+	for (uint64_t k = 0; k < len; k++) {
+		int r = run(d, p, i + 1, depth + 1);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static int run(dec *d, const plan *p, uint32_t i, int depth)
+{
+	const plan_ins *in = &p->ins[i];
+	uint32_t vi;
+	int r;
+	if (TIO_UNLIKELY(depth > 256))
+		return dec_err(d, p, i, "nesting deeper than 256");
+	if (in->align > 1)
+		d->pos = (d->pos + in->align - 1) & ~(uint64_t)(in->align - 1);
+	if ((r = new_val(d, p, i, &vi)))
+		return r;
+	d->vals[vi].fc = in->fc;
+	d->vals[vi].n = 0;
+	switch (in->op) {
+	case OP_U8:
+	case OP_U16LE:
+	case OP_U32LE:
+	case OP_U64LE:
+	case OP_U16BE:
+	case OP_U32BE:
+	case OP_U64BE:
+	case OP_BITSLE:
+	case OP_BITSBE:
+		r = run_int(d, p, i, in, vi);
+		break;
+	case OP_BIGINT:
+		if (d->pos % 8)
+			return dec_err(d, p, i, "integer of %u bits not byte-aligned", in->size);
+		if ((r = need(d, p, i, in->size)))
+			return r;
+		d->vals[vi].v.big = d->base + d->pos / 8;
+		d->pos += in->size;
+		break;
+	case OP_F32:
+	case OP_F64:
+	case OP_FLOAT: {
+		if ((r = need(d, p, i, in->size)))
+			return r;
+		uint64_t bits = (in->flags & PF_BE) ? tio_bits_be(d->base, d->pos, in->size)
+						    : tio_bits_le(d->base, d->pos, in->size);
+		d->pos += in->size;
+		if (in->op == OP_F32) {
+			uint32_t b32 = (uint32_t)bits;
+			float f;
+			memcpy(&f, &b32, 4);
+			d->vals[vi].v.d = f;
+		} else if (in->op == OP_F64) {
+			double f;
+			memcpy(&f, &bits, 8);
+			d->vals[vi].v.d = f;
+		} else {
+			d->vals[vi].v.d = float_from_bits(bits, in->fc->f.exp_dig, in->fc->f.mant_dig);
+		}
+		break;
+	}
+	case OP_STRING: {
+		if ((r = need(d, p, i, 8)))
+			return r;
+		const char *s = (const char *)d->base + d->pos / 8;
+		uint64_t max = (d->end - d->pos) / 8;
+		const char *z = memchr(s, 0, max);
+		if (!z)
+			return dec_err(d, p, i, "string not terminated within the packet content");
+		d->vals[vi].v.s.p = s;
+		d->vals[vi].v.s.len = (uint64_t)(z - s);
+		d->pos += ((uint64_t)(z - s) + 1) * 8;
+		break;
+	}
+	case OP_TEXT: {
+		uint64_t len = (in->flags & PF_SEQ_TEXT) ? d->slots[in->slot] : in->n;
+		if (len > UINT64_MAX / 8 || (r = need(d, p, i, len * 8)))
+			return r ? r : dec_err(d, p, i, "length %llu too large", (unsigned long long)len);
+		d->vals[vi].v.s.p = (const char *)d->base + d->pos / 8;
+		d->vals[vi].v.s.len = len;
+		d->pos += len * 8;
+		break;
+	}
+	case OP_STRUCT:
+		d->vals[vi].n = in->n;
+		r = run_children(d, p, i + 1, in->n, depth);
+		break;
+	case OP_ARRAY:
+		d->vals[vi].n = in->n;
+		r = run_repeat(d, p, i, in->n, depth);
+		break;
+	case OP_SEQ: {
+		uint64_t len = d->slots[in->slot];
+		if (len > UINT32_MAX)
+			return dec_err(d, p, i, "sequence length %llu too large", (unsigned long long)len);
+		d->vals[vi].n = (uint32_t)len;
+		r = run_repeat(d, p, i, len, depth);
+		break;
+	}
+	case OP_VARIANT: {
+		uint64_t key = d->slots[in->slot];
+		if (in->flags & PF_SIGNED)
+			key ^= 1ULL << 63;
+		const plan_vrange *sel = NULL;
+		for (uint32_t k = 0; k < in->n; k++) {
+			if (in->vr[k].lo > key)
+				break;
+			if (key <= in->vr[k].hi) {
+				sel = &in->vr[k];
+				break;
+			}
+		}
+		if (!sel) {
+			if (in->flags & PF_SIGNED)
+				return dec_err(d, p, i, "selector value %lld selects no option",
+					       (long long)(key ^ (1ULL << 63)));
+			return dec_err(d, p, i, "selector value %llu selects no option",
+				       (unsigned long long)key);
+		}
+		d->vals[vi].n = 1;
+		d->vals[vi].opt = sel->ord;
+		r = run(d, p, sel->opt, depth + 1);
+		break;
+	}
+	default:
+		return dec_err(d, p, i, "bad instruction");
+	}
+	if (r)
+		return r;
+	d->vals[vi].end = (uint32_t)d->nvals;
+	return 0;
+}
+
+/* Decode one scope at the current position; *root = its value index or UINT32_MAX. */
+static int run_scope(dec *d, const plan *p, uint32_t *root)
+{
+	if (!p->n) {
+		*root = UINT32_MAX;
+		return 0;
+	}
+	*root = (uint32_t)d->nvals;
+	d->scope = p->scope;
+	return run(d, p, 0, 0);
+}
+
+/* ---------------------------------------------------------------- packets */
+
+static inline bool role_has(const dec *d, int role) { return d->role_set & (1u << role); }
+
+static ctf_sc *sc_of(const tio_stream_class *sc) { return sc->user; }
+
+static int check_header(ctf_stream *s, uint32_t hdr)
+{
+	dec *d = &s->d;
+	ctf_trace *ct = s->ct;
+	const tio_trace_class *tc = s->base.trace->tc;
+	if (role_has(d, TIO_ROLE_MAGIC) && d->role_val[TIO_ROLE_MAGIC] != CTF_MAGIC)
+		return tio_err_set(TIO_ERR_FORMAT, "%s@0x%llx: packet.header.magic: 0x%llx is not the CTF magic 0xc1fc1fc1",
+				   d->path, (unsigned long long)d->file_off,
+				   (unsigned long long)d->role_val[TIO_ROLE_MAGIC]);
+	if (tc->has_uuid && hdr != UINT32_MAX) {
+		/* find the UUID array among the header values */
+		const tio_val *v = &d->vals[hdr];
+		for (uint32_t k = hdr; k < v->end; k++) {
+			const tio_val *u = &d->vals[k];
+			if (u->fc->role != TIO_ROLE_UUID)
+				continue;
+			uint8_t got[16];
+			if (u->fc->kind == TIO_FC_ARRAY && u->n == 16 && u->end == k + 17) {
+				for (int j = 0; j < 16; j++)
+					got[j] = (uint8_t)d->vals[k + 1 + j].v.u;
+			} else if (u->fc->kind == TIO_FC_ARRAY && u->v.s.p && u->v.s.len == 16) {
+				memcpy(got, u->v.s.p, 16);
+			} else {
+				break;
+			}
+			if (memcmp(got, tc->uuid, 16))
+				return tio_err_set(TIO_ERR_FORMAT, "%s@0x%llx: packet.header.uuid: does not match the trace UUID",
+						   d->path, (unsigned long long)d->file_off);
+			break;
+		}
+	}
+	TIO_UNUSED(ct);
+	return 0;
+}
+
+static void queue_msg(ctf_stream *s, const tio_msg *m)
+{
+	if (s->nqueue < 2)
+		s->queue[s->nqueue++] = *m;
+}
+
+static int clock_ns(ctf_stream *s, uint64_t cycles, int64_t *ns)
+{
+	const tio_trace_class *tc = s->base.trace->tc;
+	return tio_clock_ns(tc->clocks[s->base.sc->clock], cycles, ns);
+}
+
+/* Begin the packet at s->pkt_off of the current file. */
+static int begin_packet(ctf_stream *s)
+{
+	ctf_file *f = &s->files[s->cur];
+	dec *d = &s->d;
+	ctf_trace *ct = s->ct;
+	uint64_t left = f->map.size - s->pkt_off;
+	d->base = f->map.p + s->pkt_off;
+	d->pos = 0;
+	d->end = left > UINT64_MAX / 8 ? UINT64_MAX : left * 8;
+	d->nvals = 0;
+	d->role_set = 0;
+	d->path = f->map.path;
+	d->file_off = s->pkt_off;
+	s->hdr_val = s->ctx_val = UINT32_MAX;
+	int r = run_scope(d, &ct->pkt_header, &s->hdr_val);
+	if (r)
+		return r;
+	if ((r = check_header(s, s->hdr_val)))
+		return r;
+	const tio_stream_class *sc = s->base.sc;
+	if (role_has(d, TIO_ROLE_STREAM_CLASS_ID) && d->role_val[TIO_ROLE_STREAM_CLASS_ID] != sc->id)
+		return tio_err_set(TIO_ERR_FORMAT, "%s@0x%llx: packet.header.stream_id: %llu, but this file's stream class is %llu",
+				   d->path, (unsigned long long)d->file_off,
+				   (unsigned long long)d->role_val[TIO_ROLE_STREAM_CLASS_ID],
+				   (unsigned long long)sc->id);
+	d->has_clock_val = false;
+	if ((r = run_scope(d, &sc_of(sc)->pkt_ctx, &s->ctx_val)))
+		return r;
+	uint64_t pkt_bits = d->end, content_bits;
+	if (role_has(d, TIO_ROLE_PACKET_SIZE))
+		pkt_bits = d->role_val[TIO_ROLE_PACKET_SIZE];
+	content_bits = role_has(d, TIO_ROLE_CONTENT_SIZE) ? d->role_val[TIO_ROLE_CONTENT_SIZE] : pkt_bits;
+	if (!role_has(d, TIO_ROLE_PACKET_SIZE) && role_has(d, TIO_ROLE_CONTENT_SIZE))
+		pkt_bits = (content_bits + 7) & ~7ULL;
+	if (pkt_bits % 8 || pkt_bits == 0 || pkt_bits > d->end || content_bits > pkt_bits || content_bits < d->pos) {
+		d->pos = 0;
+		d->scope = "packet.context";
+		return tio_err_set(TIO_ERR_FORMAT,
+				   "%s@0x%llx: packet.context: invalid packet size %llu bits / content size %llu bits (%llu bits left in the file, %llu in the headers)",
+				   d->path, (unsigned long long)s->pkt_off, (unsigned long long)pkt_bits,
+				   (unsigned long long)content_bits, (unsigned long long)d->end,
+				   (unsigned long long)d->pos);
+	}
+	s->pkt_bits = pkt_bits;
+	s->content_bits = content_bits;
+	d->end = content_bits;
+	s->pkt_nvals = d->nvals;
+
+	/* snapshots, discarded events and packets (CTF 1.8.3 5.2) */
+	s->has_cur_begin = role_has(d, TIO_ROLE_BEGIN_TS);
+	s->cur_begin = d->role_val[TIO_ROLE_BEGIN_TS];
+	s->has_cur_end = role_has(d, TIO_ROLE_END_TS);
+	s->cur_end = d->role_val[TIO_ROLE_END_TS];
+	if (s->has_cur_begin && sc->clock >= 0)
+		d->clock = s->cur_begin;
+	s->nqueue = s->qhead = 0;
+	bool timed = sc->clock >= 0;
+	if (role_has(d, TIO_ROLE_SEQ_NUM)) {
+		uint64_t seq = d->role_val[TIO_ROLE_SEQ_NUM];
+		if (s->has_prev_seq && seq > s->prev_seq + 1) {
+			tio_msg m = {.type = TIO_MSG_DISCARDED_PACKETS, .stream = &s->base};
+			m.count = seq - s->prev_seq - 1;
+			if (timed && s->has_prev_end && s->has_cur_begin) {
+				m.has_range = true;
+				m.begin_cycles = s->prev_end;
+				m.end_cycles = s->cur_begin;
+				if (clock_ns(s, m.begin_cycles, &m.begin_ns) || clock_ns(s, m.end_cycles, &m.end_ns))
+					m.has_range = false;
+			}
+			queue_msg(s, &m);
+		}
+		s->prev_seq = seq;
+		s->has_prev_seq = true;
+	}
+	if (role_has(d, TIO_ROLE_DISCARDED)) {
+		uint64_t disc = d->role_val[TIO_ROLE_DISCARDED];
+		bool emit = s->has_prev_disc ? disc != s->prev_disc : disc != 0;
+		if (emit) {
+			tio_msg m = {.type = TIO_MSG_DISCARDED_EVENTS, .stream = &s->base};
+			uint64_t beg = 0;
+			bool has_beg = false;
+			if (s->has_prev_disc) {
+				m.count = disc - s->prev_disc;
+				beg = s->prev_end;
+				has_beg = s->has_prev_end;
+			} else {
+				m.count = 0; /* unknown: discarded before or within this packet */
+				beg = s->cur_begin;
+				has_beg = s->has_cur_begin;
+			}
+			if (timed && has_beg && s->has_cur_end) {
+				m.has_range = true;
+				m.begin_cycles = beg;
+				m.end_cycles = s->cur_end;
+				if (clock_ns(s, m.begin_cycles, &m.begin_ns) || clock_ns(s, m.end_cycles, &m.end_ns))
+					m.has_range = false;
+			}
+			queue_msg(s, &m);
+		}
+		s->prev_disc = disc;
+		s->has_prev_disc = true;
+	}
+	s->prev_end = s->cur_end;
+	s->has_prev_end = s->has_cur_end;
+	s->seen_packet = true;
+	return 0;
+}
+
+static int decode_event(ctf_stream *s)
+{
+	dec *d = &s->d;
+	const tio_stream_class *sc = s->base.sc;
+	ctf_sc *csc = sc_of(sc);
+	tio_msg *m = &s->msg;
+	uint64_t start = d->pos;
+	d->nvals = s->pkt_nvals;
+	d->role_set &= ~(1u << TIO_ROLE_EVENT_CLASS_ID);
+	uint32_t hdr, cctx, sctx, pl;
+	int r = run_scope(d, &csc->ev_header, &hdr);
+	if (r)
+		return r;
+	uint64_t id = role_has(d, TIO_ROLE_EVENT_CLASS_ID) ? d->role_val[TIO_ROLE_EVENT_CLASS_ID] : 0;
+	const tio_event_class *ec = tio_stream_class_find_ec(sc, id);
+	if (!ec) {
+		d->pos = start;
+		return tio_err_set(TIO_ERR_FORMAT, "%s@0x%llx: event.header: no event class with id %llu in stream class %llu",
+				   d->path, (unsigned long long)(d->file_off + start / 8),
+				   (unsigned long long)id, (unsigned long long)sc->id);
+	}
+	if ((r = run_scope(d, &csc->ev_common_ctx, &cctx)))
+		return r;
+	ctf_ec *cec = ec->user;
+	if ((r = run_scope(d, &cec->spec_ctx, &sctx)))
+		return r;
+	if ((r = run_scope(d, &cec->payload, &pl)))
+		return r;
+	if (TIO_UNLIKELY(d->pos == start))
+		return tio_err_set(TIO_ERR_FORMAT, "%s@0x%llx: event record of class '%s' is empty (0 bits): cannot advance",
+				   d->path, (unsigned long long)(d->file_off + start / 8), ec->name);
+	m->type = TIO_MSG_EVENT;
+	m->stream = &s->base;
+	m->ec = ec;
+	m->has_ts = false;
+	if (sc->clock >= 0) {
+		m->has_ts = true;
+		m->cycles = d->clock;
+		if ((r = clock_ns(s, d->clock, &m->ns)))
+			return tio_err_push(r, "%s@0x%llx", d->path, (unsigned long long)(d->file_off + start / 8));
+	}
+	const tio_val *v = d->vals;
+	m->vals = v;
+	m->nvals = (uint32_t)d->nvals;
+	m->scope[TIO_SCOPE_PKT_HEADER] = s->hdr_val != UINT32_MAX ? v + s->hdr_val : NULL;
+	m->scope[TIO_SCOPE_PKT_CTX] = s->ctx_val != UINT32_MAX ? v + s->ctx_val : NULL;
+	m->scope[TIO_SCOPE_EV_HEADER] = hdr != UINT32_MAX ? v + hdr : NULL;
+	m->scope[TIO_SCOPE_EV_COMMON_CTX] = cctx != UINT32_MAX ? v + cctx : NULL;
+	m->scope[TIO_SCOPE_EV_SPEC_CTX] = sctx != UINT32_MAX ? v + sctx : NULL;
+	m->scope[TIO_SCOPE_PAYLOAD] = pl != UINT32_MAX ? v + pl : NULL;
+	m->offset = d->file_off + start / 8;
+	return 0;
+}
+
+static void next_packet(ctf_stream *s)
+{
+	s->pkt_off += s->pkt_bits / 8;
+	s->state = ST_NEED_PACKET;
+}
+
+/* Give up on the rest of the current file (its packets cannot be located). */
+static void skip_file(ctf_stream *s)
+{
+	s->cur++;
+	s->pkt_off = 0;
+	s->state = ST_NEED_PACKET;
+}
+
+static int ctf_next(tio_stream *base, const tio_msg **out)
+{
+	ctf_stream *s = (ctf_stream *)base;
+	if (s->pending_err) {
+		tio_err_set(TIO_ERR_FORMAT, "%s", s->pending_err);
+		free(s->pending_err);
+		s->pending_err = NULL;
+		skip_file(s);
+		return TIO_ERR_FORMAT;
+	}
+	for (;;) {
+		if (s->qhead < s->nqueue) {
+			*out = &s->queue[s->qhead++];
+			return 1;
+		}
+		if (s->state == ST_NEED_PACKET) {
+			if (s->cur >= s->nfiles) {
+				s->state = ST_DONE;
+				return 0;
+			}
+			if (s->pkt_off >= s->files[s->cur].map.size) {
+				skip_file(s);
+				continue;
+			}
+			int r = begin_packet(s);
+			if (r) {
+				skip_file(s);
+				return r;
+			}
+			s->state = ST_IN_PACKET;
+			continue;
+		}
+		if (s->state == ST_DONE)
+			return 0;
+		if (s->d.pos >= s->content_bits) {
+			next_packet(s);
+			continue;
+		}
+		int r = decode_event(s);
+		if (r) {
+			next_packet(s);
+			return r;
+		}
+		*out = &s->msg;
+		return 1;
+	}
+}
+
+static void ctf_stream_free(tio_stream *base)
+{
+	ctf_stream *s = (ctf_stream *)base;
+	for (uint32_t i = 0; i < s->nfiles; i++)
+		tio_map_close(&s->files[i].map);
+	free(s->files);
+	free(s->d.vals);
+	free(s->d.slots);
+	free(s->pending_err);
+	free(s);
+}
+
+static const tio_stream_ops ctf_stream_ops = {.next = ctf_next, .free = ctf_stream_free};
+
+/* ---------------------------------------------------------------- opening */
+
+static int ctf_probe(const char *path)
+{
+	if (!tio_is_dir(path))
+		return 0;
+	char *m = tio_path_join(path, "metadata");
+	if (!m)
+		return 0;
+	int score = tio_is_file(m) ? 90 : 0;
+	free(m);
+	return score;
+}
+
+/* What the first packet header of a data file says. */
+typedef struct file_info {
+	char *path;
+	tio_map map;
+	uint64_t sc_id, inst_id, ts;
+	bool has_inst, has_ts;
+	char *err;
+} file_info;
+
+static void peek_file(ctf_trace *ct, tio_trace_class *tc, dec *d, file_info *fi)
+{
+	d->base = fi->map.p;
+	d->pos = 0;
+	d->end = fi->map.size * 8;
+	d->nvals = 0;
+	d->role_set = 0;
+	d->path = fi->map.path;
+	d->file_off = 0;
+	uint32_t root;
+	int r = run_scope(d, &ct->pkt_header, &root);
+	if (!r) {
+		fi->sc_id = role_has(d, TIO_ROLE_STREAM_CLASS_ID) ? d->role_val[TIO_ROLE_STREAM_CLASS_ID]
+								  : (tc->nscs ? tc->scs[0]->id : 0);
+		fi->has_inst = role_has(d, TIO_ROLE_STREAM_ID);
+		fi->inst_id = d->role_val[TIO_ROLE_STREAM_ID];
+		tio_stream_class *sc = tio_trace_class_find_sc(tc, fi->sc_id);
+		if (!sc) {
+			r = tio_err_set(TIO_ERR_FORMAT, "%s@0x0: packet.header.stream_id: no stream class with id %llu",
+					fi->map.path, (unsigned long long)fi->sc_id);
+		} else {
+			uint32_t ctx;
+			d->role_set = 0;
+			if (!run_scope(d, &sc_of(sc)->pkt_ctx, &ctx) && role_has(d, TIO_ROLE_BEGIN_TS)) {
+				fi->has_ts = true;
+				fi->ts = d->role_val[TIO_ROLE_BEGIN_TS];
+			}
+		}
+	}
+	if (r)
+		fi->err = tio_strdup(tio_error_message());
+}
+
+static int fi_cmp(const void *a, const void *b)
+{
+	const file_info *x = a, *y = b;
+	/* group by stream class, then instance, then time, then name */
+	if (x->sc_id != y->sc_id)
+		return x->sc_id < y->sc_id ? -1 : 1;
+	if (x->has_inst != y->has_inst)
+		return x->has_inst ? 1 : -1;
+	if (x->has_inst && x->inst_id != y->inst_id)
+		return x->inst_id < y->inst_id ? -1 : 1;
+	if (x->has_inst && x->has_ts && y->has_ts && x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+static int name_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static int list_files(const char *dir, char ***out, size_t *n)
+{
+	DIR *dp = opendir(dir);
+	if (!dp)
+		return tio_err_set(TIO_ERR_IO, "%s: cannot open directory", dir);
+	char **v = NULL;
+	size_t cap = 0;
+	*n = 0;
+	struct dirent *de;
+	int r = 0;
+	while ((de = readdir(dp))) {
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "metadata"))
+			continue;
+		char *p = tio_path_join(dir, de->d_name);
+		if (!p || tio_grow(&v, &cap, *n + 1, sizeof(*v))) {
+			free(p);
+			r = TIO_ERR_NOMEM;
+			break;
+		}
+		if (!tio_is_file(p)) {
+			free(p);
+			continue;
+		}
+		v[(*n)++] = p;
+	}
+	closedir(dp);
+	if (*n > 1)
+		qsort(v, *n, sizeof(*v), name_cmp);
+	*out = v;
+	return r;
+}
+
+static int compile_all(ctf_trace *ct, tio_trace_class *tc)
+{
+	int r = plan_assign_slots(tc, &ct->nslots);
+	if (!r)
+		r = plan_compile(&ct->pkt_header, tc->pkt_header, "packet.header", &ct->nslots);
+	for (uint32_t i = 0; !r && i < tc->nscs; i++) {
+		tio_stream_class *sc = tc->scs[i];
+		ctf_sc *csc = tio_calloc(1, sizeof(*csc));
+		if (!csc)
+			return TIO_ERR_NOMEM;
+		sc->user = csc;
+		r = plan_compile(&csc->pkt_ctx, sc->pkt_ctx, "packet.context", &ct->nslots);
+		if (!r)
+			r = plan_compile(&csc->ev_header, sc->ev_header, "event.header", &ct->nslots);
+		if (!r)
+			r = plan_compile(&csc->ev_common_ctx, sc->ev_common_ctx, "event.common_context", &ct->nslots);
+		for (uint32_t j = 0; !r && j < sc->necs; j++) {
+			ctf_ec *cec = tio_calloc(1, sizeof(*cec));
+			if (!cec)
+				return TIO_ERR_NOMEM;
+			sc->ecs[j]->user = cec;
+			r = plan_compile(&cec->spec_ctx, sc->ecs[j]->spec_ctx, "event.specific_context", &ct->nslots);
+			if (!r)
+				r = plan_compile(&cec->payload, sc->ecs[j]->payload, "event.payload", &ct->nslots);
+			if (r)
+				tio_err_push(r, "event class '%s'", sc->ecs[j]->name ? sc->ecs[j]->name : "?");
+		}
+	}
+	return r;
+}
+
+static int add_stream(tio_trace *t, ctf_trace *ct, file_info *fis, size_t n, uint64_t id)
+{
+	ctf_stream *s = tio_calloc(1, sizeof(*s));
+	if (!s)
+		return TIO_ERR_NOMEM;
+	s->base.ops = &ctf_stream_ops;
+	s->base.trace = t;
+	s->ct = ct;
+	s->files = tio_calloc(n, sizeof(ctf_file));
+	s->d.slots = tio_calloc(ct->nslots ? ct->nslots : 1, sizeof(uint64_t));
+	if (!s->files || !s->d.slots) {
+		ctf_stream_free(&s->base);
+		return TIO_ERR_NOMEM;
+	}
+	for (size_t k = 0; k < n; k++) {
+		s->files[k].map = fis[k].map;
+		memset(&fis[k].map, 0, sizeof(fis[k].map));
+		if (fis[k].err && !s->pending_err) {
+			s->pending_err = fis[k].err;
+			fis[k].err = NULL;
+		}
+	}
+	s->nfiles = (uint32_t)n;
+	s->base.sc = tio_trace_class_find_sc(t->tc, fis[0].sc_id);
+	s->base.id = fis[0].has_inst ? fis[0].inst_id : id;
+	char *rp = realpath(fis[0].path, NULL);
+	s->base.path = rp ? tio_strdup(rp) : tio_strdup(fis[0].path);
+	free(rp);
+	s->base.name = s->base.path ? tio_strdup(s->base.path) : NULL;
+	if (!s->base.sc && !s->pending_err)
+		s->pending_err = tio_asprintf("%s@0x0: packet.header.stream_id: no stream class with id %llu",
+					      fis[0].path, (unsigned long long)fis[0].sc_id);
+	if (!s->base.sc) {
+		/* keep a stream class so the stream can report its error */
+		s->base.sc = t->tc->nscs ? t->tc->scs[0] : NULL;
+	}
+	if (!s->base.sc) {
+		ctf_stream_free(&s->base);
+		return tio_err_set(TIO_ERR_FORMAT, "%s: trace has data files but no stream class", t->path);
+	}
+	if (tio_grow(&t->streams, &(size_t){t->nstreams}, t->nstreams + 1, sizeof(*t->streams))) {
+		ctf_stream_free(&s->base);
+		return TIO_ERR_NOMEM;
+	}
+	t->streams[t->nstreams++] = &s->base;
+	return 0;
+}
+
+static int ctf_open(tio_trace *t, const char *path)
+{
+	ctf_trace *ct = tio_calloc(1, sizeof(*ct));
+	if (!ct)
+		return TIO_ERR_NOMEM;
+	t->user = ct;
+	int r = tio_ctf_meta_load(path, &ct->meta);
+	if (r)
+		return r;
+	if (ct->meta.ctf_major != 1)
+		return tio_err_set(TIO_ERR_UNSUPPORTED, "%s/metadata: CTF %d metadata is not read yet", path,
+				   ct->meta.ctf_major);
+	char *mname = tio_path_join(path, "metadata");
+	if (!mname)
+		return TIO_ERR_NOMEM;
+	r = tio_tsdl_parse(ct->meta.text, ct->meta.len, mname, &t->tc);
+	free(mname);
+	if (r)
+		return r;
+	if ((r = compile_all(ct, t->tc)))
+		return r;
+
+	char **names;
+	size_t n;
+	if ((r = list_files(path, &names, &n)))
+		return r;
+	file_info *fis = tio_calloc(n ? n : 1, sizeof(*fis));
+	dec d = {0};
+	d.slots = tio_calloc(ct->nslots ? ct->nslots : 1, sizeof(uint64_t));
+	if (!fis || !d.slots) {
+		r = TIO_ERR_NOMEM;
+		goto out;
+	}
+	size_t nf = 0;
+	for (size_t i = 0; i < n; i++) {
+		file_info *fi = &fis[nf];
+		fi->path = names[i];
+		names[i] = NULL;
+		if ((r = tio_map_open(&fi->map, fi->path)))
+			goto out_files;
+		nf++;
+		if (fi->map.size == 0) { /* empty stream files hold no packet */
+			tio_map_close(&fi->map);
+			free(fi->path);
+			nf--;
+			continue;
+		}
+		peek_file(ct, t->tc, &d, fi);
+	}
+	if (nf > 1)
+		qsort(fis, nf, sizeof(*fis), fi_cmp);
+	/* one stream per (stream class, instance id); files without an instance id stand alone */
+	uint64_t counter = 0;
+	for (size_t i = 0; i < nf && !r;) {
+		size_t j = i + 1;
+		while (j < nf && fis[j].has_inst && fis[i].has_inst && fis[j].sc_id == fis[i].sc_id &&
+		       fis[j].inst_id == fis[i].inst_id)
+			j++;
+		r = add_stream(t, ct, fis + i, j - i, counter++);
+		i = j;
+	}
+out_files:
+	for (size_t i = 0; i < n; i++) {
+		free(fis[i].path);
+		free(fis[i].err);
+		tio_map_close(&fis[i].map);
+	}
+out:
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(fis);
+	free(d.vals);
+	free(d.slots);
+	return r;
+}
+
+static void ctf_free(tio_trace *t)
+{
+	ctf_trace *ct = t->user;
+	if (!ct)
+		return;
+	if (t->tc) {
+		for (uint32_t i = 0; i < t->tc->nscs; i++) {
+			tio_stream_class *sc = t->tc->scs[i];
+			ctf_sc *csc = sc->user;
+			if (csc) {
+				plan_free(&csc->pkt_ctx);
+				plan_free(&csc->ev_header);
+				plan_free(&csc->ev_common_ctx);
+				free(csc);
+				sc->user = NULL;
+			}
+			for (uint32_t j = 0; j < sc->necs; j++) {
+				ctf_ec *cec = sc->ecs[j]->user;
+				if (cec) {
+					plan_free(&cec->spec_ctx);
+					plan_free(&cec->payload);
+					free(cec);
+					sc->ecs[j]->user = NULL;
+				}
+			}
+		}
+	}
+	plan_free(&ct->pkt_header);
+	tio_ctf_meta_free(&ct->meta);
+	free(ct);
+	t->user = NULL;
+}
+
+const tio_format_ops tio_format_ctf = {
+	.name = "ctf",
+	.probe = ctf_probe,
+	.open = ctf_open,
+	.free = ctf_free,
+};

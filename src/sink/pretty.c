@@ -1,0 +1,676 @@
+/*
+ * The "babeltrace" text sink: prints events as babeltrace2's
+ * sink.text.pretty does, byte for byte (timestamps, deltas, trace fields,
+ * scopes, escaping, enum labels, discarded-record warnings on stderr).
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sink/sink.h"
+
+enum { F_TRACE, F_HOSTNAME, F_DOMAIN, F_PROCNAME, F_VPID, F_LOGLEVEL, F_EMF, F_CALLSITE, F_N };
+enum { N_PAYLOAD, N_CONTEXT, N_SCOPE, N_HEADER, N_N };
+
+static const char *const field_names[F_N] = {"trace",	      "trace:hostname", "trace:domain",
+					     "trace:procname", "trace:vpid",	 "loglevel",
+					     "emf",	      "callsite"};
+static const bool field_defaults[F_N] = {false, true, false, true, true, false, false, false};
+static const char *const name_names[N_N] = {"payload", "context", "scope", "header"};
+static const bool name_defaults[N_N] = {true, true, false, false};
+
+typedef struct pretty {
+	tio_sink base;
+	bool field[F_N], name[N_N];
+	bool no_delta, clock_cycles, clock_seconds, clock_date, clock_gmt, verbose, color;
+	int64_t clock_offset_ns;
+	bool has_last;
+	int64_t last_ns;
+	uint64_t last_cycles;
+	tio_buf b;
+	bool start_line;
+} pretty;
+
+static const char *COLOR_RST = "\033[0m";
+static const char *COLOR_BOLD = "\033[1m";
+static const char *COLOR_NAME = "\033[1m\033[35m";
+static const char *COLOR_FIELD = "\033[1m";
+static const char *COLOR_TS = "\033[1m\033[33m";
+static const char *COLOR_HOST = "\033[1m\033[34m";
+
+static int pretty_init(tio_sink *s)
+{
+	pretty *p = (pretty *)s;
+	memcpy(p->field, field_defaults, sizeof(p->field));
+	memcpy(p->name, name_defaults, sizeof(p->name));
+	return 0;
+}
+
+/* --fields/--names: explicit items on, the rest off ("all"/"none" set every one). */
+static int set_list(const char *key, const char *value, const char *const *names, bool *flags, int n)
+{
+	bool seen_item = false, all = false, none = false;
+	bool tmp[F_N] = {0};
+	char *copy = tio_strdup(value);
+	if (!copy)
+		return TIO_ERR_NOMEM;
+	for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "all")) {
+			all = true;
+			continue;
+		}
+		if (!strcmp(tok, "none")) {
+			none = true;
+			continue;
+		}
+		int k;
+		for (k = 0; k < n; k++)
+			if (!strcmp(tok, names[k]))
+				break;
+		if (k == n) {
+			free(copy);
+			return tio_err_set(TIO_ERR_USAGE, "--%s: unknown item '%s'", key, tok);
+		}
+		tmp[k] = true;
+		seen_item = true;
+	}
+	free(copy);
+	if (all && none)
+		return tio_err_set(TIO_ERR_USAGE, "--%s: both 'all' and 'none'", key);
+	for (int k = 0; k < n; k++) {
+		if (all)
+			flags[k] = true;
+		else if (none || seen_item)
+			flags[k] = tmp[k];
+	}
+	return 0;
+}
+
+static int pretty_set(tio_sink *s, const char *key, const char *value)
+{
+	pretty *p = (pretty *)s;
+	if (!strcmp(key, "fields"))
+		return set_list(key, value, field_names, p->field, F_N);
+	if (!strcmp(key, "names"))
+		return set_list(key, value, name_names, p->name, N_N);
+	if (!strcmp(key, "no-delta"))
+		return tio_sink_bool(key, value, &p->no_delta);
+	if (!strcmp(key, "clock-cycles"))
+		return tio_sink_bool(key, value, &p->clock_cycles);
+	if (!strcmp(key, "clock-seconds"))
+		return tio_sink_bool(key, value, &p->clock_seconds);
+	if (!strcmp(key, "clock-date"))
+		return tio_sink_bool(key, value, &p->clock_date);
+	if (!strcmp(key, "clock-gmt"))
+		return tio_sink_bool(key, value, &p->clock_gmt);
+	if (!strcmp(key, "verbose"))
+		return tio_sink_bool(key, value, &p->verbose);
+	if (!strcmp(key, "clock-offset") || !strcmp(key, "clock-offset-ns")) {
+		char *end;
+		long long v = strtoll(value, &end, 10);
+		if (*end || !*value)
+			return tio_err_set(TIO_ERR_USAGE, "--%s: '%s' is not an integer", key, value);
+		p->clock_offset_ns += !strcmp(key, "clock-offset") ? v * 1000000000LL : v;
+		return 0;
+	}
+	if (!strcmp(key, "color")) {
+		if (!strcmp(value, "always"))
+			p->color = true;
+		else if (!strcmp(value, "never"))
+			p->color = false;
+		else if (!strcmp(value, "auto"))
+			p->color = isatty(fileno(s->out)) && getenv("TERM") && strcmp(getenv("TERM"), "dumb");
+		else
+			return tio_err_set(TIO_ERR_USAGE, "--color: '%s' is not never, auto or always", value);
+		return 0;
+	}
+	return tio_err_set(TIO_ERR_USAGE, "option '%s' does not apply to the babeltrace style", key);
+}
+
+static void color(pretty *p, const char *c)
+{
+	if (p->color)
+		tio_buf_adds(&p->b, c);
+}
+
+/* ---------------------------------------------------------------- timestamps */
+
+static void fmt_time(pretty *p, tio_buf *b, int64_t ns)
+{
+	int64_t sec = ns / 1000000000, nsec = ns % 1000000000;
+	bool neg;
+	uint64_t sabs, nabs;
+	if (sec >= 0 && nsec >= 0) {
+		neg = false;
+		sabs = (uint64_t)sec;
+		nabs = (uint64_t)nsec;
+	} else if (sec == 0) { /* nsec < 0 */
+		neg = true;
+		sabs = 0;
+		nabs = (uint64_t)-nsec;
+	} else { /* sec < 0, nsec <= 0 */
+		neg = true;
+		sabs = (uint64_t)-sec;
+		nabs = (uint64_t)-nsec;
+	}
+	if (p->clock_seconds) {
+		tio_buf_addf(b, "%s%" PRIu64 ".%09" PRIu64, neg ? "-" : "", sabs, nabs);
+		return;
+	}
+	time_t t = (time_t)sabs;
+	struct tm tm;
+	if (neg)
+		t = -t;
+	if (p->clock_gmt ? !gmtime_r(&t, &tm) : !localtime_r(&t, &tm)) {
+		tio_buf_adds(b, "[error]");
+		return;
+	}
+	char tmp[64];
+	if (p->clock_date) {
+		strftime(tmp, sizeof(tmp), "%Y-%m-%d ", &tm);
+		tio_buf_adds(b, tmp);
+	}
+	strftime(tmp, sizeof(tmp), "%H:%M:%S", &tm);
+	tio_buf_addf(b, "%s.%09" PRIu64, tmp, nabs);
+}
+
+static void print_timestamp(pretty *p, const tio_msg *m)
+{
+	tio_buf *b = &p->b;
+	bool names = p->name[N_HEADER];
+	int64_t ns = m->ns + p->clock_offset_ns;
+	if (names)
+		tio_buf_adds(b, "timestamp = ");
+	tio_buf_addc(b, '[');
+	color(p, COLOR_TS);
+	if (p->clock_cycles)
+		tio_buf_addf(b, "%020" PRIu64, m->cycles);
+	else
+		fmt_time(p, b, ns);
+	color(p, COLOR_RST);
+	tio_buf_addc(b, ']');
+	if (!p->no_delta) {
+		if (names)
+			tio_buf_adds(b, ", delta = ");
+		else
+			tio_buf_addc(b, ' ');
+		tio_buf_adds(b, "(");
+		if (!p->has_last) {
+			tio_buf_adds(b, p->clock_cycles ? "+????????????" : "+?.?????????");
+		} else if (p->clock_cycles) {
+			tio_buf_addf(b, "+%012" PRIu64, m->cycles - p->last_cycles);
+		} else {
+			int64_t dl = ns - p->last_ns;
+			uint64_t d = dl < 0 ? 0 : (uint64_t)dl;
+			tio_buf_addf(b, "+%" PRIu64 ".%09" PRIu64, d / 1000000000, d % 1000000000);
+		}
+		tio_buf_addc(b, ')');
+	}
+	p->has_last = true;
+	p->last_ns = ns;
+	p->last_cycles = m->cycles;
+	if (names)
+		tio_buf_adds(b, ", ");
+	else
+		tio_buf_addc(b, ' ');
+	p->start_line = !names;
+}
+
+/* ---------------------------------------------------------------- values */
+
+static void print_escaped(tio_buf *b, const char *s, size_t len)
+{
+	tio_buf_addc(b, '"');
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		switch (c) {
+		case '\\': tio_buf_adds(b, "\\\\"); continue;
+		case '\'': tio_buf_adds(b, "\\\'"); continue;
+		case '"': tio_buf_adds(b, "\\\""); continue;
+		case '?': tio_buf_adds(b, "\\\?"); continue;
+		}
+		if (!iscntrl(c)) {
+			tio_buf_addc(b, (char)c);
+			continue;
+		}
+		switch (c) {
+		case '\0': tio_buf_adds(b, "\\0"); break;
+		case '\a': tio_buf_adds(b, "\\a"); break;
+		case '\b': tio_buf_adds(b, "\\b"); break;
+		case 27: tio_buf_adds(b, "\\e"); break;
+		case '\f': tio_buf_adds(b, "\\f"); break;
+		case '\n': tio_buf_adds(b, "\\n"); break;
+		case '\r': tio_buf_adds(b, "\\r"); break;
+		case '\t': tio_buf_adds(b, "\\t"); break;
+		case '\v': tio_buf_adds(b, "\\v"); break;
+		default: tio_buf_addf(b, "\\x%02x", c); break;
+		}
+	}
+	tio_buf_addc(b, '"');
+}
+
+static void print_int(pretty *p, const tio_fc *fc, const tio_val *v)
+{
+	tio_buf *b = &p->b;
+	uint32_t len = fc->i.size;
+	uint64_t u = v->v.u;
+	bool sgn = fc->i.is_signed;
+	color(p, COLOR_BOLD);
+	switch (fc->i.base) {
+	case 2: {
+		tio_buf_adds(b, "0b");
+		if (len > 64)
+			len = 64;
+		for (int k = (int)len - 1; k >= 0; k--)
+			tio_buf_addc(b, (u >> k) & 1 ? '1' : '0');
+		break;
+	}
+	case 8:
+		if (sgn && len < 64) {
+			uint32_t rl = ((len - 1) / 3 + 1) * 3;
+			if (rl < 64)
+				u &= (1ULL << rl) - 1;
+		}
+		tio_buf_addf(b, "0%" PRIo64, u);
+		break;
+	case 16:
+		if (sgn && len < 64) {
+			uint32_t rl = (len + 3) & ~3u;
+			if (rl < 64)
+				u &= (1ULL << rl) - 1;
+		}
+		tio_buf_addf(b, "0x%" PRIX64, u);
+		break;
+	default:
+		if (sgn)
+			tio_buf_addf(b, "%" PRId64, v->v.i);
+		else
+			tio_buf_addf(b, "%" PRIu64, u);
+	}
+	color(p, COLOR_RST);
+}
+
+static bool in_ranges(const tio_mapping *m, const tio_val *v, bool sgn)
+{
+	for (uint32_t r = 0; r < m->nranges; r++) {
+		if (sgn ? (v->v.i >= m->ranges[r].lo && v->v.i <= m->ranges[r].hi)
+			: (v->v.u >= (uint64_t)m->ranges[r].lo && v->v.u <= (uint64_t)m->ranges[r].hi))
+			return true;
+	}
+	return false;
+}
+
+static uint32_t print_value(pretty *p, const tio_val *vals, uint32_t i, bool names, const char *const *filter);
+
+static void print_float(pretty *p, double d)
+{
+	color(p, COLOR_BOLD);
+	tio_buf_addf(&p->b, "%g", d);
+	color(p, COLOR_RST);
+}
+
+/* Prints value i and returns the index past it. */
+static uint32_t print_value(pretty *p, const tio_val *vals, uint32_t i, bool names, const char *const *filter)
+{
+	const tio_val *v = &vals[i];
+	const tio_fc *fc = v->fc;
+	tio_buf *b = &p->b;
+	switch (fc->kind) {
+	case TIO_FC_INT:
+		if (fc->i.size > 64) {
+			tio_buf_adds(b, "0x");
+			for (uint32_t k = 0; k < fc->i.size / 8; k++) {
+				uint32_t byte = fc->i.byte_order == TIO_BE ? k : fc->i.size / 8 - 1 - k;
+				tio_buf_addf(b, "%02X", v->v.big[byte]);
+			}
+		} else {
+			print_int(p, fc, v);
+		}
+		return i + 1;
+	case TIO_FC_BOOL:
+		tio_buf_adds(b, v->v.u ? "true" : "false");
+		return i + 1;
+	case TIO_FC_ENUM:
+	case TIO_FC_BITMAP: {
+		tio_buf_adds(b, "( ");
+		int cnt = 0;
+		for (uint32_t k = 0; k < fc->i.nmappings; k++) {
+			if (!in_ranges(&fc->i.mappings[k], v, fc->i.is_signed))
+				continue;
+			if (cnt++)
+				tio_buf_adds(b, ", ");
+			color(p, COLOR_FIELD);
+			tio_buf_addf(b, "\"%s\"", fc->i.mappings[k].label);
+			color(p, COLOR_RST);
+		}
+		if (!cnt)
+			tio_buf_adds(b, "<unknown>");
+		tio_buf_adds(b, " : container = ");
+		print_int(p, fc, v);
+		tio_buf_adds(b, " )");
+		return i + 1;
+	}
+	case TIO_FC_FLOAT:
+		print_float(p, v->v.d);
+		return i + 1;
+	case TIO_FC_VARINT:
+		if (fc->vi.is_signed)
+			tio_buf_addf(b, "%" PRId64, v->v.i);
+		else
+			tio_buf_addf(b, "%" PRIu64, v->v.u);
+		return i + 1;
+	case TIO_FC_STRING:
+	case TIO_FC_SSTRING:
+	case TIO_FC_DSTRING:
+		color(p, COLOR_BOLD);
+		print_escaped(b, v->v.s.p, strnlen(v->v.s.p, v->v.s.len));
+		color(p, COLOR_RST);
+		return i + 1;
+	case TIO_FC_SBLOB:
+	case TIO_FC_DBLOB:
+		tio_buf_adds(b, "[");
+		for (uint64_t k = 0; k < v->v.s.len; k++)
+			tio_buf_addf(b, "%s %02x", k ? "," : "", (unsigned char)v->v.s.p[k]);
+		tio_buf_adds(b, " ]");
+		return i + 1;
+	case TIO_FC_STRUCT: {
+		tio_buf_addc(b, '{');
+		uint32_t j = i + 1;
+		int printed = 0;
+		for (uint32_t k = 0; k < v->n; k++) {
+			const char *nm = fc->st.members[k].name;
+			bool skip = false;
+			for (const char *const *f = filter; f && *f && !skip; f++)
+				skip = nm && !strcmp(nm, *f);
+			if (skip) {
+				j = vals[j].end;
+				continue;
+			}
+			if (printed++)
+				tio_buf_addc(b, ',');
+			tio_buf_addc(b, ' ');
+			if (names) {
+				color(p, COLOR_FIELD);
+				tio_buf_adds(b, nm ? nm : "");
+				color(p, COLOR_RST);
+				tio_buf_adds(b, " = ");
+			}
+			j = print_value(p, vals, j, names, NULL);
+		}
+		tio_buf_adds(b, " }");
+		return v->end;
+	}
+	case TIO_FC_ARRAY:
+	case TIO_FC_SEQUENCE: {
+		if (fc->a.text && v->n == 0 && v->v.s.p) {
+			color(p, COLOR_BOLD);
+			print_escaped(b, v->v.s.p, strnlen(v->v.s.p, v->v.s.len));
+			color(p, COLOR_RST);
+			return v->end;
+		}
+		tio_buf_addc(b, '[');
+		uint32_t j = i + 1;
+		for (uint32_t k = 0; k < v->n; k++) {
+			if (k)
+				tio_buf_addc(b, ',');
+			tio_buf_addc(b, ' ');
+			if (names)
+				tio_buf_addf(b, "[%u] = ", k);
+			j = print_value(p, vals, j, names, NULL);
+		}
+		tio_buf_adds(b, " ]");
+		return v->end;
+	}
+	case TIO_FC_VARIANT:
+		tio_buf_adds(b, "{ ");
+		if (v->n)
+			print_value(p, vals, i + 1, names, NULL);
+		tio_buf_adds(b, " }");
+		return v->end;
+	case TIO_FC_OPTIONAL:
+		if (v->n)
+			print_value(p, vals, i + 1, names, NULL);
+		else
+			tio_buf_adds(b, "<none>");
+		return v->end;
+	}
+	return v->end;
+}
+
+static const char *const pkt_ctx_filter[] = {"timestamp_begin", "timestamp_end", "events_discarded",
+					     "content_size",	"packet_size",	 "packet_seq_num",
+					     NULL};
+
+static void print_scope(pretty *p, const tio_msg *m, int scope, const char *scope_name, bool names,
+			const char *const *filter)
+{
+	const tio_val *v = m->scope[scope];
+	if (!v)
+		return;
+	if (!p->start_line)
+		tio_buf_adds(&p->b, ", ");
+	p->start_line = false;
+	if (p->name[N_SCOPE])
+		tio_buf_addf(&p->b, "%s = ", scope_name);
+	print_value(p, m->vals, (uint32_t)(v - m->vals), names, filter);
+}
+
+static const char *env_str(const tio_trace_class *tc, const char *key, char *tmp, size_t n)
+{
+	const tio_kv *kv = tio_trace_class_env(tc, key);
+	if (!kv)
+		return NULL;
+	if (kv->is_int) {
+		snprintf(tmp, n, "%" PRId64, kv->ival);
+		return tmp;
+	}
+	return kv->sval ? kv->sval : "";
+}
+
+static void print_event(pretty *p, const tio_msg *m)
+{
+	tio_buf *b = &p->b;
+	const tio_trace_class *tc = m->stream->trace->tc;
+	const tio_event_class *ec = m->ec;
+	bool hn = p->name[N_HEADER];
+	char tmp[32];
+	p->start_line = true;
+	if (m->has_ts)
+		print_timestamp(p, m);
+	if (p->field[F_TRACE]) {
+		if (hn)
+			tio_buf_adds(b, "trace = ");
+		tio_buf_adds(b, m->stream->trace->name ? m->stream->trace->name : "");
+		if (hn)
+			tio_buf_adds(b, ", ");
+		else
+			tio_buf_adds(b, " ");
+	}
+	bool dom = false;
+	static const struct { int f; const char *key; const char *nm; } env_fields[] = {
+		{F_HOSTNAME, "hostname", "trace:hostname"},
+		{F_DOMAIN, "domain", "trace:domain"},
+		{F_PROCNAME, "procname", "trace:procname"},
+		{F_VPID, "vpid", "trace:vpid"},
+	};
+	for (size_t k = 0; k < TIO_ARRAY_LEN(env_fields); k++) {
+		if (!p->field[env_fields[k].f])
+			continue;
+		const char *s = env_str(tc, env_fields[k].key, tmp, sizeof(tmp));
+		if (!s)
+			continue;
+		if (!p->start_line)
+			tio_buf_adds(b, ", ");
+		else if (dom)
+			tio_buf_addc(b, ':');
+		if (hn)
+			tio_buf_addf(b, "%s = ", env_fields[k].nm);
+		if (env_fields[k].f == F_HOSTNAME)
+			color(p, COLOR_HOST);
+		if (env_fields[k].f == F_VPID)
+			tio_buf_addf(b, "(%s)", s);
+		else
+			tio_buf_adds(b, s);
+		if (env_fields[k].f == F_HOSTNAME)
+			color(p, COLOR_RST);
+		dom = true;
+	}
+	if (dom && !hn)
+		tio_buf_addc(b, ' ');
+	if (dom && hn)
+		tio_buf_adds(b, ", ");
+	if (p->field[F_LOGLEVEL] && ec->loglevel != INT64_MIN) {
+		static const char *const lv[] = {
+			"TRACE_EMERG", "TRACE_ALERT", "TRACE_CRIT", "TRACE_ERR", "TRACE_WARNING",
+			"TRACE_NOTICE", "TRACE_INFO", "TRACE_DEBUG_SYSTEM", "TRACE_DEBUG_PROGRAM",
+			"TRACE_DEBUG_PROCESS", "TRACE_DEBUG_MODULE", "TRACE_DEBUG_UNIT",
+			"TRACE_DEBUG_FUNCTION", "TRACE_DEBUG_LINE", "TRACE_DEBUG"};
+		if (!p->start_line)
+			tio_buf_adds(b, ", ");
+		if (hn)
+			tio_buf_adds(b, "loglevel = ");
+		if (ec->loglevel >= 0 && ec->loglevel < (int64_t)TIO_ARRAY_LEN(lv))
+			tio_buf_addf(b, "%s (%" PRId64 ")", lv[ec->loglevel], ec->loglevel);
+		else
+			tio_buf_addf(b, "%" PRId64, ec->loglevel);
+		p->start_line = false;
+	}
+	if (p->field[F_EMF] && ec->emf_uri) {
+		if (!p->start_line)
+			tio_buf_adds(b, ", ");
+		if (hn)
+			tio_buf_adds(b, "model.emf.uri = ");
+		tio_buf_addf(b, "\"%s\"", ec->emf_uri);
+		p->start_line = false;
+	}
+	if (!p->start_line && !hn)
+		tio_buf_addc(b, ' ');
+	if (hn)
+		tio_buf_adds(b, "name = ");
+	color(p, COLOR_NAME);
+	tio_buf_adds(b, ec->name ? ec->name : "");
+	color(p, COLOR_RST);
+	if (!hn)
+		tio_buf_adds(b, ": ");
+	else
+		tio_buf_adds(b, ", ");
+	p->start_line = true;
+	print_scope(p, m, TIO_SCOPE_PKT_CTX, "stream.packet.context", p->name[N_CONTEXT],
+		    p->verbose ? NULL : pkt_ctx_filter);
+	print_scope(p, m, TIO_SCOPE_EV_COMMON_CTX, "stream.event.context", p->name[N_CONTEXT], NULL);
+	print_scope(p, m, TIO_SCOPE_EV_SPEC_CTX, "event.context", p->name[N_CONTEXT], NULL);
+	print_scope(p, m, TIO_SCOPE_PAYLOAD, "event.fields", p->name[N_PAYLOAD], NULL);
+	tio_buf_addc(b, '\n');
+}
+
+static void fmt_uuid(char *out, const uint8_t *u)
+{
+	sprintf(out, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
+		u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+}
+
+/* babeltrace2's trace name: hostname and the trace's path below the input, joined by '/'. */
+static void trace_name(tio_buf *b, const tio_trace *t)
+{
+	const tio_kv *h = tio_trace_class_env(t->tc, "hostname");
+	const char *rel = t->name ? t->name : "";
+	if (h && !h->is_int && h->sval)
+		tio_buf_adds(b, h->sval);
+	if (h && !h->is_int && h->sval && *rel)
+		tio_buf_addc(b, '/');
+	tio_buf_adds(b, rel);
+}
+
+static void print_discarded(pretty *p, const tio_msg *m)
+{
+	tio_buf w = {0};
+	const tio_stream *s = m->stream;
+	const tio_trace *t = s->trace;
+	bool ev = m->type == TIO_MSG_DISCARDED_EVENTS;
+	const char *what = ev ? "event" : "packet";
+	tio_buf_adds(&w, "WARNING: Tracer discarded ");
+	if (m->count)
+		tio_buf_addf(&w, "%" PRIu64 " %s%s ", m->count, what, m->count == 1 ? "" : "s");
+	else
+		tio_buf_addf(&w, "%ss ", what);
+	if (m->has_range) {
+		tio_buf_adds(&w, "between [");
+		if (p->clock_cycles)
+			tio_buf_addf(&w, "%" PRIu64, m->begin_cycles);
+		else
+			fmt_time(p, &w, m->begin_ns + p->clock_offset_ns);
+		tio_buf_adds(&w, "] and [");
+		if (p->clock_cycles)
+			tio_buf_addf(&w, "%" PRIu64, m->end_cycles);
+		else
+			fmt_time(p, &w, m->end_ns + p->clock_offset_ns);
+		tio_buf_adds(&w, "]");
+	} else {
+		tio_buf_adds(&w, "(unknown time range)");
+	}
+	tio_buf_adds(&w, " in trace \"");
+	trace_name(&w, t);
+	tio_buf_adds(&w, "\" ");
+	if (t->tc->has_uuid) {
+		char u[40];
+		fmt_uuid(u, t->tc->uuid);
+		tio_buf_addf(&w, "(UUID: %s) ", u);
+	} else {
+		tio_buf_adds(&w, "(no UUID) ");
+	}
+	tio_buf_addf(&w, "within stream \"%s\" (stream class ID: %" PRIu64 ", stream ID: %" PRIu64 ").\n",
+		     s->name ? s->name : "", s->sc ? s->sc->id : 0, s->id);
+	fflush(p->base.out);
+	fputs(tio_buf_cstr(&w), p->base.err);
+	tio_buf_free(&w);
+}
+
+static int pretty_consume(tio_sink *s, const tio_msg *m)
+{
+	pretty *p = (pretty *)s;
+	if (m->type == TIO_MSG_EVENT) {
+		print_event(p, m);
+		if (p->b.len >= 65536) {
+			if (fwrite(p->b.p, 1, p->b.len, s->out) != p->b.len)
+				return tio_err_set(TIO_ERR_IO, "write error on output");
+			p->b.len = 0;
+		}
+		return 0;
+	}
+	if (m->type == TIO_MSG_DISCARDED_EVENTS || m->type == TIO_MSG_DISCARDED_PACKETS) {
+		if (p->b.len && fwrite(p->b.p, 1, p->b.len, s->out) != p->b.len)
+			return tio_err_set(TIO_ERR_IO, "write error on output");
+		p->b.len = 0;
+		print_discarded(p, m);
+	}
+	return 0;
+}
+
+static int pretty_finish(tio_sink *s)
+{
+	pretty *p = (pretty *)s;
+	if (p->b.len && fwrite(p->b.p, 1, p->b.len, s->out) != p->b.len)
+		return tio_err_set(TIO_ERR_IO, "write error on output");
+	p->b.len = 0;
+	return fflush(s->out) ? tio_err_set(TIO_ERR_IO, "write error on output") : 0;
+}
+
+static void pretty_fini(tio_sink *s)
+{
+	pretty *p = (pretty *)s;
+	tio_buf_free(&p->b);
+}
+
+const tio_sink_ops tio_sink_pretty_ops = {
+	.name = "babeltrace",
+	.size = sizeof(pretty),
+	.init = pretty_init,
+	.set = pretty_set,
+	.consume = pretty_consume,
+	.finish = pretty_finish,
+	.fini = pretty_fini,
+};
