@@ -252,6 +252,7 @@ void tio_trace_class_free(tio_trace_class *tc)
 		tio_stream_class_free(tc->scs[i]);
 	free(tc->scs);
 	kvs_free(tc->env, tc->nenv);
+	kvs_free(tc->tables, tc->ntables);
 	free(tc);
 }
 
@@ -274,6 +275,14 @@ void tio_stream_class_sort(tio_stream_class *sc)
 {
 	if (sc->necs > 1)
 		qsort(sc->ecs, sc->necs, sizeof(*sc->ecs), ec_cmp);
+}
+
+const tio_kv *tio_trace_class_table(const tio_trace_class *tc, const char *key)
+{
+	for (uint32_t i = 0; i < tc->ntables; i++)
+		if (!strcmp(tc->tables[i].key, key))
+			return &tc->tables[i];
+	return NULL;
 }
 
 tio_event_class *tio_stream_class_find_ec(const tio_stream_class *sc, uint64_t id)

@@ -211,6 +211,14 @@ typedef struct tio_trace_class {
 	tio_kv *env;
 	uint32_t nenv;
 	void *user;
+	/*
+	 * Named side tables of the trace that are neither metadata nor events
+	 * (trace.dat: "kallsyms", "printk_formats", "saved_cmdlines"): the text
+	 * as the tracer saved it, for sinks that resolve addresses or process
+	 * names.  Kept apart from env so that env stays small.  May be empty.
+	 */
+	tio_kv *tables;
+	uint32_t ntables;
 } tio_trace_class;
 
 /* ---------------------------------------------------------------- values */
@@ -235,7 +243,8 @@ typedef struct tio_val {
 			uint64_t len; /* bytes, without the terminating NUL */
 		} s;
 		const uint8_t *big; /* INT wider than 64 bits: the raw bits (see fc->i.byte_order) */
-	} v;
+	} v;	/* ARRAY of byte-aligned elements: a reader may set v.s to the array's
+		   bytes in the input (v.s.p NULL when it does not) */
 	uint32_t opt;	/* VARIANT: index of the chosen option */
 } tio_val;
 
@@ -281,6 +290,13 @@ typedef struct tio_msg {
 	const tio_val *vals; /* owned by the stream; valid until its next message */
 	uint32_t nvals;
 	uint64_t offset;     /* byte offset of the record in its file (for errors, `check`) */
+	/*
+	 * EVENT: the record's bytes as stored, when the reader has them as one
+	 * span (trace.dat: the event data after the ring-buffer header, common
+	 * fields included); NULL otherwise.  Valid as long as `vals`.
+	 */
+	const uint8_t *raw;
+	uint64_t raw_len;
 } tio_msg;
 
 /* ---------------------------------------------------------------- streams and traces */
@@ -344,6 +360,8 @@ void tio_event_class_free(tio_event_class *ec);
 void tio_stream_class_free(tio_stream_class *sc);
 void tio_trace_class_free(tio_trace_class *tc);
 const tio_kv *tio_trace_class_env(const tio_trace_class *tc, const char *key);
+/* A side table by name (see tio_trace_class.tables), NULL if absent. */
+const tio_kv *tio_trace_class_table(const tio_trace_class *tc, const char *key);
 tio_event_class *tio_stream_class_find_ec(const tio_stream_class *sc, uint64_t id);
 void tio_stream_class_sort(tio_stream_class *sc);
 tio_stream_class *tio_trace_class_find_sc(const tio_trace_class *tc, uint64_t id);
