@@ -441,22 +441,43 @@ static uint32_t print_value(pretty *p, const tio_val *vals, uint32_t i, bool nam
 	return v->end;
 }
 
-static const char *const pkt_ctx_filter[] = {"timestamp_begin", "timestamp_end", "events_discarded",
-					     "content_size",	"packet_size",	 "packet_seq_num",
-					     NULL};
+
+/*
+ * babeltrace2 keeps only fields without a meaning (role) in its packet
+ * contexts: sizes, timestamps, counters are not shown, and a context left
+ * empty is not printed at all.
+ */
+static bool role_free_member(const tio_fc *st, uint32_t k)
+{
+	return st->st.members[k].fc->role == TIO_ROLE_NONE;
+}
 
 static void print_scope(pretty *p, const tio_msg *m, int scope, const char *scope_name, bool names,
-			const char *const *filter)
+			bool filter_roles)
 {
 	const tio_val *v = m->scope[scope];
 	if (!v)
 		return;
+	const char *skip[64];
+	size_t nskip = 0;
+	if (filter_roles && v->fc->kind == TIO_FC_STRUCT) {
+		uint32_t kept = 0;
+		for (uint32_t k = 0; k < v->fc->st.nmembers; k++) {
+			if (role_free_member(v->fc, k))
+				kept++;
+			else if (nskip < TIO_ARRAY_LEN(skip) - 1)
+				skip[nskip++] = v->fc->st.members[k].name;
+		}
+		if (!kept)
+			return;
+	}
+	skip[nskip] = NULL;
 	if (!p->start_line)
 		tio_buf_adds(&p->b, ", ");
 	p->start_line = false;
 	if (p->name[N_SCOPE])
 		tio_buf_addf(&p->b, "%s = ", scope_name);
-	print_value(p, m->vals, (uint32_t)(v - m->vals), names, filter);
+	print_value(p, m->vals, (uint32_t)(v - m->vals), names, nskip ? skip : NULL);
 }
 
 static const char *env_str(const tio_trace_class *tc, const char *key, char *tmp, size_t n)
@@ -559,11 +580,10 @@ static void print_event(pretty *p, const tio_msg *m)
 	else
 		tio_buf_adds(b, ", ");
 	p->start_line = true;
-	print_scope(p, m, TIO_SCOPE_PKT_CTX, "stream.packet.context", p->name[N_CONTEXT],
-		    p->verbose ? NULL : pkt_ctx_filter);
-	print_scope(p, m, TIO_SCOPE_EV_COMMON_CTX, "stream.event.context", p->name[N_CONTEXT], NULL);
-	print_scope(p, m, TIO_SCOPE_EV_SPEC_CTX, "event.context", p->name[N_CONTEXT], NULL);
-	print_scope(p, m, TIO_SCOPE_PAYLOAD, "event.fields", p->name[N_PAYLOAD], NULL);
+	print_scope(p, m, TIO_SCOPE_PKT_CTX, "stream.packet.context", p->name[N_CONTEXT], !p->verbose);
+	print_scope(p, m, TIO_SCOPE_EV_COMMON_CTX, "stream.event.context", p->name[N_CONTEXT], false);
+	print_scope(p, m, TIO_SCOPE_EV_SPEC_CTX, "event.context", p->name[N_CONTEXT], false);
+	print_scope(p, m, TIO_SCOPE_PAYLOAD, "event.fields", p->name[N_PAYLOAD], false);
 	tio_buf_addc(b, '\n');
 }
 
