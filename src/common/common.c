@@ -233,6 +233,18 @@ int tio_map_open(tio_map *m, const char *path)
 	return 0;
 }
 
+void tio_map_release(tio_map *m, uint64_t upto)
+{
+	static long page;
+	if (!page)
+		page = sysconf(_SC_PAGESIZE);
+	uint64_t end = upto & ~(uint64_t)(page - 1);
+	if (m->p && end > m->released && end <= m->size) {
+		madvise((void *)(m->p + m->released), end - m->released, MADV_DONTNEED);
+		m->released = end;
+	}
+}
+
 void tio_map_close(tio_map *m)
 {
 	if (m->p)

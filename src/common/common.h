@@ -77,10 +77,17 @@ typedef struct tio_map {
 	const uint8_t *p;
 	uint64_t size;
 	char *path;
+	uint64_t released; /* bytes before this were handed back (tio_map_release) */
 } tio_map;
 
 int tio_map_open(tio_map *m, const char *path);
 void tio_map_close(tio_map *m);
+/*
+ * Tell the kernel the bytes before `upto` will not be read again, so that
+ * resident memory stays flat however big the file is (pages are dropped,
+ * and read again from the file if they ever are).
+ */
+void tio_map_release(tio_map *m, uint64_t upto);
 
 /* Read a whole (small) file into a malloc'd NUL-terminated buffer. */
 int tio_read_file(const char *path, char **out, size_t *len);

@@ -346,6 +346,7 @@ static int run(dec *d, const plan *p, uint32_t i, int depth)
 		break;
 	case OP_ARRAY:
 		d->vals[vi].n = in->n;
+		d->vals[vi].v.s.p = NULL;
 		r = run_repeat(d, p, i, in->n, depth);
 		break;
 	case OP_SEQ: {
@@ -353,6 +354,7 @@ static int run(dec *d, const plan *p, uint32_t i, int depth)
 		if (len > UINT32_MAX)
 			return dec_err(d, p, i, "sequence length %llu too large", (unsigned long long)len);
 		d->vals[vi].n = (uint32_t)len;
+		d->vals[vi].v.s.p = NULL;
 		r = run_repeat(d, p, i, len, depth);
 		break;
 	}
@@ -621,6 +623,7 @@ static int decode_event(ctf_stream *s)
 static void next_packet(ctf_stream *s)
 {
 	s->pkt_off += s->pkt_bits / 8;
+	tio_map_release(&s->files[s->cur].map, s->pkt_off);
 	s->state = ST_NEED_PACKET;
 }
 
