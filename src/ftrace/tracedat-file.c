@@ -1,0 +1,888 @@
+/*
+ * trace.dat container, versions 6 and 7 (trace-cmd.dat(5); the v7 part is
+ * ../shared/seeds/003_d359d8e8b359e63d.txt):
+ *
+ *   "\x17\x08\x44tracing" "<version>\0" endian(1) long_size(1) page_size(u32)
+ *   v6: header_page/header_event, ftrace formats, event formats, kallsyms,
+ *       printk formats, saved cmdlines, cpus(u32), "options  \0" + options
+ *       (ended by id 0), "flyrecord\0" + per CPU (offset u64, size u64) or
+ *       "latency  \0" + text;
+ *   v7: "<compression>\0<version>\0" first_options(u64); sections anywhere,
+ *       each: id(u16) flags(u16) string id(u32) size(u64) [compressed:
+ *       csize(u32) usize(u32)] data; options sections chained by DONE.
+ *
+ * Everything is read from one read-only mapping; only compressed sections
+ * and chunks are copied out (decompressed).
+ */
+#include <stdlib.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "ftrace/tracedat.h"
+
+static const char MAGIC[10] = {0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g'};
+
+enum {
+	SEC_OPTIONS = 0,
+	SEC_FLYRECORD = 3,
+	SEC_STRINGS = 15,
+	SEC_HEADER = 16,
+	SEC_FTRACE = 17,
+	SEC_EVENTS = 18,
+	SEC_KALLSYMS = 19,
+	SEC_PRINTK = 20,
+	SEC_CMDLINES = 21,
+};
+
+enum {
+	OPT_DONE = 0, OPT_DATE, OPT_CPUSTAT, OPT_BUFFER, OPT_TRACECLOCK, OPT_UNAME, OPT_HOOK,
+	OPT_OFFSET, OPT_CPUCOUNT, OPT_VERSION, OPT_PROCMAPS, OPT_TRACEID, OPT_TIME_SHIFT,
+	OPT_GUEST, OPT_TSC2NSEC, OPT_STRINGS, OPT_HEADER_INFO, OPT_FTRACE_EVENTS,
+	OPT_EVENT_FORMATS, OPT_KALLSYMS, OPT_PRINTK, OPT_CMDLINES, OPT_BUFFER_TEXT,
+};
+
+/* A bounded reader over a section's bytes; errors name file, offset and section. */
+typedef struct rd {
+	td_file *f;
+	const uint8_t *base, *p, *end;
+	uint64_t file_off; /* file offset of base (decompressed sections: of the section) */
+	bool copy;	   /* base is a decompressed copy: offsets are approximate */
+	const char *sect;
+} rd;
+
+static int rd_err(rd *r, const char *what)
+{
+	uint64_t at = r->file_off + (r->copy ? 0 : (uint64_t)(r->p - r->base));
+	return tio_err_set(TIO_ERR_FORMAT, "%s@0x%llx: section %s%s: %s", r->f->path,
+			   (unsigned long long)at, r->sect, r->copy ? " (decompressed)" : "", what);
+}
+
+static int rd_need(rd *r, uint64_t n)
+{
+	if ((uint64_t)(r->end - r->p) < n)
+		return rd_err(r, "truncated");
+	return 0;
+}
+
+static int rd_u16(rd *r, uint16_t *v)
+{
+	if (rd_need(r, 2))
+		return TIO_ERR_FORMAT;
+	*v = td_u16(r->f, r->p);
+	r->p += 2;
+	return 0;
+}
+
+static int rd_u32(rd *r, uint32_t *v)
+{
+	if (rd_need(r, 4))
+		return TIO_ERR_FORMAT;
+	*v = td_u32(r->f, r->p);
+	r->p += 4;
+	return 0;
+}
+
+static int rd_u64(rd *r, uint64_t *v)
+{
+	if (rd_need(r, 8))
+		return TIO_ERR_FORMAT;
+	*v = td_u64(r->f, r->p);
+	r->p += 8;
+	return 0;
+}
+
+static int rd_str(rd *r, const char **s, size_t *len)
+{
+	const uint8_t *z = memchr(r->p, 0, (size_t)(r->end - r->p));
+	*s = "";
+	if (!z)
+		return rd_err(r, "unterminated string");
+	*s = (const char *)r->p;
+	if (len)
+		*len = (size_t)(z - r->p);
+	r->p = z + 1;
+	return 0;
+}
+
+static int rd_bytes(rd *r, uint64_t n, const uint8_t **b)
+{
+	*b = NULL;
+	if (rd_need(r, n))
+		return TIO_ERR_FORMAT;
+	*b = r->p;
+	r->p += n;
+	return 0;
+}
+
+int td_decompress(const td_file *f, const uint8_t *src, uint64_t csize, uint8_t *dst,
+		  uint64_t usize)
+{
+	if (!strcmp(f->comp, "zstd")) {
+		size_t r = ZSTD_decompress(dst, usize, src, csize);
+		if (ZSTD_isError(r))
+			return tio_err_set(TIO_ERR_FORMAT, "zstd: %s", ZSTD_getErrorName(r));
+		if (r != usize)
+			return tio_err_set(TIO_ERR_FORMAT, "zstd: %zu bytes instead of %llu", r,
+					   (unsigned long long)usize);
+		return 0;
+	}
+	if (!strcmp(f->comp, "zlib")) {
+		uLongf dl = (uLongf)usize;
+		int r = uncompress(dst, &dl, src, (uLong)csize);
+		if (r != Z_OK)
+			return tio_err_set(TIO_ERR_FORMAT, "zlib: error %d", r);
+		if (dl != usize)
+			return tio_err_set(TIO_ERR_FORMAT, "zlib: %lu bytes instead of %llu",
+					   (unsigned long)dl, (unsigned long long)usize);
+		return 0;
+	}
+	return tio_err_set(TIO_ERR_UNSUPPORTED, "unknown compression '%s'", f->comp);
+}
+
+/* ---------------------------------------------------------------- the trace being built */
+
+typedef struct td_open {
+	td_file *f;
+	tio_trace *t;
+	tio_trace_class *tc;
+	/* v7 section offsets from options */
+	uint64_t sec[32];
+	bool have[32];
+	char *clock; /* from TRACECLOCK: the one in [brackets] */
+	tio_buf strings;
+} td_open;
+
+static int env_add(tio_kv **kv, uint32_t *n, const char *key, const char *s, size_t sl, bool is_int,
+		   int64_t iv)
+{
+	tio_kv *nk = tio_realloc(*kv, (*n + 1) * sizeof(tio_kv));
+	if (!nk)
+		return TIO_ERR_NOMEM;
+	*kv = nk;
+	tio_kv *e = &nk[*n];
+	memset(e, 0, sizeof(*e));
+	e->key = tio_strdup(key);
+	e->is_int = is_int;
+	e->ival = iv;
+	if (!is_int)
+		e->sval = tio_strndup(s ? s : "", s ? sl : 0);
+	if (!e->key || (!is_int && !e->sval)) {
+		free(e->key);
+		free(e->sval);
+		return TIO_ERR_NOMEM;
+	}
+	(*n)++;
+	return 0;
+}
+
+static int env_str(td_open *o, const char *key, const char *s, size_t sl)
+{
+	/* strip trailing NULs/newlines */
+	while (sl && (s[sl - 1] == 0 || s[sl - 1] == '\n'))
+		sl--;
+	return env_add(&o->tc->env, &o->tc->nenv, key, s, strnlen(s, sl), false, 0);
+}
+
+static int env_int(td_open *o, const char *key, int64_t v)
+{
+	return env_add(&o->tc->env, &o->tc->nenv, key, NULL, 0, true, v);
+}
+
+static int table_add(td_open *o, const char *key, const uint8_t *s, uint64_t len)
+{
+	return env_add(&o->tc->tables, &o->tc->ntables, key, (const char *)s, strnlen((const char *)s, len),
+		       false, 0);
+}
+
+/* header_page: where the commit and data are (offsets/sizes from the text). */
+static void parse_header_page(td_file *f, const char *t, size_t len)
+{
+	f->hp_ts_off = 0;
+	f->hp_commit_off = 8;
+	f->hp_commit_size = f->long_size;
+	f->hp_data_off = 8 + f->long_size;
+	const char *p = t, *end = t + len;
+	while (p < end) {
+		const char *e = memchr(p, '\n', (size_t)(end - p));
+		if (!e)
+			e = end;
+		const char *fl = memchr(p, ':', (size_t)(e - p));
+		char line[256];
+		size_t ll = (size_t)(e - p) < sizeof(line) - 1 ? (size_t)(e - p) : sizeof(line) - 1;
+		memcpy(line, p, ll);
+		line[ll] = 0;
+		const char *off = strstr(line, "offset:"), *size = strstr(line, "size:");
+		if (fl && off && size) {
+			unsigned o = (unsigned)strtoul(off + 7, NULL, 0);
+			unsigned sz = (unsigned)strtoul(size + 5, NULL, 0);
+			char *semi = strchr(line, ';');
+			if (semi) {
+				*semi = 0;
+				const char *nm = semi;
+				while (nm > line && nm[-1] != ' ' && nm[-1] != '\t')
+					nm--;
+				if (!strcmp(nm, "timestamp"))
+					f->hp_ts_off = o;
+				else if (!strcmp(nm, "commit")) {
+					f->hp_commit_off = o;
+					if (sz == 4 || sz == 8)
+						f->hp_commit_size = sz;
+				} else if (!strcmp(nm, "data"))
+					f->hp_data_off = o;
+			}
+		}
+		p = e < end ? e + 1 : end;
+	}
+}
+
+static int sec_header(td_open *o, rd *r)
+{
+	const char *s;
+	uint64_t sz;
+	const uint8_t *b;
+	if (rd_str(r, &s, NULL) || strcmp(s, "header_page"))
+		return rd_err(r, "expected \"header_page\"");
+	if (rd_u64(r, &sz) || rd_bytes(r, sz, &b))
+		return TIO_ERR_FORMAT;
+	parse_header_page(o->f, (const char *)b, sz);
+	if (rd_str(r, &s, NULL) || strcmp(s, "header_event"))
+		return rd_err(r, "expected \"header_event\"");
+	if (rd_u64(r, &sz) || rd_bytes(r, sz, &b))
+		return TIO_ERR_FORMAT;
+	return 0;
+}
+
+static int add_format(td_open *o, rd *r, const char *sys, const uint8_t *text, uint64_t len)
+{
+	td_file *f = o->f;
+	tio_event_class *ec;
+	int e = td_parse_format(f, sys, (const char *)text, len, &ec, &f->common_fc);
+	if (e)
+		return e == TIO_ERR_NOMEM ? e : tio_err_push(e, "%s: section %s", f->path, r->sect);
+	if (tio_grow(&f->ecs, &(size_t){f->necs}, f->necs + 1, sizeof(*f->ecs))) {
+		td_ec_free_user(ec);
+		tio_event_class_free(ec);
+		return TIO_ERR_NOMEM;
+	}
+	f->ecs[f->necs++] = ec;
+	return 0;
+}
+
+static int sec_ftrace(td_open *o, rd *r)
+{
+	uint32_t n;
+	if (rd_u32(r, &n))
+		return TIO_ERR_FORMAT;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t sz;
+		const uint8_t *b;
+		if (rd_u64(r, &sz) || rd_bytes(r, sz, &b))
+			return TIO_ERR_FORMAT;
+		int e = add_format(o, r, "ftrace", b, sz);
+		if (e)
+			return e;
+	}
+	return 0;
+}
+
+static int sec_events(td_open *o, rd *r)
+{
+	uint32_t nsys;
+	if (rd_u32(r, &nsys))
+		return TIO_ERR_FORMAT;
+	for (uint32_t i = 0; i < nsys; i++) {
+		const char *sys;
+		uint32_t n;
+		if (rd_str(r, &sys, NULL) || rd_u32(r, &n))
+			return TIO_ERR_FORMAT;
+		for (uint32_t j = 0; j < n; j++) {
+			uint64_t sz;
+			const uint8_t *b;
+			if (rd_u64(r, &sz) || rd_bytes(r, sz, &b))
+				return TIO_ERR_FORMAT;
+			int e = add_format(o, r, sys, b, sz);
+			if (e)
+				return e;
+		}
+	}
+	return 0;
+}
+
+static int sec_text32(td_open *o, rd *r, const char *table)
+{
+	uint32_t sz;
+	const uint8_t *b;
+	if (rd_u32(r, &sz) || rd_bytes(r, sz, &b))
+		return TIO_ERR_FORMAT;
+	return table_add(o, table, b, sz);
+}
+
+static int sec_cmdlines(td_open *o, rd *r)
+{
+	uint64_t sz;
+	const uint8_t *b;
+	if (rd_u64(r, &sz) || rd_bytes(r, sz, &b))
+		return TIO_ERR_FORMAT;
+	return table_add(o, "saved_cmdlines", b, sz);
+}
+
+static int add_buffer(td_open *o, td_buffer **out)
+{
+	td_file *f = o->f;
+	td_buffer *nb = tio_realloc(f->bufs, (f->nbufs + 1) * sizeof(td_buffer));
+	if (!nb)
+		return TIO_ERR_NOMEM;
+	f->bufs = nb;
+	*out = &nb[f->nbufs++];
+	memset(*out, 0, sizeof(**out));
+	return 0;
+}
+
+/* v6 CPU table: ncpus x (offset u64, size u64), CPU ids 0..n-1. */
+static int read_cpu_table(td_open *o, rd *r, td_buffer *b, uint32_t ncpus)
+{
+	if (ncpus > 65536)
+		return rd_err(r, "too many CPUs");
+	b->cpus = tio_calloc(ncpus ? ncpus : 1, sizeof(td_cpu));
+	if (!b->cpus)
+		return TIO_ERR_NOMEM;
+	for (uint32_t i = 0; i < ncpus; i++) {
+		b->cpus[i].cpu = i;
+		if (rd_u64(r, &b->cpus[i].offset) || rd_u64(r, &b->cpus[i].size))
+			return TIO_ERR_FORMAT;
+		b->ncpus++;
+	}
+	return 0;
+}
+
+static int handle_option(td_open *o, rd *r, uint16_t id, const uint8_t *d, uint32_t size)
+{
+	td_file *f = o->f;
+	rd s = {.f = f, .base = d, .p = d, .end = d + size, .file_off = r->file_off, .copy = r->copy,
+		.sect = "options"};
+	if (!r->copy)
+		s.file_off = r->file_off + (uint64_t)(d - r->base);
+	s.base = d;
+	switch (id) {
+	case OPT_DATE:
+		return env_str(o, "date", (const char *)d, size);
+	case OPT_UNAME:
+		return env_str(o, "uname", (const char *)d, size);
+	case OPT_VERSION:
+		return env_str(o, "tracer_version", (const char *)d, size);
+	case OPT_TRACECLOCK: {
+		const char *lb = memchr(d, '[', size);
+		const char *rb = lb ? memchr(lb, ']', size - (size_t)((const uint8_t *)lb - d)) : NULL;
+		if (lb && rb) {
+			free(o->clock);
+			o->clock = tio_strndup(lb + 1, (size_t)(rb - lb - 1));
+			if (!o->clock)
+				return TIO_ERR_NOMEM;
+		}
+		return env_str(o, "trace_clocks", (const char *)d, size);
+	}
+	case OPT_OFFSET: {
+		char tmp[64];
+		size_t l = size < sizeof(tmp) - 1 ? size : sizeof(tmp) - 1;
+		memcpy(tmp, d, l);
+		tmp[l] = 0;
+		f->ts_offset += strtoll(tmp, NULL, 0);
+		return 0;
+	}
+	case OPT_CPUCOUNT: {
+		uint32_t n;
+		if (rd_u32(&s, &n))
+			return TIO_ERR_FORMAT;
+		f->ncpus = n;
+		return 0;
+	}
+	case OPT_TRACEID: {
+		uint64_t v;
+		if (rd_u64(&s, &v))
+			return TIO_ERR_FORMAT;
+		return env_int(o, "trace_id", (int64_t)v);
+	}
+	case OPT_BUFFER: {
+		uint64_t off;
+		const char *name, *clock = NULL;
+		td_buffer *b;
+		if (rd_u64(&s, &off) || rd_str(&s, &name, NULL))
+			return TIO_ERR_FORMAT;
+		if (f->version >= 7 && rd_str(&s, &clock, NULL))
+			return TIO_ERR_FORMAT;
+		int e = add_buffer(o, &b);
+		if (e)
+			return e;
+		b->name = tio_strdup(name);
+		b->clock = clock ? tio_strdup(clock) : NULL;
+		b->page_size = f->page_size;
+		if (!b->name || (clock && !b->clock))
+			return TIO_ERR_NOMEM;
+		if (f->version < 7) {
+			/* v6: the CPU table is at `off`, maybe behind "flyrecord\0" */
+			if (off > f->map.size)
+				return rd_err(&s, "BUFFER option offset past the end of the file");
+			rd c = {.f = f, .base = f->map.p + off, .p = f->map.p + off,
+				.end = f->map.p + f->map.size, .file_off = off, .sect = "flyrecord"};
+			if (c.end - c.p >= 10 && !memcmp(c.p, "flyrecord", 10))
+				c.p += 10;
+			return read_cpu_table(o, &c, b, f->ncpus);
+		}
+		uint32_t ps, n;
+		if (rd_u32(&s, &ps) || rd_u32(&s, &n))
+			return TIO_ERR_FORMAT;
+		if (ps >= 64 && ps <= (1u << 24))
+			b->page_size = ps;
+		if (n > 65536)
+			return rd_err(&s, "BUFFER option: too many CPUs");
+		b->cpus = tio_calloc(n ? n : 1, sizeof(td_cpu));
+		if (!b->cpus)
+			return TIO_ERR_NOMEM;
+		for (uint32_t i = 0; i < n; i++) {
+			if (rd_u32(&s, &b->cpus[i].cpu) || rd_u64(&s, &b->cpus[i].offset) ||
+			    rd_u64(&s, &b->cpus[i].size))
+				return TIO_ERR_FORMAT;
+			b->ncpus++;
+		}
+		/* the flyrecord section header says whether the data is compressed */
+		if (off > f->map.size || f->map.size - off < 16)
+			return rd_err(&s, "BUFFER option: flyrecord section past the end of the file");
+		uint16_t flags = td_u16(f, f->map.p + off + 2);
+		b->compressed = (flags & 1) != 0;
+		return 0;
+	}
+	case OPT_HEADER_INFO:
+	case OPT_FTRACE_EVENTS:
+	case OPT_EVENT_FORMATS:
+	case OPT_KALLSYMS:
+	case OPT_PRINTK:
+	case OPT_CMDLINES: {
+		uint64_t off;
+		if (rd_u64(&s, &off))
+			return TIO_ERR_FORMAT;
+		o->sec[id] = off;
+		o->have[id] = true;
+		return 0;
+	}
+	case OPT_BUFFER_TEXT:
+		return env_int(o, "latency_buffer", 1);
+	default:
+		return 0; /* CPUSTAT, HOOK, PROCMAPS, TIME_SHIFT, GUEST, TSC2NSEC: not needed to read */
+	}
+}
+
+/* v6: options up to id 0.  v7: options up to DONE, whose data is the next section. */
+static int read_options(td_open *o, rd *r, uint64_t *next)
+{
+	*next = 0;
+	for (int guard = 0; guard < 100000; guard++) {
+		uint16_t id;
+		uint32_t size;
+		const uint8_t *d;
+		if (rd_u16(r, &id))
+			return TIO_ERR_FORMAT;
+		if (id == OPT_DONE && o->f->version < 7)
+			return 0;
+		if (rd_u32(r, &size) || rd_bytes(r, size, &d))
+			return TIO_ERR_FORMAT;
+		if (id == OPT_DONE) {
+			if (size >= 8)
+				*next = td_u64(o->f, d);
+			return 0;
+		}
+		int e = handle_option(o, r, id, d, size);
+		if (e)
+			return e;
+	}
+	return rd_err(r, "too many options");
+}
+
+static const char *sec_name(uint16_t id)
+{
+	switch (id) {
+	case SEC_OPTIONS: return "options";
+	case SEC_FLYRECORD: return "flyrecord";
+	case SEC_STRINGS: return "strings";
+	case SEC_HEADER: return "header info";
+	case SEC_FTRACE: return "ftrace events";
+	case SEC_EVENTS: return "event formats";
+	case SEC_KALLSYMS: return "kallsyms";
+	case SEC_PRINTK: return "printk";
+	case SEC_CMDLINES: return "cmdlines";
+	}
+	return "unknown";
+}
+
+/* Open a v7 section at `off` expecting id `want`: *r views its (decompressed) data. */
+static int open_section(td_open *o, uint64_t off, uint16_t want, rd *r, uint8_t **copy)
+{
+	td_file *f = o->f;
+	*copy = NULL;
+	rd h = {.f = f, .base = f->map.p, .p = f->map.p, .end = f->map.p + f->map.size,
+		.sect = sec_name(want)};
+	if (off > f->map.size) {
+		h.p = h.end;
+		return tio_err_set(TIO_ERR_FORMAT, "%s@0x%llx: section %s: offset past the end of the file",
+				   f->path, (unsigned long long)off, sec_name(want));
+	}
+	h.p = f->map.p + off;
+	uint16_t id, flags;
+	uint32_t strid;
+	uint64_t size;
+	if (rd_u16(&h, &id) || rd_u16(&h, &flags) || rd_u32(&h, &strid) || rd_u64(&h, &size))
+		return TIO_ERR_FORMAT;
+	if (id != want)
+		return tio_err_set(TIO_ERR_FORMAT, "%s@0x%llx: section %s: header says section id %u",
+				   f->path, (unsigned long long)off, sec_name(want), id);
+	const uint8_t *d;
+	if (rd_bytes(&h, size, &d))
+		return TIO_ERR_FORMAT;
+	*r = (rd){.f = f, .base = d, .p = d, .end = d + size, .file_off = off + 16, .sect = sec_name(want)};
+	if (!(flags & 1))
+		return 0;
+	uint32_t cs, us;
+	if (rd_u32(r, &cs) || rd_u32(r, &us))
+		return TIO_ERR_FORMAT;
+	if (cs > (uint64_t)(r->end - r->p))
+		return rd_err(r, "compressed size larger than the section");
+	if (us > (1u << 30))
+		return rd_err(r, "uncompressed size too large");
+	uint8_t *buf = tio_malloc(us ? us : 1);
+	if (!buf)
+		return TIO_ERR_NOMEM;
+	int e = td_decompress(f, r->p, cs, buf, us);
+	if (e) {
+		free(buf);
+		return tio_err_push(e, "%s@0x%llx: section %s", f->path, (unsigned long long)off,
+				    sec_name(want));
+	}
+	*copy = buf;
+	*r = (rd){.f = f, .base = buf, .p = buf, .end = buf + us, .file_off = off, .copy = true,
+		  .sect = sec_name(want)};
+	return 0;
+}
+
+static int read_v7(td_open *o, rd *r)
+{
+	td_file *f = o->f;
+	const char *cname, *cver;
+	if (rd_str(r, &cname, NULL) || rd_str(r, &cver, NULL))
+		return TIO_ERR_FORMAT;
+	snprintf(f->comp, sizeof(f->comp), "%s", cname);
+	int e = env_str(o, "compression", cname, strlen(cname));
+	if (e)
+		return e;
+	if (strcmp(f->comp, "none") && strcmp(f->comp, "zstd") && strcmp(f->comp, "zlib"))
+		return tio_err_set(TIO_ERR_UNSUPPORTED, "%s@0x%llx: unknown compression '%s'", f->path,
+				   (unsigned long long)(r->p - r->base), f->comp);
+	uint64_t opt;
+	if (rd_u64(r, &opt))
+		return TIO_ERR_FORMAT;
+	for (int n = 0; opt && n < 1000; n++) {
+		rd s;
+		uint8_t *copy;
+		e = open_section(o, opt, SEC_OPTIONS, &s, &copy);
+		if (!e)
+			e = read_options(o, &s, &opt);
+		free(copy);
+		if (e)
+			return e;
+	}
+	static const struct {
+		int opt;
+		uint16_t sec;
+	} secs[] = {{OPT_HEADER_INFO, SEC_HEADER}, {OPT_FTRACE_EVENTS, SEC_FTRACE},
+		    {OPT_EVENT_FORMATS, SEC_EVENTS}, {OPT_KALLSYMS, SEC_KALLSYMS},
+		    {OPT_PRINTK, SEC_PRINTK},	     {OPT_CMDLINES, SEC_CMDLINES}};
+	if (!o->have[OPT_HEADER_INFO])
+		return tio_err_set(TIO_ERR_FORMAT, "%s: no HEADER_INFO option (section 16)", f->path);
+	for (size_t i = 0; i < TIO_ARRAY_LEN(secs); i++) {
+		if (!o->have[secs[i].opt])
+			continue;
+		rd s;
+		uint8_t *copy;
+		e = open_section(o, o->sec[secs[i].opt], secs[i].sec, &s, &copy);
+		if (!e) {
+			switch (secs[i].sec) {
+			case SEC_HEADER: e = sec_header(o, &s); break;
+			case SEC_FTRACE: e = sec_ftrace(o, &s); break;
+			case SEC_EVENTS: e = sec_events(o, &s); break;
+			case SEC_KALLSYMS: e = sec_text32(o, &s, "kallsyms"); break;
+			case SEC_PRINTK: e = sec_text32(o, &s, "printk_formats"); break;
+			case SEC_CMDLINES: e = sec_cmdlines(o, &s); break;
+			}
+		}
+		free(copy);
+		if (e)
+			return e;
+	}
+	/* the top instance (name "") first, as trace-cmd lists it */
+	for (uint32_t i = 1; i < f->nbufs; i++) {
+		if (f->bufs[i].name[0])
+			continue;
+		td_buffer top = f->bufs[i];
+		memmove(&f->bufs[1], &f->bufs[0], i * sizeof(td_buffer));
+		f->bufs[0] = top;
+		break;
+	}
+	if (!f->ncpus) {
+		for (uint32_t i = 0; i < f->nbufs; i++)
+			for (uint32_t j = 0; j < f->bufs[i].ncpus; j++)
+				if (f->bufs[i].cpus[j].cpu + 1 > f->ncpus)
+					f->ncpus = f->bufs[i].cpus[j].cpu + 1;
+	}
+	return 0;
+}
+
+static int read_v6(td_open *o, rd *r)
+{
+	td_file *f = o->f;
+	snprintf(f->comp, sizeof(f->comp), "none");
+	int e;
+	r->sect = "header info";
+	if ((e = sec_header(o, r)))
+		return e;
+	r->sect = "ftrace events";
+	if ((e = sec_ftrace(o, r)))
+		return e;
+	r->sect = "event formats";
+	if ((e = sec_events(o, r)))
+		return e;
+	r->sect = "kallsyms";
+	if ((e = sec_text32(o, r, "kallsyms")))
+		return e;
+	r->sect = "printk";
+	if ((e = sec_text32(o, r, "printk_formats")))
+		return e;
+	r->sect = "cmdlines";
+	if ((e = sec_cmdlines(o, r)))
+		return e;
+	r->sect = "cpus";
+	if ((e = rd_u32(r, &f->ncpus)))
+		return e;
+	td_buffer *top;
+	if ((e = add_buffer(o, &top)))
+		return e;
+	top->name = tio_strdup("");
+	top->page_size = f->page_size;
+	if (!top->name)
+		return TIO_ERR_NOMEM;
+	for (;;) {
+		const uint8_t *tag;
+		r->sect = "options";
+		if (rd_bytes(r, 10, &tag))
+			return e = TIO_ERR_FORMAT;
+		if (!memcmp(tag, "options  ", 10)) {
+			uint64_t next;
+			/* BUFFER options of v6 append buffers: keep the top one first */
+			if ((e = read_options(o, r, &next)))
+				return e;
+			top = &f->bufs[0];
+			continue;
+		}
+		if (!memcmp(tag, "latency  ", 10)) {
+			return env_int(o, "latency_buffer", 1);
+		}
+		if (!memcmp(tag, "flyrecord", 10)) {
+			r->sect = "flyrecord";
+			td_buffer *b0 = &f->bufs[0];
+			return read_cpu_table(o, r, b0, f->ncpus);
+		}
+		r->p -= 10;
+		return rd_err(r, "expected \"options  \", \"latency  \" or \"flyrecord\"");
+	}
+}
+
+static void file_free(td_file *f)
+{
+	if (!f)
+		return;
+	for (uint32_t i = 0; i < f->nbufs; i++) {
+		free(f->bufs[i].name);
+		free(f->bufs[i].clock);
+		free(f->bufs[i].cpus);
+	}
+	free(f->bufs);
+	for (uint32_t i = 0; i < f->necs; i++) {
+		td_ec_free_user(f->ecs[i]);
+		tio_event_class_free(f->ecs[i]);
+	}
+	free(f->ecs);
+	tio_fc_free(f->common_fc);
+	td_plan_free(&f->common);
+	tio_map_close(&f->map);
+	free(f);
+}
+
+static int ec_cmp(const void *a, const void *b)
+{
+	const tio_event_class *x = *(tio_event_class *const *)a, *y = *(tio_event_class *const *)b;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* One stream class per buffer instance, one stream per CPU. */
+static int build_model(td_open *o)
+{
+	td_file *f = o->f;
+	tio_trace_class *tc = o->tc;
+	tio_trace *t = o->t;
+	tio_clock *clk = tio_calloc(1, sizeof(*clk));
+	tc->clocks = tio_calloc(1, sizeof(tio_clock *));
+	if (!clk || !tc->clocks) {
+		free(clk);
+		return TIO_ERR_NOMEM;
+	}
+	tc->clocks[0] = clk;
+	tc->nclocks = 1;
+	const char *cn = o->clock ? o->clock : (f->nbufs && f->bufs[0].clock ? f->bufs[0].clock : "local");
+	clk->name = tio_strdup(cn);
+	clk->freq = 1000000000;
+	if (!clk->name)
+		return TIO_ERR_NOMEM;
+	int e;
+	if ((e = env_str(o, "trace_clock", cn, strlen(cn))) || (e = env_int(o, "file_version", f->version)) ||
+	    (e = env_int(o, "long_size", f->long_size)) || (e = env_int(o, "page_size", f->page_size)) ||
+	    (e = env_int(o, "cpus", f->ncpus)))
+		return e;
+	qsort(f->ecs, f->necs, sizeof(*f->ecs), ec_cmp);
+	tc->scs = tio_calloc(f->nbufs ? f->nbufs : 1, sizeof(tio_stream_class *));
+	if (!tc->scs)
+		return TIO_ERR_NOMEM;
+	size_t nstreams = 0;
+	for (uint32_t i = 0; i < f->nbufs; i++)
+		nstreams += f->bufs[i].ncpus;
+	t->streams = tio_calloc(nstreams ? nstreams : 1, sizeof(tio_stream *));
+	if (!t->streams)
+		return TIO_ERR_NOMEM;
+	for (uint32_t i = 0; i < f->nbufs; i++) {
+		td_buffer *b = &f->bufs[i];
+		tio_stream_class *sc = tio_calloc(1, sizeof(*sc));
+		if (!sc)
+			return TIO_ERR_NOMEM;
+		tc->scs[tc->nscs++] = sc;
+		sc->id = i;
+		sc->tc = tc;
+		sc->clock = 0;
+		sc->name = tio_strdup(b->name);
+		sc->ecs = tio_calloc(f->necs ? f->necs : 1, sizeof(tio_event_class *));
+		if (!sc->name || !sc->ecs)
+			return TIO_ERR_NOMEM;
+		if (f->common_fc) {
+			sc->ev_common_ctx = tio_fc_copy(f->common_fc);
+			if (!sc->ev_common_ctx)
+				return TIO_ERR_NOMEM;
+		}
+		for (uint32_t j = 0; j < f->necs; j++) {
+			tio_event_class *ec;
+			if (i == f->nbufs - 1) {
+				ec = f->ecs[j]; /* the last instance takes the originals */
+				f->ecs[j] = NULL;
+			} else {
+				ec = td_ec_copy(f->ecs[j]);
+				if (!ec)
+					return TIO_ERR_NOMEM;
+			}
+			ec->sc = sc;
+			sc->ecs[sc->necs++] = ec;
+		}
+		b->sc = sc;
+		for (uint32_t c = 0; c < b->ncpus; c++) {
+			tio_stream *s;
+			if ((e = td_stream_new(f, b, c, &s)))
+				return e;
+			t->streams[t->nstreams++] = s;
+		}
+	}
+	if (f->nbufs)
+		f->necs = 0;
+	return 0;
+}
+
+static int tracedat_probe(const char *path)
+{
+	if (!tio_is_file(path))
+		return 0;
+	FILE *fp = fopen(path, "rb");
+	if (!fp)
+		return 0;
+	char b[10];
+	size_t n = fread(b, 1, sizeof(b), fp);
+	fclose(fp);
+	return n == sizeof(b) && !memcmp(b, MAGIC, sizeof(b)) ? 100 : 0;
+}
+
+static int tracedat_open(tio_trace *t, const char *path)
+{
+	td_file *f = tio_calloc(1, sizeof(*f));
+	if (!f)
+		return TIO_ERR_NOMEM;
+	t->user = f;
+	int e = tio_map_open(&f->map, path);
+	if (e)
+		return e;
+	f->path = t->path;
+	td_open o = {.f = f, .t = t};
+	o.tc = tio_calloc(1, sizeof(*o.tc));
+	if (!o.tc)
+		return TIO_ERR_NOMEM;
+	t->tc = o.tc;
+	rd r = {.f = f, .base = f->map.p, .p = f->map.p, .end = f->map.p + f->map.size, .sect = "file header"};
+	const uint8_t *m;
+	const char *ver;
+	if (rd_bytes(&r, 10, &m) || memcmp(m, MAGIC, 10))
+		return rd_err(&r, "not a trace.dat file (bad magic)");
+	if (rd_str(&r, &ver, NULL))
+		return TIO_ERR_FORMAT;
+	f->version = atoi(ver);
+	if (f->version < 6 || f->version > 7)
+		return tio_err_set(TIO_ERR_UNSUPPORTED, "%s@0x%x: section file header: version '%s' (6 and 7 are read)",
+				   path, 10, ver);
+	const uint8_t *el;
+	if (rd_bytes(&r, 2, &el))
+		return TIO_ERR_FORMAT;
+	f->be = el[0] != 0;
+	f->long_size = el[1];
+	if (f->long_size != 4 && f->long_size != 8)
+		return rd_err(&r, "long size is neither 4 nor 8");
+	if (rd_u32(&r, &f->page_size))
+		return TIO_ERR_FORMAT;
+	if (f->page_size < 64 || f->page_size > (1u << 24))
+		return rd_err(&r, "implausible page size");
+	o.tc->byte_order = f->be ? TIO_BE : TIO_LE;
+	f->hp_commit_size = f->long_size;
+	f->hp_commit_off = 8;
+	f->hp_data_off = 8 + f->long_size;
+	e = f->version >= 7 ? read_v7(&o, &r) : read_v6(&o, &r);
+	if (!e)
+		e = build_model(&o);
+	free(o.clock);
+	tio_buf_free(&o.strings);
+	return e;
+}
+
+static void tracedat_free(tio_trace *t)
+{
+	file_free(t->user);
+	t->user = NULL;
+}
+
+/*
+ * Event classes own a decode plan in ec->user: free it before the trace
+ * class goes (tio_trace_free frees the streams, then calls this, then the
+ * trace class).
+ */
+static void tracedat_free_all(tio_trace *t)
+{
+	if (t->tc)
+		for (uint32_t i = 0; i < t->tc->nscs; i++)
+			for (uint32_t j = 0; j < t->tc->scs[i]->necs; j++)
+				td_ec_free_user(t->tc->scs[i]->ecs[j]);
+	tracedat_free(t);
+}
+
+const tio_format_ops tio_format_tracedat = {
+	.name = "tracedat",
+	.probe = tracedat_probe,
+	.open = tracedat_open,
+	.free = tracedat_free_all,
+};

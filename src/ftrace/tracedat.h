@@ -1,0 +1,104 @@
+/*
+ * trace.dat reader internals (trace-cmd.dat(5) v6 and v7): shared between
+ * the container parser (tracedat-file.c), the event format parser
+ * (ftrace-format.c) and the ring-buffer page reader (ftrace-ring.c).
+ */
+#ifndef TIO_FTRACE_TRACEDAT_H
+#define TIO_FTRACE_TRACEDAT_H
+
+#include "ir/ir.h"
+
+/* How one field of an event record is decoded (compiled from its format line). */
+enum td_kind {
+	TD_INT,	    /* 1/2/4/8-byte integer */
+	TD_SSTR,    /* char[N]: static-length string */
+	TD_ARRAY,   /* T[N] of 1/2/4/8-byte integers */
+	TD_DLSTR,   /* __data_loc/__rel_loc char[]: string */
+	TD_DLBLOB,  /* __data_loc/__rel_loc T[]: bytes */
+	TD_RESTSTR, /* char x[] of size 0: the rest of the record, as a string */
+	TD_RESTBLOB,/* T x[] of size 0: the rest of the record, as bytes */
+	TD_BLOB,    /* anything else with a fixed size */
+};
+
+typedef struct td_field {
+	uint8_t kind;	/* enum td_kind */
+	uint8_t is_signed;
+	uint8_t rel;	/* __rel_loc: offset relative to the end of the field */
+	uint32_t offset, size, elem, count;
+	const tio_fc *fc;
+} td_field;
+
+/* Decode plan of one event class (ec->user) or of the common fields. */
+typedef struct td_plan {
+	td_field *f;
+	uint32_t n;
+	uint32_t nvals; /* values when every array is static (dynamic ones add none) */
+	uint32_t min_size; /* bytes the fixed part needs */
+} td_plan;
+
+/* One ring-buffer data span of one CPU of one buffer instance. */
+typedef struct td_cpu {
+	uint32_t cpu;
+	uint64_t offset, size; /* in the file (compressed: the chunk list) */
+} td_cpu;
+
+typedef struct td_buffer {
+	char *name;  /* "" for the top instance */
+	char *clock;
+	uint32_t page_size;
+	bool compressed;
+	td_cpu *cpus;
+	uint32_t ncpus;
+	tio_stream_class *sc;
+} td_buffer;
+
+typedef struct td_file {
+	tio_map map;
+	const char *path;
+	int version;
+	bool be;
+	uint32_t long_size, page_size;
+	uint32_t ncpus; /* "cpus=" of trace-cmd report */
+	char comp[32];	/* "none", "zstd", "zlib" */
+	/* header_page */
+	uint32_t hp_ts_off, hp_commit_off, hp_commit_size, hp_data_off;
+	td_buffer *bufs;
+	uint32_t nbufs;
+	int64_t ts_offset; /* OFFSET option */
+	td_plan common;
+	uint64_t max_page_events; /* values array sizing */
+	/* formats parsed from the file, for every instance */
+	tio_event_class **ecs;
+	uint32_t necs;
+	tio_fc *common_fc;
+} td_file;
+
+static inline uint16_t td_u16(const td_file *f, const void *p) { return f->be ? tio_be16(p) : tio_le16(p); }
+static inline uint32_t td_u32(const td_file *f, const void *p) { return f->be ? tio_be32(p) : tio_le32(p); }
+static inline uint64_t td_u64(const td_file *f, const void *p) { return f->be ? tio_be64(p) : tio_le64(p); }
+static inline uint64_t td_num(const td_file *f, const uint8_t *p, uint32_t size)
+{
+	switch (size) {
+	case 1: return p[0];
+	case 2: return td_u16(f, p);
+	case 4: return td_u32(f, p);
+	case 8: return td_u64(f, p);
+	}
+	return 0;
+}
+
+/* ftrace-format.c */
+int td_parse_format(td_file *f, const char *sys, const char *text, size_t len,
+		    tio_event_class **out, tio_fc **common);
+void td_plan_free(td_plan *p);
+void td_ec_free_user(tio_event_class *ec);
+tio_event_class *td_ec_copy(const tio_event_class *ec);
+
+/* ftrace-ring.c */
+int td_stream_new(td_file *f, td_buffer *b, uint32_t i, tio_stream **out);
+
+/* tracedat-file.c */
+int td_decompress(const td_file *f, const uint8_t *src, uint64_t csize, uint8_t *dst,
+		  uint64_t usize);
+
+#endif
