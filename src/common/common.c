@@ -16,12 +16,24 @@ static _Thread_local char err_msg[4096];
 
 static void err_vset(bool push, const char *fmt, va_list ap)
 {
-	char tmp[4096];
+	char tmp[sizeof(err_msg)];
 	vsnprintf(tmp, sizeof(tmp), fmt, ap);
 	if (push && err_msg[0]) {
-		char old[4096];
+		/* new context first, then ": ", then the cause, cut to fit */
+		char old[sizeof(err_msg)];
 		memcpy(old, err_msg, sizeof(old));
-		snprintf(err_msg, sizeof(err_msg), "%s: %s", tmp, old);
+		size_t a = strlen(tmp), b = strlen(old), cap = sizeof(err_msg) - 1;
+		size_t n = 0;
+		memcpy(err_msg, tmp, a);
+		n = a;
+		if (n + 2 <= cap) {
+			memcpy(err_msg + n, ": ", 2);
+			n += 2;
+			size_t k = b < cap - n ? b : cap - n;
+			memcpy(err_msg + n, old, k);
+			n += k;
+		}
+		err_msg[n] = 0;
 	} else {
 		memcpy(err_msg, tmp, sizeof(err_msg));
 	}

@@ -74,7 +74,8 @@ static int compile_variant(plan *p, uint32_t idx, const tio_fc *fc, uint32_t *op
 		}
 	}
 	/* signed selectors compare as signed: bias so unsigned order works */
-	if (tag && tag->i.is_signed) {
+	bool tag_signed = tag && (tag->kind == TIO_FC_VARINT ? tag->vi.is_signed : tag->i.is_signed);
+	if (tag_signed) {
 		p->ins[idx].flags |= PF_SIGNED;
 		for (size_t k = 0; k < n; k++) {
 			vr[k].lo ^= 1ULL << 63;
@@ -175,8 +176,73 @@ static int emit(plan *p, const tio_fc *fc, const char *name, uint32_t parent, ui
 	}
 	case TIO_FC_STRING:
 		in->op = OP_STRING;
+		in->unit = fc->s.encoding == TIO_ENC_UTF16 ? 2 : fc->s.encoding == TIO_ENC_UTF32 ? 4 : 1;
 		in->align = fc->align < 8 ? 8 : fc->align;
 		break;
+	case TIO_FC_VARINT:
+		in->op = OP_VARINT;
+		if (fc->vi.is_signed)
+			in->flags |= PF_SIGNED;
+		if (fc->role)
+			in->flags |= PF_ROLE;
+		in->role = (uint8_t)fc->role;
+		in->align = fc->align < 8 ? 8 : fc->align;
+		break;
+	case TIO_FC_SSTRING:
+	case TIO_FC_SBLOB:
+		in->op = OP_SBYTES;
+		if (fc->s.length > UINT32_MAX)
+			return tio_err_set(TIO_ERR_LIMIT, "%s: field '%s': length %llu too large", p->scope,
+					   name ? name : "", (unsigned long long)fc->s.length);
+		in->n = (uint32_t)fc->s.length;
+		in->align = fc->align < 8 ? 8 : fc->align;
+		break;
+	case TIO_FC_DSTRING:
+	case TIO_FC_DBLOB:
+		in->op = OP_DBYTES;
+		if (!fc->s.len.target || fc->s.len.target->save_slot < 0)
+			return tio_err_set(TIO_ERR_FORMAT, "%s: field '%s': unresolved length '%s'", p->scope,
+					   name ? name : "", fc->s.len.path ? fc->s.len.path : "");
+		in->slot = fc->s.len.target->save_slot;
+		in->align = fc->align < 8 ? 8 : fc->align;
+		break;
+	case TIO_FC_OPTIONAL: {
+		in->op = OP_OPTIONAL;
+		const tio_fc *sel = fc->v.sel.target;
+		if (!sel || sel->save_slot < 0 || fc->v.noptions != 1)
+			return tio_err_set(TIO_ERR_FORMAT, "%s: field '%s': unresolved selector '%s'", p->scope,
+					   name ? name : "", fc->v.sel.path ? fc->v.sel.path : "");
+		in->slot = sel->save_slot;
+		if (sel->kind == TIO_FC_BOOL || !fc->v.ranges) {
+			in->flags |= PF_BOOLSEL;
+		} else {
+			bool sgn = (sel->kind == TIO_FC_VARINT) ? sel->vi.is_signed : sel->i.is_signed;
+			size_t cap = 0, n = 0;
+			plan_vrange *vr = NULL;
+			for (uint32_t k = 0; k < fc->v.ranges[0].nranges; k++) {
+				if (tio_grow(&vr, &cap, n + 1, sizeof(*vr))) {
+					free(vr);
+					return TIO_ERR_NOMEM;
+				}
+				uint64_t lo = (uint64_t)fc->v.ranges[0].ranges[k].lo, hi = (uint64_t)fc->v.ranges[0].ranges[k].hi;
+				if (sgn) {
+					lo ^= 1ULL << 63;
+					hi ^= 1ULL << 63;
+				}
+				vr[n++] = (plan_vrange){lo, hi, 0, 0};
+			}
+			if (sgn)
+				in->flags |= PF_SIGNED;
+			if (n > 1)
+				qsort(vr, n, sizeof(*vr), vr_cmp);
+			in->vr = vr;
+			in->n = (uint32_t)n;
+		}
+		r = emit(p, fc->v.options[0].fc, fc->v.options[0].name, idx, nslots);
+		if (r)
+			return r;
+		break;
+	}
 	case TIO_FC_STRUCT:
 		in->op = OP_STRUCT;
 		in->n = fc->st.nmembers;
@@ -233,9 +299,6 @@ static int emit(plan *p, const tio_fc *fc, const char *name, uint32_t parent, ui
 			return r;
 		break;
 	}
-	default:
-		return tio_err_set(TIO_ERR_UNSUPPORTED, "%s: field '%s': field class kind %d not decoded by CTF 1.8",
-				   p->scope, name ? name : "", (int)fc->kind);
 	}
 	p->ins[idx].next = p->n;
 	return 0;

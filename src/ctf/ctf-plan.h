@@ -29,6 +29,10 @@ enum plan_op {
 	OP_ARRAY,
 	OP_SEQ,
 	OP_VARIANT,
+	OP_VARINT,  /* LEB128 (CTF 2 variable-length integer) */
+	OP_SBYTES,  /* static-length string or BLOB: n bytes */
+	OP_DBYTES,  /* dynamic-length string or BLOB: length from a slot */
+	OP_OPTIONAL,
 };
 
 enum plan_flag {
@@ -38,6 +42,7 @@ enum plan_flag {
 	PF_ROLE = 8,	  /* carries a role the reader acts on */
 	PF_BE = 16,
 	PF_SEQ_TEXT = 32, /* OP_TEXT: length comes from a slot */
+	PF_BOOLSEL = 64,  /* OP_OPTIONAL: the selector is a boolean */
 };
 
 /* A variant's options by selector value. */
@@ -61,6 +66,7 @@ typedef struct plan_ins {
 	const tio_fc *fc;
 	plan_vrange *vr; /* VARIANT: sorted selector ranges */
 	uint64_t mask;	 /* OP_BITS*: (1 << size) - 1 */
+	uint8_t unit;	 /* OP_STRING: code unit size in bytes (1, 2, 4) */
 } plan_ins;
 
 /* One compiled scope: instructions in pre-order, the root at index 0. */

@@ -319,16 +319,92 @@ static int run(dec *d, const plan *p, uint32_t i, int depth)
 		break;
 	}
 	case OP_STRING: {
-		if ((r = need(d, p, i, 8)))
+		if ((r = need(d, p, i, 8 * in->unit)))
 			return r;
 		const char *s = (const char *)d->base + d->pos / 8;
 		uint64_t max = (d->end - d->pos) / 8;
-		const char *z = memchr(s, 0, max);
-		if (!z)
-			return dec_err(d, p, i, "string not terminated within the packet content");
+		uint64_t len;
+		if (in->unit == 1) {
+			const char *z = memchr(s, 0, max);
+			if (!z)
+				return dec_err(d, p, i, "string not terminated within the packet content");
+			len = (uint64_t)(z - s);
+		} else {
+			/* UTF-16/32: the terminator is a whole zero code unit */
+			uint64_t k = 0;
+			for (;; k += in->unit) {
+				if (k + in->unit > max)
+					return dec_err(d, p, i, "string not terminated within the packet content");
+				bool zero = true;
+				for (unsigned b = 0; b < in->unit; b++)
+					zero &= s[k + b] == 0;
+				if (zero)
+					break;
+			}
+			len = k;
+		}
 		d->vals[vi].v.s.p = s;
-		d->vals[vi].v.s.len = (uint64_t)(z - s);
-		d->pos += ((uint64_t)(z - s) + 1) * 8;
+		d->vals[vi].v.s.len = len;
+		d->pos += (len + in->unit) * 8;
+		break;
+	}
+	case OP_VARINT: {
+		/* CTF 2 variable-length integer: LEB128, 7 bits a byte, low bits first */
+		uint64_t u = 0;
+		unsigned sh = 0;
+		for (;;) {
+			if ((r = need(d, p, i, 8)))
+				return r;
+			uint8_t byte = d->base[d->pos / 8];
+			d->pos += 8;
+			if (sh < 64)
+				u |= (uint64_t)(byte & 0x7f) << sh;
+			else if (byte & 0x7f)
+				return dec_err(d, p, i, "variable-length integer does not fit in 64 bits");
+			sh += 7;
+			if (!(byte & 0x80))
+				break;
+			if (sh > 70)
+				return dec_err(d, p, i, "variable-length integer longer than 10 bytes");
+		}
+		if ((in->flags & PF_SIGNED) && sh < 64)
+			u = (uint64_t)tio_sext(u, sh);
+		d->vals[vi].v.u = u;
+		if (in->flags & PF_SAVE)
+			d->slots[in->slot] = u;
+		if (in->flags & PF_ROLE) {
+			d->role_val[in->role] = u;
+			d->role_set |= 1u << in->role;
+		}
+		break;
+	}
+	case OP_SBYTES:
+	case OP_DBYTES: {
+		uint64_t len = in->op == OP_SBYTES ? in->n : d->slots[in->slot];
+		if (len > UINT64_MAX / 8)
+			return dec_err(d, p, i, "length %llu too large", (unsigned long long)len);
+		if ((r = need(d, p, i, len * 8)))
+			return r;
+		d->vals[vi].v.s.p = (const char *)d->base + d->pos / 8;
+		d->vals[vi].v.s.len = len;
+		d->pos += len * 8;
+		break;
+	}
+	case OP_OPTIONAL: {
+		uint64_t key = d->slots[in->slot];
+		bool on;
+		if (in->flags & PF_BOOLSEL) {
+			on = key != 0;
+		} else {
+			if (in->flags & PF_SIGNED)
+				key ^= 1ULL << 63;
+			on = false;
+			for (uint32_t k = 0; k < in->n && !on; k++)
+				on = in->vr[k].lo <= key && key <= in->vr[k].hi;
+		}
+		d->vals[vi].n = on;
+		if (on)
+			r = run(d, p, i + 1, depth + 1);
 		break;
 	}
 	case OP_TEXT: {

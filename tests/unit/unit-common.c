@@ -1,0 +1,86 @@
+/* Unit tests: bit reading in both byte orders, sign extension, clock conversion. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "common/common.h"
+#include "ir/ir.h"
+
+static int failures;
+#define CHECK(c, ...)                                                                              \
+	do {                                                                                       \
+		if (!(c)) {                                                                        \
+			failures++;                                                                \
+			printf("FAIL %s:%d: ", __FILE__, __LINE__);                                \
+			printf(__VA_ARGS__);                                                       \
+			printf("\n");                                                              \
+		}                                                                                  \
+	} while (0)
+
+/* Reference: one bit at a time, as CTF 1.8.3 section 4.1.5 describes. */
+static uint64_t ref_le(const uint8_t *p, uint64_t at, unsigned len)
+{
+	uint64_t v = 0;
+	for (unsigned k = 0; k < len; k++) {
+		uint64_t bit = at + k;
+		v |= (uint64_t)((p[bit / 8] >> (bit % 8)) & 1) << k;
+	}
+	return v;
+}
+
+static uint64_t ref_be(const uint8_t *p, uint64_t at, unsigned len)
+{
+	uint64_t v = 0;
+	for (unsigned k = 0; k < len; k++) {
+		uint64_t bit = at + k;
+		v = (v << 1) | ((p[bit / 8] >> (7 - bit % 8)) & 1);
+	}
+	return v;
+}
+
+int main(void)
+{
+	uint8_t buf[32];
+	srand(42);
+	for (int iter = 0; iter < 20000; iter++) {
+		for (size_t i = 0; i < sizeof(buf); i++)
+			buf[i] = (uint8_t)rand();
+		unsigned len = 1 + (unsigned)rand() % 64;
+		uint64_t at = (uint64_t)rand() % (8 * 16);
+		uint64_t a = tio_bits_le(buf, at, len), b = ref_le(buf, at, len);
+		CHECK(a == b, "le at %llu len %u: %llx != %llx", (unsigned long long)at, len,
+		      (unsigned long long)a, (unsigned long long)b);
+		a = tio_bits_be(buf, at, len);
+		b = ref_be(buf, at, len);
+		CHECK(a == b, "be at %llu len %u: %llx != %llx", (unsigned long long)at, len,
+		      (unsigned long long)a, (unsigned long long)b);
+	}
+	CHECK(tio_sext(0x1f, 5) == -1, "sext 5 bits");
+	CHECK(tio_sext(0x0f, 5) == 15, "sext positive");
+	CHECK(tio_sext(0x8000000000000000ULL, 64) == INT64_MIN, "sext 64");
+
+	tio_clock c = {.freq = 1000000000, .offset = 1351530929945824323LL};
+	int64_t ns;
+	CHECK(!tio_clock_ns(&c, 5, &ns) && ns == 1351530929945824328LL, "1 GHz offset in cycles: %lld",
+	      (long long)ns);
+	tio_clock c2 = {.freq = 1000, .offset_s = 10, .offset = 1500};
+	/* offset 1500 cycles = 1 s + 500 ms; value 1234 cycles = 1 s + 234 ms */
+	CHECK(!tio_clock_ns(&c2, 1234, &ns) && ns == 12734000000LL, "1 kHz: %lld", (long long)ns);
+	tio_clock c3 = {.freq = 1000000000, .offset_s = -2, .offset = 0};
+	CHECK(!tio_clock_ns(&c3, 500, &ns) && ns == -1999999500LL, "negative offset: %lld", (long long)ns);
+	tio_clock c4 = {.freq = 3, .offset_s = 0, .offset = 0};
+	CHECK(!tio_clock_ns(&c4, 4, &ns) && ns == 1333333333LL, "3 Hz truncation: %lld", (long long)ns);
+	tio_clock c5 = {.freq = 1000000000, .offset_s = INT64_MAX / 1000000000};
+	CHECK(tio_clock_ns(&c5, UINT64_MAX, &ns) != 0, "overflow refused");
+
+	tio_buf b = {0};
+	tio_buf_addf(&b, "%s-%d", "abc", 42);
+	CHECK(!strcmp(tio_buf_cstr(&b), "abc-42"), "buf printf");
+	for (int i = 0; i < 1000; i++)
+		tio_buf_addf(&b, "%04d", i);
+	CHECK(b.len == 6 + 4000, "buf growth %zu", b.len);
+	tio_buf_free(&b);
+
+	if (failures)
+		printf("%d failure(s)\n", failures);
+	return failures != 0;
+}
