@@ -32,6 +32,7 @@ static const sink_opt sink_opts[] = {
 	{"clock-offset-ns", 0, true, "clock-offset-ns", "NS: add NS ns to every clock offset"},
 	{"color", 0, true, "color", "WHEN: never, auto, always"},
 	{"verbose", 'v', false, "verbose", "print every packet context field"},
+	{"lttv-trace-path", 0, true, "trace-path", "PATH: --style lttv: the trace path to print (default: as given)"},
 };
 
 static void print_help(void)
@@ -244,7 +245,7 @@ int cli_print(int argc, char **argv)
 	if (cli_open_inputs(inputs, ninputs, format, &traces, &ntraces))
 		goto out;
 	if (!style)
-		style = "babeltrace";
+		style = ntraces && !strcmp(tio_trace_format(traces[0]), "lttng0") ? "lttv" : "babeltrace";
 	const char *sink_name = !strcmp(outfmt, "dummy") ? "dummy" : style;
 	if (strcmp(outfmt, "text") && strcmp(outfmt, "dummy")) {
 		fprintf(stderr, "traceio: unknown output format '%s' (text, dummy)\n", outfmt);
