@@ -111,6 +111,8 @@ struct tio_fc {
 			uint8_t byte_order; /* enum tio_byte_order */
 			uint8_t base;	    /* display base: 2, 8, 10, 16 */
 			uint8_t encoding;   /* enum tio_encoding (char arrays print as text) */
+			uint8_t bit_rev;    /* CTF 2 bit order opposite to the byte order's own
+					       (LE + last-to-first, BE + first-to-last): 0 normally */
 			int32_t clock;	    /* index in trace class clocks, -1 if none */
 			tio_mapping *mappings;
 			uint32_t nmappings;
@@ -127,6 +129,7 @@ struct tio_fc {
 		} vi;
 		struct { /* STRING, SSTRING, DSTRING, SBLOB, DBLOB */
 			uint8_t encoding;
+			uint8_t byte_order; /* of UTF-16/UTF-32 code units (enum tio_byte_order) */
 			uint64_t length; /* static length in bytes (SSTRING/SBLOB) */
 			tio_ref len;	 /* DSTRING/DBLOB */
 			char *media_type;
