@@ -83,7 +83,7 @@ typedef struct ltt0x_tf {
 	ltt0x_block b;
 	uint32_t end;	   /* readable end of the block's events (block relative) */
 	uint32_t pos;	   /* next event (block relative) */
-	bool in_block, done, begun, cut;
+	bool in_block, done, begun, cut, oversize;
 	uint64_t tsc;
 	uint32_t lost, corrupt; /* counters of the previous block */
 	uint64_t prev_end_tsc;
@@ -380,6 +380,7 @@ static int open_block(ltt0x_tf *tf)
 	}
 	uint64_t left = tf->map.size - tf->blk;
 	tf->cut = tf->b.data_size > left;
+	tf->oversize = !tf->cut && tf->b.sb_size > left;
 	tf->end = tf->cut ? (uint32_t)left : tf->b.data_size;
 	tf->pos = LTT0X_HDR;
 	tf->tsc = tf->b.begin_tsc;
@@ -640,6 +641,23 @@ static int tf_next_raw(ltt0x_tf *tf, const tio_msg **out)
 		if (tf->pos >= tf->end) {
 			bool cut = tf->cut;
 			uint32_t have = tf->end;
+			if (tf->oversize) {
+				/* the size is wrong, not the data: look for a block after it */
+				uint64_t at = tf->blk;
+				uint32_t sb = tf->b.sb_size;
+				tf->in_block = false;
+				tf->prev_end_tsc = tf->b.end_tsc;
+				tf->have_prev = true;
+				char msg[512];
+				snprintf(msg, sizeof(msg), "%s@0x%llx: block header.sb_size: %u, but the file has %llu bytes from the block on",
+					 tf->map.path, (unsigned long long)(at + 56), sb,
+					 (unsigned long long)(tf->map.size - at));
+				if (resync(tf, at + tf->b.data_size))
+					return tio_err_set(TIO_ERR_FORMAT, "%s (reading resumes at 0x%llx)", msg,
+							   (unsigned long long)tf->blk);
+				tf->done = true;
+				return tio_err_set(TIO_ERR_FORMAT, "%s", msg);
+			}
 			next_block(tf);
 			if (cut)
 				return tio_err_set(TIO_ERR_FORMAT, "%s@0x%llx: block header.data_size: %u, but the file ends %u bytes into the block (truncated)",
