@@ -33,6 +33,9 @@ static const sink_opt sink_opts[] = {
 	{"color", 0, true, "color", "WHEN: never, auto, always"},
 	{"verbose", 'v', false, "verbose", "print every packet context field"},
 	{"lttv-trace-path", 0, true, "trace-path", "PATH: --style lttv: the trace path to print (default: as given)"},
+	{"raw", 'R', false, "raw", "--style trace-cmd: print raw fields (trace-cmd report -R)"},
+	{"ns", 't', false, "ns", "--style trace-cmd: nanosecond timestamps (trace-cmd report -t)"},
+	{"cpu", 0, true, "cpu", "N[,M-K...]: --style trace-cmd: only events of these CPUs"},
 };
 
 static void print_help(void)
@@ -245,7 +248,10 @@ int cli_print(int argc, char **argv)
 	if (cli_open_inputs(inputs, ninputs, format, &traces, &ntraces))
 		goto out;
 	if (!style)
-		style = ntraces && !strcmp(tio_trace_format(traces[0]), "lttng0") ? "lttv" : "babeltrace";
+		style = !ntraces ? "babeltrace"
+			: !strcmp(tio_trace_format(traces[0]), "lttng0") ? "lttv"
+			: !strcmp(tio_trace_format(traces[0]), "tracedat") ? "trace-cmd"
+									   : "babeltrace";
 	const char *sink_name = !strcmp(outfmt, "dummy") ? "dummy" : style;
 	if (strcmp(outfmt, "text") && strcmp(outfmt, "dummy")) {
 		fprintf(stderr, "traceio: unknown output format '%s' (text, dummy)\n", outfmt);

@@ -8,12 +8,14 @@ extern const tio_sink_ops tio_sink_pretty_ops;
 extern const tio_sink_ops tio_sink_dummy_ops;
 extern const tio_sink_ops tio_sink_info_ops;
 extern const tio_sink_ops tio_sink_lttv_ops;
+extern const tio_sink_ops tio_sink_tcreport_ops;
 
 static const tio_sink_ops *const sinks[] = {
 	&tio_sink_pretty_ops,
 	&tio_sink_dummy_ops,
 	&tio_sink_info_ops,
 	&tio_sink_lttv_ops,
+	&tio_sink_tcreport_ops,
 };
 
 const char *const *tio_sinks(void)

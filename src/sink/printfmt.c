@@ -1,0 +1,3673 @@
+/*
+ * ftrace `print fmt` parser and evaluator, behaving like libtraceevent 1.7
+ * (event-parse.c) so that `traceio print` matches `trace-cmd report` byte
+ * for byte: same tokenizer, same operator-precedence rotation, same
+ * printk-conversion splitting into a "print cache", same raw field dump.
+ * Re-implemented from the documented behaviour; see printfmt.h.
+ */
+#define _GNU_SOURCE
+#include "sink/printfmt.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <strings.h>
+
+/* ---------------------------------------------------------------- context */
+
+typedef struct func_ent {
+	uint64_t addr;
+	char *name;
+} func_ent;
+
+typedef struct printk_ent {
+	uint64_t addr;
+	char *fmt;
+} printk_ent;
+
+typedef struct cmdline {
+	int pid;
+	char *comm;
+} cmdline;
+
+struct pf_ctx {
+	int long_size;
+	bool be;
+	char *kallsyms; /* unparsed until needed */
+	func_ent *funcs;
+	size_t nfuncs;
+	bool funcs_ready;
+	printk_ent *printk;
+	size_t nprintk;
+	cmdline *cmds;
+	size_t ncmds, cmdcap;
+	/* bprint fields, cached like tep->bprint_* */
+};
+
+enum { TOK_ERROR, TOK_NONE, TOK_SPACE, TOK_NEWLINE, TOK_OP, TOK_DELIM, TOK_ITEM, TOK_DQUOTE, TOK_SQUOTE };
+
+enum {
+	FF_POINTER = 1, FF_SIGNED = 2, FF_STRING = 4, FF_ARRAY = 8, FF_LONG = 16, FF_DYNAMIC = 32,
+	FF_RELATIVE = 64,
+};
+
+typedef struct pf_field {
+	struct pf_field *next;
+	char *type, *name;
+	int offset, size, arraylen, elementsize;
+	unsigned flags;
+} pf_field;
+
+enum arg_type {
+	A_NULL, A_ATOM, A_FIELD, A_FLAGS, A_SYMBOL, A_HEX, A_HEX_STR, A_INT_ARRAY, A_TYPE, A_STRING,
+	A_BSTRING, A_BITMASK, A_CPUMASK, A_DYNARRAY, A_DYNARRAY_LEN, A_OP,
+};
+
+typedef struct flag_sym {
+	struct flag_sym *next;
+	char *value, *str;
+} flag_sym;
+
+typedef struct arg arg;
+struct arg {
+	arg *next;
+	int type;
+	union {
+		struct { char *atom; } atom;
+		struct { char *name; pf_field *field; } field;
+		struct { arg *field; char *delim; flag_sym *flags; } flags;
+		struct { arg *field; flag_sym *symbols; } symbol;
+		struct { arg *field, *size; } hex;
+		struct { arg *field, *count, *el_size; } int_array;
+		struct { char *type; arg *item; } typecast;
+		struct { char *string; pf_field *field; } string;
+		struct { pf_field *field; } dynarray;
+		struct { char *op; arg *left, *right; int prio; } op;
+	};
+};
+
+enum { P_STRING, P_DIGIT, P_POINTER, P_ARGSTR };
+
+typedef struct parse {
+	struct parse *next;
+	char *format;
+	int type;
+	arg *arg, *len_as_arg;
+	int ls;
+} parse;
+
+enum { EV_FAILED = 1, EV_FTRACE = 2, EV_BPRINT = 4 };
+
+enum handler { H_NONE, H_SCHED_SWITCH, H_SCHED_WAKEUP, H_KSTACK, H_HRTIMER_START, H_HRTIMER_EXPIRE };
+
+struct pf_event {
+	pf_ctx *ctx;
+	char *name, *system;
+	int id;
+	unsigned flags;
+	pf_field *common, *fields;
+	char *format;
+	arg *args;
+	parse *cache;
+	int handler;
+	pf_field *bp_buf, *bp_ip, *bp_fmt;
+	/* tokenizer */
+	const char *in;
+	size_t in_len, in_pos;
+};
+
+/* ---------------------------------------------------------------- small helpers */
+
+static void seq_printf(tio_buf *s, const char *fmt, ...) TIO_PRINTF(2, 3);
+static void seq_printf(tio_buf *s, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	tio_buf_vaddf(s, fmt, ap);
+	va_end(ap);
+}
+
+static void seq_puts(tio_buf *s, const char *p) { tio_buf_adds(s, p); }
+static void seq_putc(tio_buf *s, char c) { tio_buf_addc(s, c); }
+
+static uint64_t read_num(const pf_ctx *c, const void *p, int size)
+{
+	switch (size) {
+	case 1: return *(const uint8_t *)p;
+	case 2: return c->be ? tio_be16(p) : tio_le16(p);
+	case 4: return c->be ? tio_be32(p) : tio_le32(p);
+	case 8: return c->be ? tio_be64(p) : tio_le64(p);
+	}
+	return 0;
+}
+
+static char *xstrdup(const char *s) { return s ? strdup(s) : NULL; }
+
+static char *xasprintf(const char *fmt, ...) TIO_PRINTF(1, 2);
+static char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *p = NULL;
+	va_start(ap, fmt);
+	if (vasprintf(&p, fmt, ap) < 0)
+		p = NULL;
+	va_end(ap);
+	return p;
+}
+
+static int append(char **buf, const char *delim, const char *str)
+{
+	size_t a = *buf ? strlen(*buf) : 0;
+	char *n = realloc(*buf, a + strlen(delim) + strlen(str) + 1);
+	if (!n)
+		return -1;
+	n[a] = 0;
+	strcat(n, delim);
+	strcat(n, str);
+	*buf = n;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- context: tables */
+
+pf_ctx *pf_ctx_new(int long_size, bool big_endian)
+{
+	pf_ctx *c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->long_size = long_size;
+	c->be = big_endian;
+	return c;
+}
+
+void pf_ctx_free(pf_ctx *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nfuncs; i++)
+		free(c->funcs[i].name);
+	free(c->funcs);
+	for (size_t i = 0; i < c->nprintk; i++)
+		free(c->printk[i].fmt);
+	free(c->printk);
+	for (size_t i = 0; i < c->ncmds; i++)
+		free(c->cmds[i].comm);
+	free(c->cmds);
+	free(c->kallsyms);
+	free(c);
+}
+
+void pf_ctx_set_kallsyms(pf_ctx *c, const char *text)
+{
+	free(c->kallsyms);
+	c->kallsyms = xstrdup(text);
+	c->funcs_ready = false;
+}
+
+static int func_cmp(const void *a, const void *b)
+{
+	const func_ent *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* /proc/kallsyms lines "addr type name [mod]"; skips '$' names and absolute (A/a) symbols. */
+static void funcs_init(pf_ctx *c)
+{
+	c->funcs_ready = true;
+	if (!c->kallsyms)
+		return;
+	size_t cap = 0;
+	char *p = c->kallsyms;
+	while (*p) {
+		char *e = strchr(p, '\n');
+		if (e)
+			*e = 0;
+		char *q;
+		unsigned long long addr = strtoull(p, &q, 16);
+		if (q != p && *q == ' ' && q[1] && q[2] == ' ') {
+			char ch = q[1];
+			char *name = q + 3;
+			size_t nl = strcspn(name, " \t");
+			if (name[0] != '$' && ch != 'A' && ch != 'a' && nl) {
+				if (c->nfuncs == cap) {
+					size_t nc = cap ? cap * 2 : 4096;
+					func_ent *nf = realloc(c->funcs, nc * sizeof(*nf));
+					if (!nf)
+						break;
+					c->funcs = nf;
+					cap = nc;
+				}
+				c->funcs[c->nfuncs].addr = addr;
+				c->funcs[c->nfuncs].name = strndup(name, nl);
+				if (!c->funcs[c->nfuncs].name)
+					break;
+				c->nfuncs++;
+			}
+		}
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	free(c->kallsyms);
+	c->kallsyms = NULL;
+	if (c->nfuncs)
+		qsort(c->funcs, c->nfuncs, sizeof(func_ent), func_cmp);
+}
+
+/* The function containing addr: exact match or between two entries (not past the last). */
+static const func_ent *find_func(pf_ctx *c, uint64_t addr)
+{
+	if (!c->funcs_ready)
+		funcs_init(c);
+	size_t lo = 0, hi = c->nfuncs;
+	if (!hi)
+		return NULL;
+	/* libtraceevent's bsearch: entry i matches when addr == f[i] or f[i] < addr < f[i+1],
+	   with a sentinel f[n].addr = 0 (so the last entry only matches exactly) */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const func_ent *f = &c->funcs[mid];
+		uint64_t next = mid + 1 < c->nfuncs ? c->funcs[mid + 1].addr : 0;
+		if (addr == f->addr || (addr > f->addr && addr < next))
+			return f;
+		if (addr < f->addr)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+static int printk_cmp(const void *a, const void *b)
+{
+	const printk_ent *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+void pf_ctx_set_printk(pf_ctx *c, const char *text)
+{
+	if (!text)
+		return;
+	char *copy = strdup(text);
+	if (!copy)
+		return;
+	size_t cap = 0;
+	char *save = NULL;
+	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *colon = strchr(line, ':');
+		if (!colon)
+			break;
+		*colon = 0;
+		uint64_t addr = strtoull(line, NULL, 16);
+		char *fmt = colon + 1;
+		if (*fmt)
+			fmt++; /* the space after ':' */
+		if (fmt[0] == '"')
+			fmt++;
+		char *d = strdup(fmt);
+		if (!d)
+			break;
+		size_t l = strlen(d);
+		if (l && d[l - 1] == '"')
+			d[--l] = 0;
+		if (l >= 2 && !strcmp(d + l - 2, "\\n"))
+			d[l - 2] = 0;
+		if (c->nprintk == cap) {
+			size_t nc = cap ? cap * 2 : 256;
+			printk_ent *np = realloc(c->printk, nc * sizeof(*np));
+			if (!np) {
+				free(d);
+				break;
+			}
+			c->printk = np;
+			cap = nc;
+		}
+		c->printk[c->nprintk].addr = addr;
+		c->printk[c->nprintk++].fmt = d;
+	}
+	free(copy);
+	if (c->nprintk)
+		qsort(c->printk, c->nprintk, sizeof(printk_ent), printk_cmp);
+}
+
+static const printk_ent *find_printk(const pf_ctx *c, uint64_t addr)
+{
+	printk_ent key = {.addr = addr};
+	if (!c->nprintk)
+		return NULL;
+	return bsearch(&key, c->printk, c->nprintk, sizeof(printk_ent), printk_cmp);
+}
+
+static cmdline *find_cmd(pf_ctx *c, int pid, size_t *pos)
+{
+	size_t lo = 0, hi = c->ncmds;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->cmds[mid].pid == pid)
+			return &c->cmds[mid];
+		if (c->cmds[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (pos)
+		*pos = lo;
+	return NULL;
+}
+
+/* tep_register_comm: adds pid -> comm unless the pid is known (no override). */
+static void register_comm(pf_ctx *c, const char *comm, int pid)
+{
+	size_t pos = 0;
+	if (!pid || find_cmd(c, pid, &pos))
+		return;
+	if (c->ncmds == c->cmdcap) {
+		size_t nc = c->cmdcap ? c->cmdcap * 2 : 256;
+		cmdline *n = realloc(c->cmds, nc * sizeof(*n));
+		if (!n)
+			return;
+		c->cmds = n;
+		c->cmdcap = nc;
+	}
+	char *d = strdup(comm);
+	if (!d)
+		return;
+	memmove(&c->cmds[pos + 1], &c->cmds[pos], (c->ncmds - pos) * sizeof(cmdline));
+	c->cmds[pos].pid = pid;
+	c->cmds[pos].comm = d;
+	c->ncmds++;
+}
+
+/*
+ * saved_cmdlines: "pid comm" lines.  libtraceevent collects them in a list
+ * then sorts: with duplicate pids the later line... is kept by our insertion
+ * only if first; trace-cmd files have unique pids.
+ */
+void pf_ctx_load_cmdlines(pf_ctx *c, const char *text)
+{
+	if (!text)
+		return;
+	const char *p = text;
+	while (*p) {
+		const char *e = strchr(p, '\n');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+		char line[512];
+		if (l >= sizeof(line))
+			l = sizeof(line) - 1;
+		memcpy(line, p, l);
+		line[l] = 0;
+		char *q;
+		long pid = strtol(line, &q, 10);
+		if (q != line) {
+			while (*q == ' ')
+				q++;
+			if (*q)
+				register_comm(c, q, (int)pid);
+		} else {
+			break;
+		}
+		if (!e)
+			break;
+		p = e + 1;
+	}
+}
+
+const char *pf_comm(pf_ctx *c, int pid)
+{
+	if (!pid)
+		return "<idle>";
+	cmdline *m = find_cmd(c, pid, NULL);
+	return m ? m->comm : "<...>";
+}
+
+/* ---------------------------------------------------------------- tokenizer */
+
+static int get_type(int ch)
+{
+	if (ch == '\n')
+		return TOK_NEWLINE;
+	if (isspace(ch))
+		return TOK_SPACE;
+	if (isalnum(ch) || ch == '_')
+		return TOK_ITEM;
+	if (ch == '\'')
+		return TOK_SQUOTE;
+	if (ch == '"')
+		return TOK_DQUOTE;
+	if (!isprint(ch))
+		return TOK_NONE;
+	if (ch == '(' || ch == ')' || ch == ',')
+		return TOK_DELIM;
+	return TOK_OP;
+}
+
+static int rd_char(pf_event *e)
+{
+	if (e->in_pos >= e->in_len)
+		return -1;
+	return (unsigned char)e->in[e->in_pos++];
+}
+
+static int peek_char(pf_event *e)
+{
+	if (e->in_pos >= e->in_len)
+		return -1;
+	return (unsigned char)e->in[e->in_pos];
+}
+
+static int force_token(pf_event *e, const char *str, char **tok);
+
+static int read_token_raw(pf_event *e, char **tok)
+{
+	tio_buf b = {0};
+	int ch, last_ch, quote_ch, next_ch;
+	*tok = NULL;
+	ch = rd_char(e);
+	if (ch < 0)
+		return TOK_NONE;
+	int type = get_type(ch);
+	if (type == TOK_NONE)
+		return type;
+	tio_buf_addc(&b, (char)ch);
+	switch (type) {
+	case TOK_NEWLINE:
+	case TOK_DELIM:
+		*tok = strdup(tio_buf_cstr(&b));
+		tio_buf_free(&b);
+		return *tok ? type : TOK_ERROR;
+	case TOK_OP:
+		switch (ch) {
+		case '-':
+			next_ch = peek_char(e);
+			if (next_ch == '>') {
+				tio_buf_addc(&b, (char)rd_char(e));
+				break;
+			}
+			/* fall through */
+		case '+':
+		case '|':
+		case '&':
+		case '>':
+		case '<':
+			last_ch = ch;
+			ch = peek_char(e);
+			if (ch != last_ch)
+				goto test_equal;
+			tio_buf_addc(&b, (char)rd_char(e));
+			switch (last_ch) {
+			case '>':
+			case '<':
+				goto test_equal;
+			default:
+				break;
+			}
+			break;
+		case '!':
+		case '=':
+			goto test_equal;
+		default:
+			break;
+		}
+		*tok = strdup(tio_buf_cstr(&b));
+		tio_buf_free(&b);
+		return type;
+	test_equal:
+		ch = peek_char(e);
+		if (ch == '=')
+			tio_buf_addc(&b, (char)rd_char(e));
+		goto out;
+	case TOK_DQUOTE:
+	case TOK_SQUOTE:
+		b.len--; /* no quotes */
+		quote_ch = ch;
+		last_ch = 0;
+	concat:
+		do {
+			last_ch = ch;
+			ch = rd_char(e);
+			if (ch > 0)
+				tio_buf_addc(&b, (char)ch);
+			else
+				break;
+			if (ch == '\\' && last_ch == '\\')
+				last_ch = 0;
+		} while ((ch != quote_ch && isprint(ch)) || last_ch == '\\' || ch == '\n');
+		if (ch > 0)
+			b.len--; /* the closing quote */
+		if (ch <= 0)
+			type = TOK_NONE;
+		if (type == TOK_DQUOTE) {
+			size_t save = e->in_pos;
+			do {
+				ch = rd_char(e);
+			} while (ch >= 0 && isspace(ch));
+			if (ch == '"')
+				goto concat;
+			e->in_pos = save;
+		}
+		goto out;
+	default:
+		break;
+	}
+	while (get_type(peek_char(e)) == type)
+		tio_buf_addc(&b, (char)rd_char(e));
+out:
+	*tok = strdup(tio_buf_cstr(&b) ? tio_buf_cstr(&b) : "");
+	tio_buf_free(&b);
+	if (!*tok)
+		return TOK_NONE;
+	if (type == TOK_ITEM) {
+		if (!strcmp(*tok, "LOCAL_PR_FMT")) {
+			free(*tok);
+			return force_token(e, "\"%s\" ", tok);
+		} else if (!strcmp(*tok, "STA_PR_FMT")) {
+			free(*tok);
+			return force_token(e, "\" sta:%pM\" ", tok);
+		} else if (!strcmp(*tok, "VIF_PR_FMT")) {
+			free(*tok);
+			return force_token(e, "\" vif:%p(%d)\" ", tok);
+		}
+	}
+	return type;
+}
+
+static int force_token(pf_event *e, const char *str, char **tok)
+{
+	const char *sb = e->in;
+	size_t sp = e->in_pos, sl = e->in_len;
+	e->in = str;
+	e->in_pos = 0;
+	e->in_len = strlen(str);
+	int t = read_token_raw(e, tok);
+	e->in = sb;
+	e->in_pos = sp;
+	e->in_len = sl;
+	return t;
+}
+
+static int read_token(pf_event *e, char **tok)
+{
+	for (;;) {
+		int t = read_token_raw(e, tok);
+		if (t != TOK_SPACE)
+			return t;
+		free(*tok);
+	}
+}
+
+static int read_token_item(pf_event *e, char **tok)
+{
+	for (;;) {
+		int t = read_token_raw(e, tok);
+		if (t != TOK_SPACE && t != TOK_NEWLINE)
+			return t;
+		free(*tok);
+		*tok = NULL;
+	}
+}
+
+static int test_type_token(int type, const char *tok, int expect, const char *et)
+{
+	if (type != expect)
+		return -1;
+	if (!tok || strcmp(tok, et))
+		return -1;
+	return 0;
+}
+
+static int read_expected(pf_event *e, int expect, const char *str, bool newline_ok)
+{
+	char *tok;
+	int t = newline_ok ? read_token(e, &tok) : read_token_item(e, &tok);
+	int r = test_type_token(t, tok, expect, str);
+	free(tok);
+	return r;
+}
+
+static int read_expect_type(pf_event *e, int expect, char **tok)
+{
+	int t = read_token(e, tok);
+	return t == expect ? 0 : -1;
+}
+
+/* ---------------------------------------------------------------- fields */
+
+static pf_field *find_in(pf_field *f, const char *name)
+{
+	for (; f; f = f->next)
+		if (!strcmp(f->name, name))
+			return f;
+	return NULL;
+}
+
+static pf_field *find_field(pf_event *e, const char *name) { return find_in(e->fields, name); }
+
+static pf_field *find_any_field(pf_event *e, const char *name)
+{
+	pf_field *f = find_in(e->common, name);
+	return f ? f : find_in(e->fields, name);
+}
+
+static unsigned type_size(const char *name)
+{
+	static const struct {
+		const char *t;
+		unsigned s;
+	} tbl[] = {{"u8", 1}, {"u16", 2}, {"u32", 4}, {"u64", 8}, {"s8", 1},
+		   {"s16", 2}, {"s32", 4}, {"s64", 8}, {"char", 1}};
+	for (size_t i = 0; i < TIO_ARRAY_LEN(tbl); i++)
+		if (!strcmp(tbl[i].t, name))
+			return tbl[i].s;
+	return 0;
+}
+
+static void free_fields(pf_field *f)
+{
+	while (f) {
+		pf_field *n = f->next;
+		free(f->type);
+		free(f->name);
+		free(f);
+		f = n;
+	}
+}
+
+static int read_fields(pf_event *e, pf_field **list)
+{
+	int count = 0;
+	char *tok = NULL, *last = NULL;
+	const char *delim = " ";
+	pf_field *f = NULL;
+	for (;;) {
+		unsigned size_dynamic = 0;
+		int t = read_token(e, &tok);
+		if (t == TOK_NEWLINE) {
+			free(tok);
+			return count;
+		}
+		count++;
+		if (test_type_token(t, tok, TOK_ITEM, "field"))
+			goto fail;
+		free(tok);
+		t = read_token(e, &tok);
+		if ((e->flags & EV_FTRACE) && t == TOK_ITEM && !strcmp(tok, "special")) {
+			free(tok);
+			t = read_token(e, &tok);
+		}
+		if (test_type_token(t, tok, TOK_OP, ":"))
+			goto fail;
+		free(tok);
+		tok = NULL;
+		if (read_expect_type(e, TOK_ITEM, &tok))
+			goto fail;
+		last = tok;
+		tok = NULL;
+		f = calloc(1, sizeof(*f));
+		if (!f)
+			goto fail;
+		for (;;) {
+			t = read_token(e, &tok);
+			if (t == TOK_ITEM || (t == TOK_OP && !strcmp(tok, "*")) ||
+			    ((e->flags & EV_FTRACE) && t == TOK_OP && !strcmp(tok, "."))) {
+				if (!strcmp(tok, "*"))
+					f->flags |= FF_POINTER;
+				if (f->type) {
+					int r = append(&f->type, delim, last);
+					free(last);
+					last = NULL;
+					if (r < 0)
+						goto fail;
+				} else {
+					f->type = last;
+				}
+				last = tok;
+				tok = NULL;
+				delim = " ";
+				continue;
+			}
+			if (t == TOK_DELIM && last && !strcmp("__attribute__", last) && tok[0] == '(') {
+				int depth = 1;
+				if (append(&f->type, " ", last) || append(&f->type, "", "("))
+					goto fail;
+				delim = " ";
+				free(tok);
+				tok = NULL;
+				while ((t = read_token(e, &tok)) != TOK_NONE) {
+					int r;
+					if (t == TOK_DELIM) {
+						if (tok[0] == '(')
+							depth++;
+						else if (tok[0] == ')')
+							depth--;
+						if (!depth)
+							break;
+						r = append(&f->type, "", tok);
+						delim = "";
+					} else {
+						r = append(&f->type, delim, tok);
+						delim = " ";
+					}
+					if (r < 0)
+						goto fail;
+					free(last);
+					last = tok;
+					tok = NULL;
+				}
+				free(tok);
+				tok = NULL;
+				continue;
+			}
+			break;
+		}
+		if (!f->type)
+			goto fail;
+		f->name = last;
+		last = NULL;
+		if (t != TOK_OP)
+			goto fail;
+		if (!strcmp(tok, "[")) {
+			int last_type = t;
+			char *brackets = tok;
+			tok = NULL;
+			f->flags |= FF_ARRAY;
+			t = read_token(e, &tok);
+			f->arraylen = t == TOK_ITEM ? (int)strtoul(tok, NULL, 0) : 0;
+			while (tok && strcmp(tok, "]")) {
+				const char *d2 = (last_type == TOK_ITEM && t == TOK_ITEM) ? " " : "";
+				last_type = t;
+				if (append(&brackets, d2, tok)) {
+					free(brackets);
+					goto fail;
+				}
+				f->arraylen = (int)strtoul(tok, NULL, 0);
+				free(tok);
+				t = read_token(e, &tok);
+				if (t == TOK_NONE) {
+					free(brackets);
+					goto fail;
+				}
+			}
+			free(tok);
+			tok = NULL;
+			if (append(&brackets, "", "]")) {
+				free(brackets);
+				goto fail;
+			}
+			t = read_token(e, &tok);
+			if (t == TOK_ITEM) {
+				if (append(&f->type, " ", f->name) || append(&f->type, "", brackets)) {
+					free(brackets);
+					goto fail;
+				}
+				size_dynamic = type_size(f->name);
+				free(f->name);
+				f->name = tok;
+				tok = NULL;
+				t = read_token(e, &tok);
+			} else {
+				if (append(&f->type, "", brackets)) {
+					free(brackets);
+					goto fail;
+				}
+			}
+			free(brackets);
+		}
+		if ((f->flags & FF_ARRAY) &&
+		    (strstr(f->type, "char") || strstr(f->type, "u8") || strstr(f->type, "s8")))
+			f->flags |= FF_STRING;
+		if (!strncmp(f->type, "__data_loc", 10))
+			f->flags |= FF_DYNAMIC;
+		if (!strncmp(f->type, "__rel_loc", 9))
+			f->flags |= FF_DYNAMIC | FF_RELATIVE;
+		if (strstr(f->type, "long"))
+			f->flags |= FF_LONG;
+		if (test_type_token(t, tok, TOK_OP, ";"))
+			goto fail;
+		free(tok);
+		tok = NULL;
+		if (read_expected(e, TOK_ITEM, "offset", true) || read_expected(e, TOK_OP, ":", true) ||
+		    read_expect_type(e, TOK_ITEM, &tok))
+			goto fail;
+		f->offset = (int)strtoul(tok, NULL, 0);
+		free(tok);
+		tok = NULL;
+		if (read_expected(e, TOK_OP, ";", true) || read_expected(e, TOK_ITEM, "size", true) ||
+		    read_expected(e, TOK_OP, ":", true) || read_expect_type(e, TOK_ITEM, &tok))
+			goto fail;
+		f->size = (int)strtoul(tok, NULL, 0);
+		free(tok);
+		tok = NULL;
+		if ((f->flags & FF_DYNAMIC) && f->size == 2)
+			f->flags |= FF_STRING | FF_ARRAY;
+		if (read_expected(e, TOK_OP, ";", true))
+			goto fail;
+		t = read_token(e, &tok);
+		if (t != TOK_NEWLINE) {
+			if (test_type_token(t, tok, TOK_ITEM, "signed"))
+				goto fail;
+			free(tok);
+			tok = NULL;
+			if (read_expected(e, TOK_OP, ":", true) || read_expect_type(e, TOK_ITEM, &tok))
+				goto fail;
+			if (strtoul(tok, NULL, 0))
+				f->flags |= FF_SIGNED;
+			free(tok);
+			tok = NULL;
+			if (read_expected(e, TOK_OP, ";", true) || read_expect_type(e, TOK_NEWLINE, &tok))
+				goto fail;
+		}
+		free(tok);
+		tok = NULL;
+		if (f->flags & (FF_ARRAY | FF_DYNAMIC)) {
+			if (f->arraylen)
+				f->elementsize = f->size / f->arraylen;
+			else if (f->flags & FF_DYNAMIC)
+				f->elementsize = (int)size_dynamic;
+			else if (f->flags & FF_STRING)
+				f->elementsize = 1;
+			else if (f->flags & FF_LONG)
+				f->elementsize = e->ctx->long_size;
+		} else {
+			f->elementsize = f->size;
+		}
+		*list = f;
+		list = &f->next;
+		f = NULL;
+	}
+fail:
+	free(tok);
+	free(last);
+	if (f) {
+		free(f->type);
+		free(f->name);
+		free(f);
+	}
+	return -1;
+}
+
+/* ---------------------------------------------------------------- print fmt arguments */
+
+static arg *alloc_arg(void) { return calloc(1, sizeof(arg)); }
+
+static void free_flag_sym(flag_sym *f)
+{
+	while (f) {
+		flag_sym *n = f->next;
+		free(f->value);
+		free(f->str);
+		free(f);
+		f = n;
+	}
+}
+
+static void free_arg(arg *a)
+{
+	if (!a)
+		return;
+	switch (a->type) {
+	case A_ATOM: free(a->atom.atom); break;
+	case A_FIELD: free(a->field.name); break;
+	case A_FLAGS:
+		free_arg(a->flags.field);
+		free(a->flags.delim);
+		free_flag_sym(a->flags.flags);
+		break;
+	case A_SYMBOL:
+		free_arg(a->symbol.field);
+		free_flag_sym(a->symbol.symbols);
+		break;
+	case A_HEX:
+	case A_HEX_STR:
+		free_arg(a->hex.field);
+		free_arg(a->hex.size);
+		break;
+	case A_INT_ARRAY:
+		free_arg(a->int_array.field);
+		free_arg(a->int_array.count);
+		free_arg(a->int_array.el_size);
+		break;
+	case A_TYPE:
+		free(a->typecast.type);
+		free_arg(a->typecast.item);
+		break;
+	case A_STRING:
+	case A_BSTRING:
+	case A_BITMASK:
+	case A_CPUMASK:
+		free(a->string.string);
+		break;
+	case A_OP:
+		free(a->op.op);
+		free_arg(a->op.left);
+		free_arg(a->op.right);
+		break;
+	default:
+		break;
+	}
+	free(a);
+}
+
+static void free_args(arg *a)
+{
+	while (a) {
+		arg *n = a->next;
+		free_arg(a);
+		a = n;
+	}
+}
+
+static int process_arg_token(pf_event *e, arg *a, char **tok, int type);
+static int process_op(pf_event *e, arg *a, char **tok);
+
+static int process_arg(pf_event *e, arg *a, char **tok)
+{
+	char *token;
+	int type = read_token(e, &token);
+	*tok = token;
+	return process_arg_token(e, a, tok, type);
+}
+
+static int get_op_prio(const char *op)
+{
+	if (strlen(op) == 1) {
+		switch (op[0]) {
+		case '~':
+		case '!': return 4;
+		case '*':
+		case '/':
+		case '%': return 6;
+		case '+':
+		case '-': return 7;
+		case '<':
+		case '>': return 9;
+		case '&': return 11;
+		case '^': return 12;
+		case '|': return 13;
+		case '?': return 16;
+		default: return -1;
+		}
+	}
+	if (!strcmp(op, "++") || !strcmp(op, "--"))
+		return 3;
+	if (!strcmp(op, ">>") || !strcmp(op, "<<"))
+		return 8;
+	if (!strcmp(op, ">=") || !strcmp(op, "<="))
+		return 9;
+	if (!strcmp(op, "==") || !strcmp(op, "!="))
+		return 10;
+	if (!strcmp(op, "&&"))
+		return 14;
+	if (!strcmp(op, "||"))
+		return 15;
+	return -1;
+}
+
+static int set_op_prio(arg *a)
+{
+	if (!a->op.left || a->op.left->type == A_NULL)
+		a->op.prio = 0;
+	else
+		a->op.prio = get_op_prio(a->op.op);
+	return a->op.prio;
+}
+
+static int consolidate_op_arg(int type, arg *a)
+{
+	if (type == TOK_ERROR)
+		return -1;
+	if (a->type != A_OP)
+		return 0;
+	int r = 0;
+	if (a->op.left)
+		r = consolidate_op_arg(type, a->op.left);
+	if (r < 0)
+		return r;
+	if (a->op.right)
+		r = consolidate_op_arg(type, a->op.right);
+	if (r < 0)
+		return r;
+	if (!a->op.left || !a->op.right)
+		return 0;
+	if (a->op.left->type != A_ATOM || a->op.right->type != A_ATOM)
+		return 0;
+	unsigned long long l = strtoull(a->op.left->atom.atom, NULL, 0);
+	unsigned long long rr = strtoull(a->op.right->atom.atom, NULL, 0);
+	unsigned long long v;
+	const char *op = a->op.op;
+	switch (op[0]) {
+	case '>': v = op[1] == '>' ? l >> rr : op[1] == '=' ? l >= rr : l > rr; break;
+	case '<': v = op[1] == '<' ? l << rr : op[1] == '=' ? l <= rr : l < rr; break;
+	case '&': v = op[1] == '&' ? (l && rr) : (l & rr); break;
+	case '|': v = op[1] == '|' ? (l || rr) : (l | rr); break;
+	case '-': v = l - rr; break;
+	case '+': v = l + rr; break;
+	case '*': v = l * rr; break;
+	case '^': v = l ^ rr; break;
+	case '/': if (!rr) return 0; v = l / rr; break;
+	case '%': if (!rr) return 0; v = l % rr; break;
+	case '=': v = l == rr; break;
+	case '!': v = l != rr; break;
+	default: return 0;
+	}
+	free_arg(a->op.left);
+	free_arg(a->op.right);
+	free(a->op.op);
+	a->type = A_ATOM;
+	a->atom.atom = xasprintf("%lld", (long long)v);
+	return a->atom.atom ? 0 : -1;
+}
+
+static int process_cond(pf_event *e, arg *top, char **tok)
+{
+	arg *a = alloc_arg(), *left = alloc_arg(), *right = alloc_arg();
+	char *token = NULL;
+	int type;
+	if (!a || !left || !right) {
+		free_arg(left);
+		free_arg(right);
+		goto out_free;
+	}
+	a->type = A_OP;
+	a->op.left = left;
+	a->op.right = right;
+	*tok = NULL;
+	type = process_arg(e, left, &token);
+again:
+	if (type == TOK_ERROR)
+		goto out_free;
+	if (type == TOK_OP && strcmp(token, ":")) {
+		type = process_op(e, left, &token);
+		goto again;
+	}
+	if (test_type_token(type, token, TOK_OP, ":"))
+		goto out_free;
+	a->op.op = token;
+	type = process_arg(e, right, &token);
+	top->op.right = a;
+	*tok = token;
+	return type;
+out_free:
+	top->op.right = NULL;
+	free(token);
+	free_arg(a);
+	return TOK_ERROR;
+}
+
+static int process_array(pf_event *e, arg *top, char **tok)
+{
+	arg *a = alloc_arg();
+	char *token = NULL;
+	if (!a) {
+		*tok = NULL;
+		return TOK_ERROR;
+	}
+	*tok = NULL;
+	int type = process_arg(e, a, &token);
+	if (test_type_token(type, token, TOK_OP, "]")) {
+		free(token);
+		free_arg(a);
+		return TOK_ERROR;
+	}
+	top->op.right = a;
+	free(token);
+	type = read_token_item(e, &token);
+	*tok = token;
+	return type;
+}
+
+static int process_op(pf_event *e, arg *a, char **tok)
+{
+	arg *left, *right = NULL;
+	char *token = *tok;
+	int type;
+	if (a->type == A_OP && !a->op.left) {
+		switch (token[0]) {
+		case '~':
+		case '!':
+		case '+':
+		case '-':
+			break;
+		default:
+			goto out_free;
+		}
+		if (token[1])
+			goto out_free;
+		left = alloc_arg();
+		if (!left)
+			goto out_free;
+		left->type = A_NULL;
+		a->op.left = left;
+		right = alloc_arg();
+		if (!right)
+			goto out_free;
+		a->op.right = right;
+		*tok = NULL;
+		type = process_arg(e, right, tok);
+	} else if (!strcmp(token, "?")) {
+		left = alloc_arg();
+		if (!left)
+			goto out_free;
+		*left = *a;
+		a->type = A_OP;
+		a->op.op = token;
+		a->op.left = left;
+		a->op.right = NULL;
+		a->op.prio = 0;
+		type = process_cond(e, a, tok);
+	} else if (!strcmp(token, ">>") || !strcmp(token, "<<") || !strcmp(token, "&") ||
+		   !strcmp(token, "|") || !strcmp(token, "&&") || !strcmp(token, "||") ||
+		   !strcmp(token, "-") || !strcmp(token, "+") || !strcmp(token, "*") ||
+		   !strcmp(token, "^") || !strcmp(token, "/") || !strcmp(token, "%") ||
+		   !strcmp(token, "<") || !strcmp(token, ">") || !strcmp(token, "<=") ||
+		   !strcmp(token, ">=") || !strcmp(token, "==") || !strcmp(token, "!=")) {
+		left = alloc_arg();
+		if (!left)
+			goto out_free;
+		*left = *a;
+		a->type = A_OP;
+		a->op.op = token;
+		a->op.left = left;
+		a->op.right = NULL;
+		if (set_op_prio(a) == -1) {
+			e->flags |= EV_FAILED;
+			a->op.op = NULL;
+			goto out_free;
+		}
+		type = read_token_item(e, &token);
+		*tok = token;
+		if (!strcmp(a->op.op, "*") && type == TOK_DELIM && !strcmp(token, ")")) {
+			if (left->type != A_ATOM)
+				goto out_free;
+			if (append(&left->atom.atom, " ", "*"))
+				goto out_free;
+			free(a->op.op);
+			*a = *left;
+			free(left);
+			return type;
+		}
+		right = alloc_arg();
+		if (!right)
+			goto out_free;
+		type = process_arg_token(e, right, tok, type);
+		if (type == TOK_ERROR) {
+			free_arg(right);
+			token = NULL;
+			goto out_free;
+		}
+		if (right->type == A_OP && get_op_prio(a->op.op) < get_op_prio(right->op.op)) {
+			arg tmp;
+			a->op.right = right->op.left;
+			tmp = *a;
+			*a = *right;
+			*right = tmp;
+			a->op.left = right;
+		} else {
+			a->op.right = right;
+		}
+	} else if (!strcmp(token, "[")) {
+		left = alloc_arg();
+		if (!left)
+			goto out_free;
+		*left = *a;
+		a->type = A_OP;
+		a->op.op = token;
+		a->op.left = left;
+		a->op.right = NULL;
+		a->op.prio = 0;
+		type = process_array(e, a, tok);
+	} else {
+		e->flags |= EV_FAILED;
+		goto out_free;
+	}
+	if (type == TOK_OP && strcmp(*tok, ":")) {
+		int prio = get_op_prio(*tok);
+		if (prio < 0) {
+			token = *tok;
+			goto out_free;
+		}
+		if (prio > a->op.prio)
+			return process_op(e, a, tok);
+		return process_op(e, right, tok);
+	}
+	return type;
+out_free:
+	free(token);
+	*tok = NULL;
+	return TOK_ERROR;
+}
+
+static int process_entry(pf_event *e, arg *a, char **tok)
+{
+	char *token;
+	int type = read_token_item(e, &token);
+	if (type == TOK_DELIM && !strcmp(token, ")")) {
+		*tok = token;
+		return TOK_ITEM;
+	}
+	if (test_type_token(type, token, TOK_OP, "->"))
+		goto out_free;
+	free(token);
+	if (read_expect_type(e, TOK_ITEM, &token))
+		goto out_free;
+	a->type = A_FIELD;
+	a->field.name = token;
+	a->field.field = find_any_field(e, token);
+	type = read_token(e, &token);
+	*tok = token;
+	return type;
+out_free:
+	free(token);
+	*tok = NULL;
+	return TOK_ERROR;
+}
+
+static int alloc_and_process_delim(pf_event *e, const char *next, arg **out)
+{
+	arg *f = alloc_arg();
+	char *token;
+	if (!f)
+		return -1;
+	int type = process_arg(e, f, &token);
+	if (type == TOK_OP) {
+		type = process_op(e, f, &token);
+		if (consolidate_op_arg(type, f) < 0)
+			type = TOK_ERROR;
+		if (type == TOK_ERROR)
+			goto err;
+	}
+	if (test_type_token(type, token, TOK_DELIM, next))
+		goto err;
+	*out = f;
+	free(token);
+	return 0;
+err:
+	free(token);
+	free_arg(f);
+	return -1;
+}
+
+static unsigned long long eval_type_str(unsigned long long val, const char *type, int pointer)
+{
+	size_t len = strlen(type);
+	if (len < 2)
+		return val;
+	if (pointer) {
+		if (type[len - 1] != '*')
+			return val;
+		char *ref = strndup(type, len - 2);
+		if (!ref)
+			return val;
+		val = eval_type_str(val, ref, 0);
+		free(ref);
+		return val;
+	}
+	if (type[len - 1] == '*')
+		return val;
+	if (!strncmp(type, "struct", 6))
+		return val;
+	if (!strcmp(type, "u8"))
+		return val & 0xff;
+	if (!strcmp(type, "u16"))
+		return val & 0xffff;
+	if (!strcmp(type, "u32"))
+		return val & 0xffffffff;
+	if (!strcmp(type, "u64") || !strcmp(type, "s64"))
+		return val;
+	if (!strcmp(type, "s8"))
+		return (unsigned long long)(char)val & 0xff;
+	if (!strcmp(type, "s16"))
+		return (unsigned long long)(short)val & 0xffff;
+	if (!strcmp(type, "s32"))
+		return (unsigned long long)(int)val & 0xffffffff;
+	if (!strncmp(type, "unsigned ", 9))
+		type += 9;
+	if (!strcmp(type, "char"))
+		return val & 0xff;
+	if (!strcmp(type, "short"))
+		return val & 0xffff;
+	if (!strcmp(type, "int"))
+		return val & 0xffffffff;
+	return val;
+}
+
+static int arg_num_eval(arg *a, long long *val)
+{
+	long long l, r;
+	int ret = 1;
+	switch (a->type) {
+	case A_ATOM:
+		*val = strtoll(a->atom.atom, NULL, 0);
+		break;
+	case A_TYPE:
+		ret = arg_num_eval(a->typecast.item, val);
+		if (ret)
+			*val = (long long)eval_type_str((unsigned long long)*val, a->typecast.type, 0);
+		break;
+	case A_OP:
+		switch (a->op.op[0]) {
+		case '|':
+		case '&':
+		case '<':
+		case '>':
+		case '=':
+		case '!':
+			if (!(ret = arg_num_eval(a->op.left, &l)) || !(ret = arg_num_eval(a->op.right, &r)))
+				break;
+			switch (a->op.op[0]) {
+			case '|': *val = a->op.op[1] ? (l || r) : (l | r); break;
+			case '&': *val = a->op.op[1] ? (l && r) : (l & r); break;
+			case '<':
+				if (!a->op.op[1]) *val = l < r;
+				else if (a->op.op[1] == '<') *val = (long long)((unsigned long long)l << r);
+				else if (a->op.op[1] == '=') *val = l <= r;
+				else ret = 0;
+				break;
+			case '>':
+				if (!a->op.op[1]) *val = l > r;
+				else if (a->op.op[1] == '>') *val = l >> r;
+				else if (a->op.op[1] == '=') *val = l >= r;
+				else ret = 0;
+				break;
+			case '=':
+				if (a->op.op[1] != '=') ret = 0;
+				else *val = l == r;
+				break;
+			case '!':
+				if (a->op.op[1] == '=') *val = l != r;
+				else ret = 0;
+				break;
+			}
+			break;
+		case '-':
+		case '+':
+			if (a->op.left->type == A_NULL)
+				l = 0;
+			else
+				ret = arg_num_eval(a->op.left, &l);
+			if (!ret)
+				break;
+			ret = arg_num_eval(a->op.right, &r);
+			if (!ret)
+				break;
+			*val = a->op.op[0] == '-' ? (long long)((unsigned long long)l - (unsigned long long)r)
+						  : (long long)((unsigned long long)l + (unsigned long long)r);
+			break;
+		case '~':
+			ret = arg_num_eval(a->op.right, &r);
+			if (ret)
+				*val = ~r;
+			break;
+		default:
+			ret = 0;
+		}
+		break;
+	default:
+		ret = 0;
+	}
+	return ret;
+}
+
+static char *arg_eval(arg *a, char buf[24])
+{
+	long long v;
+	switch (a->type) {
+	case A_ATOM: return a->atom.atom;
+	case A_TYPE: return arg_eval(a->typecast.item, buf);
+	case A_OP:
+		if (!arg_num_eval(a, &v))
+			break;
+		snprintf(buf, 24, "%lld", v);
+		return buf;
+	default: break;
+	}
+	return NULL;
+}
+
+static int process_fields(pf_event *e, flag_sym **list, char **tok)
+{
+	int type;
+	arg *a = NULL;
+	flag_sym *f = NULL;
+	char *token = *tok;
+	char buf[24];
+	do {
+		free(token);
+		type = read_token_item(e, &token);
+		if (test_type_token(type, token, TOK_OP, "{"))
+			break;
+		a = alloc_arg();
+		if (!a)
+			goto out_free;
+		free(token);
+		type = process_arg(e, a, &token);
+		if (type == TOK_OP)
+			type = process_op(e, a, &token);
+		if (type == TOK_ERROR)
+			goto out_free;
+		if (test_type_token(type, token, TOK_DELIM, ","))
+			goto out_free;
+		f = calloc(1, sizeof(*f));
+		if (!f)
+			goto out_free;
+		char *v = arg_eval(a, buf);
+		if (!v || !(f->value = strdup(v)))
+			goto out_free_field;
+		free_arg(a);
+		a = alloc_arg();
+		if (!a)
+			goto out_free_field;
+		free(token);
+		type = process_arg(e, a, &token);
+		if (test_type_token(type, token, TOK_OP, "}"))
+			goto out_free_field;
+		v = arg_eval(a, buf);
+		if (!v || !(f->str = strdup(v)))
+			goto out_free_field;
+		free_arg(a);
+		a = NULL;
+		*list = f;
+		list = &f->next;
+		f = NULL;
+		free(token);
+		type = read_token_item(e, &token);
+	} while (type == TOK_DELIM && !strcmp(token, ","));
+	*tok = token;
+	return type;
+out_free_field:
+	free_flag_sym(f);
+out_free:
+	free_arg(a);
+	free(token);
+	*tok = NULL;
+	return TOK_ERROR;
+}
+
+static int process_field_arg(pf_event *e, arg *a, char **tok)
+{
+	int type = process_arg(e, a, tok);
+	while (type == TOK_OP)
+		type = process_op(e, a, tok);
+	return type;
+}
+
+static int process_flags(pf_event *e, arg *a, char **tok)
+{
+	char *token = NULL;
+	memset(a, 0, sizeof(*a));
+	a->type = A_FLAGS;
+	arg *f = alloc_arg();
+	if (!f)
+		goto out_free;
+	int type = process_field_arg(e, f, &token);
+	while (type == TOK_OP)
+		type = process_op(e, f, &token);
+	if (test_type_token(type, token, TOK_DELIM, ",")) {
+		free_arg(f);
+		goto out_free;
+	}
+	free(token);
+	a->flags.field = f;
+	type = read_token_item(e, &token);
+	if (type >= TOK_ITEM) { /* ITEM, DQUOTE, SQUOTE */
+		a->flags.delim = token;
+		type = read_token_item(e, &token);
+	}
+	if (test_type_token(type, token, TOK_DELIM, ","))
+		goto out_free;
+	type = process_fields(e, &a->flags.flags, &token);
+	if (test_type_token(type, token, TOK_DELIM, ")"))
+		goto out_free;
+	free(token);
+	return read_token_item(e, tok);
+out_free:
+	free(token);
+	*tok = NULL;
+	return TOK_ERROR;
+}
+
+static int process_symbols(pf_event *e, arg *a, char **tok)
+{
+	char *token = NULL;
+	memset(a, 0, sizeof(*a));
+	a->type = A_SYMBOL;
+	arg *f = alloc_arg();
+	if (!f)
+		goto out_free;
+	int type = process_field_arg(e, f, &token);
+	if (test_type_token(type, token, TOK_DELIM, ",")) {
+		free_arg(f);
+		goto out_free;
+	}
+	a->symbol.field = f;
+	type = process_fields(e, &a->symbol.symbols, &token);
+	if (test_type_token(type, token, TOK_DELIM, ")"))
+		goto out_free;
+	free(token);
+	return read_token_item(e, tok);
+out_free:
+	free(token);
+	*tok = NULL;
+	return TOK_ERROR;
+}
+
+static int process_hex_common(pf_event *e, arg *a, char **tok, int t)
+{
+	memset(a, 0, sizeof(*a));
+	a->type = t;
+	if (alloc_and_process_delim(e, ",", &a->hex.field))
+		goto out;
+	if (alloc_and_process_delim(e, ")", &a->hex.size)) {
+		free_arg(a->hex.field);
+		a->hex.field = NULL;
+		goto out;
+	}
+	return read_token_item(e, tok);
+out:
+	*tok = NULL;
+	return TOK_ERROR;
+}
+
+static int process_int_array(pf_event *e, arg *a, char **tok)
+{
+	memset(a, 0, sizeof(*a));
+	a->type = A_INT_ARRAY;
+	if (alloc_and_process_delim(e, ",", &a->int_array.field))
+		goto out;
+	if (alloc_and_process_delim(e, ",", &a->int_array.count))
+		goto out;
+	if (alloc_and_process_delim(e, ")", &a->int_array.el_size))
+		goto out;
+	return read_token_item(e, tok);
+out:
+	*tok = NULL;
+	return TOK_ERROR;
+}
+
+static int process_dynamic_array(pf_event *e, arg *a, char **tok)
+{
+	char *token;
+	memset(a, 0, sizeof(*a));
+	a->type = A_DYNARRAY;
+	int type = read_token(e, &token);
+	*tok = token;
+	if (type != TOK_ITEM)
+		goto out_free;
+	pf_field *f = find_field(e, token);
+	if (!f)
+		goto out_free;
+	a->dynarray.field = f;
+	if (read_expected(e, TOK_DELIM, ")", true) < 0)
+		goto out_free;
+	free(token);
+	type = read_token_item(e, &token);
+	*tok = token;
+	if (type != TOK_OP || strcmp(token, "["))
+		return type;
+	free(token);
+	arg *x = alloc_arg();
+	if (!x) {
+		*tok = NULL;
+		return TOK_ERROR;
+	}
+	type = process_arg(e, x, &token);
+	if (type == TOK_ERROR)
+		goto out_free_arg;
+	if (!test_type_token(type, token, TOK_OP, "]"))
+		goto out_free_arg; /* libtraceevent's inverted test: "]" is an error */
+	free(token);
+	free_arg(x); /* index arg is dropped, as in libtraceevent */
+	return read_token_item(e, tok);
+out_free_arg:
+	free_arg(x);
+out_free:
+	free(token);
+	*tok = NULL;
+	return TOK_ERROR;
+}
+
+static int process_dynamic_array_len(pf_event *e, arg *a, char **tok)
+{
+	char *token;
+	if (read_expect_type(e, TOK_ITEM, &token))
+		goto out_free;
+	a->type = A_DYNARRAY_LEN;
+	pf_field *f = find_field(e, token);
+	if (!f)
+		goto out_free;
+	a->dynarray.field = f;
+	if (read_expected(e, TOK_DELIM, ")", true) < 0)
+		goto out_err;
+	free(token);
+	int type = read_token(e, &token);
+	*tok = token;
+	return type;
+out_free:
+	free(token);
+out_err:
+	*tok = NULL;
+	return TOK_ERROR;
+}
+
+static int process_paren(pf_event *e, arg *a, char **tok)
+{
+	char *token;
+	int type = process_arg(e, a, &token);
+	if (type == TOK_ERROR)
+		goto out_free;
+	if (type == TOK_OP)
+		type = process_op(e, a, &token);
+	if (type == TOK_ERROR)
+		goto out_free;
+	if (type == TOK_ITEM && !strcmp(token, ")")) {
+		free(token);
+		return process_entry(e, a, tok);
+	}
+	if (test_type_token(type, token, TOK_DELIM, ")"))
+		goto out_free;
+	free(token);
+	type = read_token_item(e, &token);
+	if (type >= TOK_ITEM || (type == TOK_DELIM && !strcmp(token, "("))) {
+		if (a->type != A_ATOM)
+			goto out_free;
+		arg *item = alloc_arg();
+		if (!item)
+			goto out_free;
+		char *tname = a->atom.atom;
+		a->type = A_TYPE;
+		a->typecast.type = tname;
+		a->typecast.item = item;
+		type = process_arg_token(e, item, &token, type);
+	}
+	*tok = token;
+	return type;
+out_free:
+	free(token);
+	*tok = NULL;
+	return TOK_ERROR;
+}
+
+static int process_str(pf_event *e, arg *a, char **tok, int t)
+{
+	char *token;
+	if (read_expect_type(e, TOK_ITEM, &token)) {
+		free(token);
+		*tok = NULL;
+		return TOK_ERROR;
+	}
+	a->type = t;
+	a->string.string = token;
+	a->string.field = NULL;
+	if (read_expected(e, TOK_DELIM, ")", true) < 0) {
+		*tok = NULL;
+		return TOK_ERROR;
+	}
+	int type = read_token(e, &token);
+	*tok = token;
+	return type;
+}
+
+static int process_builtin_expect(pf_event *e, arg *a, char **tok)
+{
+	char *token = NULL;
+	int type = process_arg(e, a, &token);
+	if (type != TOK_DELIM || !token || token[0] != ',')
+		goto out_free;
+	free(token);
+	token = NULL;
+	if (read_expect_type(e, TOK_ITEM, &token))
+		goto out_free;
+	if (read_expected(e, TOK_DELIM, ")", true) < 0)
+		goto out_free;
+	free(token);
+	return read_token_item(e, tok);
+out_free:
+	free(token);
+	*tok = NULL;
+	return TOK_ERROR;
+}
+
+static int process_sizeof(pf_event *e, arg *a, char **tok)
+{
+	char *token = NULL;
+	bool has_paren = false;
+	int type = read_token_item(e, &token);
+	a->type = A_ATOM;
+	if (token && !strcmp(token, "unsigned")) {
+		free(token);
+		type = read_token_item(e, &token);
+		if (type == TOK_ERROR)
+			goto error;
+		if (type != TOK_ITEM)
+			has_paren = true;
+	}
+	if (!token)
+		goto error;
+	if (has_paren || !strcmp(token, "int")) {
+		a->atom.atom = strdup("4");
+	} else if (!strcmp(token, "long")) {
+		free(token);
+		type = read_token_item(e, &token);
+		if (token && !strcmp(token, "long")) {
+			a->atom.atom = strdup("8");
+		} else {
+			a->atom.atom = strdup(e->ctx->long_size == 4 ? "4" : "8");
+			has_paren = true;
+		}
+	} else if (!strcmp(token, "__u64") || !strcmp(token, "u64") || !strcmp(token, "__s64") ||
+		   !strcmp(token, "s64")) {
+		a->atom.atom = strdup("8");
+	} else if (!strcmp(token, "__u32") || !strcmp(token, "u32") || !strcmp(token, "__s32") ||
+		   !strcmp(token, "s32")) {
+		a->atom.atom = strdup("4");
+	} else if (!strcmp(token, "__u16") || !strcmp(token, "u16") || !strcmp(token, "__s16") ||
+		   !strcmp(token, "s16")) {
+		a->atom.atom = strdup("2");
+	} else if (!strcmp(token, "__u8") || !strcmp(token, "u8") || !strcmp(token, "__8") ||
+		   !strcmp(token, "s8")) {
+		a->atom.atom = strdup("1");
+	} else if (!strcmp(token, "REC")) {
+		free(token);
+		type = read_token_item(e, &token);
+		if (test_type_token(type, token, TOK_OP, "->"))
+			goto error;
+		free(token);
+		token = NULL;
+		if (read_expect_type(e, TOK_ITEM, &token))
+			goto error;
+		pf_field *f = find_any_field(e, token);
+		if (!f || (f->flags & FF_ARRAY))
+			goto error;
+		a->atom.atom = xasprintf("%d", f->size);
+	} else {
+		goto error;
+	}
+	if (!a->atom.atom)
+		goto error;
+	if (!has_paren) {
+		free(token);
+		type = read_token_item(e, &token);
+	}
+	if (test_type_token(type, token, TOK_DELIM, ")"))
+		goto error;
+	free(token);
+	return read_token_item(e, tok);
+error:
+	free(token);
+	*tok = NULL;
+	return TOK_ERROR;
+}
+
+static int process_function(pf_event *e, arg *a, char *token, char **tok)
+{
+	int r;
+	if (!strcmp(token, "__print_flags")) {
+		free(token);
+		return process_flags(e, a, tok);
+	}
+	if (!strcmp(token, "__print_symbolic")) {
+		free(token);
+		return process_symbols(e, a, tok);
+	}
+	if (!strcmp(token, "__print_hex")) {
+		free(token);
+		return process_hex_common(e, a, tok, A_HEX);
+	}
+	if (!strcmp(token, "__print_hex_str")) {
+		free(token);
+		return process_hex_common(e, a, tok, A_HEX_STR);
+	}
+	if (!strcmp(token, "__print_array")) {
+		free(token);
+		return process_int_array(e, a, tok);
+	}
+	if (!strcmp(token, "__get_str") || !strcmp(token, "__get_rel_str")) {
+		free(token);
+		return process_str(e, a, tok, A_STRING);
+	}
+	if (!strcmp(token, "__get_bitmask") || !strcmp(token, "__get_rel_bitmask")) {
+		free(token);
+		return process_str(e, a, tok, A_BITMASK);
+	}
+	if (!strcmp(token, "__get_cpumask") || !strcmp(token, "__get_rel_cpumask")) {
+		free(token);
+		r = process_str(e, a, tok, A_CPUMASK);
+		return r;
+	}
+	if (!strcmp(token, "__get_dynamic_array") || !strcmp(token, "__get_rel_dynamic_array") ||
+	    !strcmp(token, "__get_sockaddr") || !strcmp(token, "__get_sockaddr_rel")) {
+		free(token);
+		return process_dynamic_array(e, a, tok);
+	}
+	if (!strcmp(token, "__get_dynamic_array_len") ||
+	    !strcmp(token, "__get_rel_dynamic_array_len")) {
+		free(token);
+		return process_dynamic_array_len(e, a, tok);
+	}
+	if (!strcmp(token, "__builtin_expect")) {
+		free(token);
+		return process_builtin_expect(e, a, tok);
+	}
+	if (!strcmp(token, "sizeof")) {
+		free(token);
+		return process_sizeof(e, a, tok);
+	}
+	/* helper functions registered by plugins (jbd2, scsi, ...) are not known */
+	free(token);
+	*tok = NULL;
+	return TOK_ERROR;
+}
+
+static int process_arg_token(pf_event *e, arg *a, char **tok, int type)
+{
+	char *token = *tok, *atom;
+	switch (type) {
+	case TOK_ITEM:
+		if (!strcmp(token, "REC")) {
+			free(token);
+			type = process_entry(e, a, &token);
+			break;
+		}
+		atom = token;
+		type = read_token_item(e, &token);
+		if (type == TOK_DELIM && !strcmp(token, "(")) {
+			free(token);
+			token = NULL;
+			type = process_function(e, a, atom, &token);
+			break;
+		}
+		while (type == TOK_ITEM) {
+			if (append(&atom, " ", token)) {
+				free(atom);
+				free(token);
+				*tok = NULL;
+				return TOK_ERROR;
+			}
+			free(token);
+			type = read_token_item(e, &token);
+		}
+		a->type = A_ATOM;
+		a->atom.atom = atom;
+		break;
+	case TOK_SQUOTE:
+		a->type = A_ATOM;
+		a->atom.atom = xasprintf("%d", token[0]);
+		free(token);
+		if (!a->atom.atom) {
+			*tok = NULL;
+			return TOK_ERROR;
+		}
+		type = read_token_item(e, &token);
+		break;
+	case TOK_DQUOTE:
+		a->type = A_ATOM;
+		a->atom.atom = token;
+		type = read_token_item(e, &token);
+		break;
+	case TOK_DELIM:
+		if (!strcmp(token, "(")) {
+			free(token);
+			type = process_paren(e, a, &token);
+			break;
+		}
+		/* fall through */
+	case TOK_OP:
+		a->type = A_OP;
+		a->op.op = token;
+		a->op.left = NULL;
+		type = process_op(e, a, &token);
+		if (type == TOK_ERROR)
+			a->op.op = NULL;
+		break;
+	default:
+		free(token);
+		*tok = NULL;
+		return TOK_ERROR;
+	}
+	*tok = token;
+	return type;
+}
+
+static int read_print_args(pf_event *e, arg **list)
+{
+	int type = TOK_ERROR, n = 0;
+	char *token = NULL;
+	do {
+		if (type == TOK_NEWLINE) {
+			free(token);
+			type = read_token_item(e, &token);
+			continue;
+		}
+		arg *a = alloc_arg();
+		if (!a)
+			return -1;
+		type = process_arg(e, a, &token);
+		if (type == TOK_ERROR) {
+			free(token);
+			free_arg(a);
+			return -1;
+		}
+		*list = a;
+		n++;
+		if (type == TOK_OP) {
+			type = process_op(e, a, &token);
+			free(token);
+			token = NULL;
+			if (consolidate_op_arg(type, a) < 0)
+				type = TOK_ERROR;
+			if (type == TOK_ERROR) {
+				*list = NULL;
+				free_arg(a);
+				return -1;
+			}
+			list = &a->next;
+			continue;
+		}
+		if (type == TOK_DELIM && !strcmp(token, ",")) {
+			free(token);
+			token = NULL;
+			*list = a;
+			list = &a->next;
+			continue;
+		}
+		break;
+	} while (type != TOK_NONE);
+	if (type != TOK_NONE && type != TOK_ERROR)
+		free(token);
+	return n;
+}
+
+static int read_print(pf_event *e)
+{
+	char *token;
+	if (read_expected(e, TOK_ITEM, "print", false) < 0)
+		return -1;
+	if (read_expected(e, TOK_ITEM, "fmt", true) < 0)
+		return -1;
+	if (read_expected(e, TOK_OP, ":", true) < 0)
+		return -1;
+	if (read_expect_type(e, TOK_DQUOTE, &token)) {
+		free(token);
+		return -1;
+	}
+concat:
+	e->format = token;
+	e->args = NULL;
+	int type = read_token_item(e, &token);
+	if (type == TOK_NONE)
+		return 0;
+	if (type == TOK_DQUOTE) {
+		char *cat = xasprintf("%s%s", e->format, token);
+		free(token);
+		free(e->format);
+		e->format = NULL;
+		if (!cat)
+			return -1;
+		token = cat;
+		goto concat;
+	}
+	if (test_type_token(type, token, TOK_DELIM, ",")) {
+		free(token);
+		return -1;
+	}
+	free(token);
+	return read_print_args(e, &e->args);
+}
+
+/* ---------------------------------------------------------------- the print cache */
+
+static void free_parse(parse *p)
+{
+	while (p) {
+		parse *n = p->next;
+		free(p->format);
+		free(p);
+		p = n;
+	}
+}
+
+static void parse_add(parse **pp, const char *format, int type, arg *a, arg *len_arg, int ls)
+{
+	parse *p = calloc(1, sizeof(*p));
+	if (!p)
+		return;
+	p->format = strdup(format);
+	if (!p->format) {
+		free(p);
+		return;
+	}
+	p->type = type;
+	p->arg = a;
+	p->len_as_arg = len_arg;
+	p->ls = ls;
+	*pp = p;
+}
+
+static int parse_arg_format_pointer(const char *format)
+{
+	int ret = 0, index, loop;
+	switch (*format) {
+	case 'F':
+	case 'S':
+	case 'f':
+	case 's':
+		ret++;
+		break;
+	case 'M':
+	case 'm':
+		switch (format[1]) {
+		case 'R':
+		case 'F':
+			ret++;
+			break;
+		}
+		ret++;
+		break;
+	case 'I':
+	case 'i':
+		index = 2;
+		loop = 1;
+		switch (format[1]) {
+		case 'S':
+			while (loop) {
+				switch (format[index]) {
+				case 'p':
+				case 'f':
+				case 's':
+					ret++;
+					index++;
+					break;
+				default:
+					loop = 0;
+					break;
+				}
+			}
+			/* fall through */
+		case '4':
+			switch (format[index]) {
+			case 'h':
+			case 'n':
+			case 'l':
+			case 'b':
+				ret++;
+				index++;
+				break;
+			}
+			if (format[1] == '4') {
+				ret++;
+				break;
+			}
+			/* fall through */
+		case '6':
+			if (format[index] == 'c')
+				ret++;
+			ret++;
+			break;
+		}
+		ret++;
+		break;
+	case 'U':
+		switch (format[1]) {
+		case 'L':
+		case 'l':
+		case 'B':
+		case 'b':
+			ret++;
+			break;
+		}
+		ret++;
+		break;
+	case 'h':
+		switch (format[1]) {
+		case 'C':
+		case 'D':
+		case 'N':
+			ret++;
+			break;
+		}
+		ret++;
+		break;
+	default:
+		break;
+	}
+	return ret;
+}
+
+static int parse_arg_format(parse **pp, pf_event *e, const char *format, arg **a)
+{
+	arg *len_arg = NULL;
+	char pf[32];
+	const char *start = format;
+	int ret = 0, ls = 0, res, len;
+	format++;
+	ret++;
+	for (; *format; format++) {
+		switch (*format) {
+		case '#':
+			break;
+		case 'h':
+			ls--;
+			break;
+		case 'l':
+			ls++;
+			break;
+		case 'L':
+			ls = 2;
+			break;
+		case 'z':
+		case 'Z':
+			ls = 1;
+			break;
+		case '.':
+		case '0' ... '9':
+		case '-':
+		case '+':
+			break;
+		case '*':
+			if (!*a || len_arg) {
+				e->flags |= EV_FAILED;
+				return ret;
+			}
+			len_arg = *a;
+			*a = (*a)->next;
+			break;
+		case 'p':
+			if (!*a) {
+				e->flags |= EV_FAILED;
+				return ret;
+			}
+			res = parse_arg_format_pointer(format + 1);
+			if (res > 0) {
+				format += res;
+				ret += res;
+			}
+			len = (int)(format + 1 - start);
+			if (len > 31) {
+				e->flags |= EV_FAILED;
+				len = 31;
+			}
+			memcpy(pf, start, (size_t)len);
+			pf[len] = 0;
+			parse_add(pp, pf, P_POINTER, *a, len_arg, ls);
+			*a = (*a)->next;
+			ret++;
+			return ret;
+		case 'c':
+		case 'd':
+		case 'u':
+		case 'i':
+		case 'x':
+		case 'X':
+		case 'o':
+			if (!*a) {
+				e->flags |= EV_FAILED;
+				return ret;
+			}
+			len = (int)(format + 1 - start);
+			if (len > 30) {
+				e->flags |= EV_FAILED;
+				len = 30;
+			}
+			memcpy(pf, start, (size_t)len);
+			pf[len] = 0;
+			if (ls < -2 || ls > 2)
+				e->flags |= EV_FAILED;
+			parse_add(pp, pf, P_DIGIT, *a, len_arg, ls);
+			*a = (*a)->next;
+			ret++;
+			return ret;
+		case 's':
+			if (!*a) {
+				e->flags |= EV_FAILED;
+				return ret;
+			}
+			len = (int)(format + 1 - start);
+			if (len > 31) {
+				e->flags |= EV_FAILED;
+				len = 31;
+			}
+			memcpy(pf, start, (size_t)len);
+			pf[len] = 0;
+			parse_add(pp, pf, P_ARGSTR, *a, len_arg, 0);
+			*a = (*a)->next;
+			ret++;
+			return ret;
+		default:
+			snprintf(pf, sizeof(pf), ">%c<", *format);
+			parse_add(pp, pf, P_STRING, NULL, NULL, 0);
+			ret++;
+			return ret;
+		}
+		ret++;
+	}
+	return ret;
+}
+
+static int parse_arg_string(parse **pp, const char *format)
+{
+	tio_buf s = {0};
+	int ret = 0;
+	for (; *format; format++) {
+		if (*format == '\\') {
+			format++;
+			ret++;
+			switch (*format) {
+			case 'n': tio_buf_addc(&s, '\n'); break;
+			case 't': tio_buf_addc(&s, '\t'); break;
+			case 'r': tio_buf_addc(&s, '\r'); break;
+			case '\\': tio_buf_addc(&s, '\\'); break;
+			case 0: format--; ret--; break;
+			default: tio_buf_addc(&s, *format); break;
+			}
+		} else if (*format == '%') {
+			if (format[1] == '%') {
+				tio_buf_addc(&s, '%');
+				format++;
+				ret++;
+			} else {
+				break;
+			}
+		} else {
+			tio_buf_addc(&s, *format);
+		}
+		ret++;
+	}
+	parse_add(pp, tio_buf_cstr(&s) ? tio_buf_cstr(&s) : "", P_STRING, NULL, NULL, 0);
+	tio_buf_free(&s);
+	return ret;
+}
+
+static parse *parse_args(pf_event *e, const char *format, arg *a)
+{
+	parse *ret = NULL, **pp = NULL;
+	int len = (int)strlen(format);
+	while (*format) {
+		if (!ret)
+			pp = &ret;
+		int r;
+		if (*format == '%' && format[1] != '%')
+			r = parse_arg_format(pp, e, format, &a);
+		else
+			r = parse_arg_string(pp, format);
+		if (*pp)
+			pp = &(*pp)->next;
+		len -= r;
+		if (len > 0)
+			format += r;
+		else
+			break;
+	}
+	return ret;
+}
+
+/* ---------------------------------------------------------------- event parse */
+
+const char *pf_event_name(const pf_event *e) { return e->name; }
+
+void pf_event_free(pf_event *e)
+{
+	if (!e)
+		return;
+	free(e->name);
+	free(e->system);
+	free_fields(e->common);
+	free_fields(e->fields);
+	free(e->format);
+	free_args(e->args);
+	free_parse(e->cache);
+	free(e);
+}
+
+static char *line_value(const char *text, size_t len, const char *key)
+{
+	size_t kl = strlen(key);
+	const char *p = text, *end = text + len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		if ((size_t)(nl - p) > kl && !memcmp(p, key, kl)) {
+			const char *v = p + kl;
+			while (v < nl && isspace((unsigned char)*v))
+				v++;
+			return strndup(v, (size_t)(nl - v));
+		}
+		p = nl < end ? nl + 1 : end;
+	}
+	return NULL;
+}
+
+pf_event *pf_event_parse(pf_ctx *c, const char *system, const char *text, size_t len)
+{
+	pf_event *e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->ctx = c;
+	e->system = strdup(system ? system : "");
+	e->name = line_value(text, len, "name:");
+	char *id = line_value(text, len, "ID:");
+	e->id = id ? atoi(id) : -1;
+	free(id);
+	if (!e->system || !e->name) {
+		pf_event_free(e);
+		return NULL;
+	}
+	if (!strcmp(e->system, "ftrace")) {
+		e->flags |= EV_FTRACE;
+		if (!strcmp(e->name, "bprint"))
+			e->flags |= EV_BPRINT;
+	}
+	/* tokenize from "format:" */
+	const char *f = NULL;
+	for (const char *p = text; p < text + len;) {
+		const char *nl = memchr(p, '\n', (size_t)(text + len - p));
+		if (!nl)
+			nl = text + len;
+		if (nl - p >= 7 && !memcmp(p, "format:", 7)) {
+			f = p;
+			break;
+		}
+		p = nl < text + len ? nl + 1 : text + len;
+	}
+	if (!strcmp(e->system, "sched") && !strcmp(e->name, "sched_switch"))
+		e->handler = H_SCHED_SWITCH;
+	else if (!strcmp(e->system, "sched") &&
+		 (!strcmp(e->name, "sched_wakeup") || !strcmp(e->name, "sched_wakeup_new")))
+		e->handler = H_SCHED_WAKEUP;
+	else if (!strcmp(e->system, "ftrace") && !strcmp(e->name, "kernel_stack"))
+		e->handler = H_KSTACK;
+	else if (!strcmp(e->system, "timer") && !strcmp(e->name, "hrtimer_start"))
+		e->handler = H_HRTIMER_START;
+	else if (!strcmp(e->system, "timer") && !strcmp(e->name, "hrtimer_expire_entry"))
+		e->handler = H_HRTIMER_EXPIRE;
+	if (!f) {
+		e->flags |= EV_FAILED;
+		return e;
+	}
+	e->in = f;
+	e->in_len = (size_t)(text + len - f);
+	e->in_pos = 0;
+	char *tok;
+	if (read_expected(e, TOK_ITEM, "format", false) || read_expected(e, TOK_OP, ":", true) ||
+	    read_expect_type(e, TOK_NEWLINE, &tok)) {
+		e->flags |= EV_FAILED;
+		return e;
+	}
+	free(tok);
+	if (read_fields(e, &e->common) < 0 || read_fields(e, &e->fields) < 0) {
+		e->flags |= EV_FAILED;
+		return e;
+	}
+	int r = read_print(e);
+	if (r < 0) {
+		e->flags |= EV_FAILED;
+		return e;
+	}
+	if (!r && (e->flags & EV_FTRACE)) {
+		arg **list = &e->args;
+		for (pf_field *fl = e->fields; fl; fl = fl->next) {
+			arg *a = alloc_arg();
+			if (!a)
+				break;
+			a->type = A_FIELD;
+			a->field.name = strdup(fl->name);
+			a->field.field = fl;
+			*list = a;
+			list = &a->next;
+		}
+	}
+	if (!(e->flags & EV_BPRINT) && e->format)
+		e->cache = parse_args(e, e->format, e->args);
+	return e;
+}
+
+/* ---------------------------------------------------------------- evaluation */
+
+static void dynamic_offset(pf_ctx *c, int fsize, const uint8_t *p, int data_size, unsigned *offset,
+			   unsigned *len)
+{
+	unsigned long long val = read_num(c, p, fsize);
+	unsigned o = (unsigned)(val & 0xffff), l;
+	if (fsize == 2)
+		l = (unsigned)data_size - o;
+	else
+		l = (unsigned)((val >> 16) & 0xffff);
+	if (offset)
+		*offset = o > (unsigned)data_size ? 0 : o;
+	if (len)
+		*len = o + l > (unsigned)data_size ? 0 : l;
+}
+
+static void dynamic_offset_field(pf_ctx *c, pf_field *f, const uint8_t *data, int size,
+				 unsigned *offset, unsigned *len)
+{
+	if (f->offset + f->size > size) {
+		if (offset)
+			*offset = 0;
+		if (len)
+			*len = 0;
+		return;
+	}
+	dynamic_offset(c, f->size, data + f->offset, size, offset, len);
+	if ((f->flags & FF_RELATIVE) && offset)
+		*offset += (unsigned)(f->offset + f->size);
+}
+
+static bool beyond(int size, int off, int fsize) { return off + fsize > size; }
+
+static unsigned long long test_for_symbol(pf_ctx *c, arg *a)
+{
+	unsigned long long val = 0;
+	if (isdigit((unsigned char)a->atom.atom[0]))
+		return 0;
+	if (!c->funcs_ready)
+		funcs_init(c);
+	for (size_t i = 0; i < c->nfuncs; i++) {
+		if (!strcmp(a->atom.atom, c->funcs[i].name)) {
+			val = c->funcs[i].addr;
+			break;
+		}
+	}
+	char *n = xasprintf("%lld", (long long)val);
+	if (n) {
+		free(a->atom.atom);
+		a->atom.atom = n;
+	}
+	return val;
+}
+
+static unsigned long long eval_num_arg(const uint8_t *data, int size, pf_event *e, arg *a)
+{
+	pf_ctx *c = e->ctx;
+	unsigned long long val = 0, left, right;
+	arg *typearg = NULL, *larg;
+	unsigned offset = 0, field_size;
+	switch (a->type) {
+	case A_NULL:
+		return 0;
+	case A_ATOM:
+		val = strtoull(a->atom.atom, NULL, 0);
+		if (!val)
+			val = test_for_symbol(c, a);
+		return val;
+	case A_FIELD:
+		if (!a->field.field) {
+			a->field.field = find_any_field(e, a->field.name);
+			if (!a->field.field)
+				return 0;
+		}
+		if (beyond(size, a->field.field->offset, a->field.field->size))
+			return 0;
+		return read_num(c, data + a->field.field->offset, a->field.field->size);
+	case A_FLAGS:
+	case A_SYMBOL:
+	case A_INT_ARRAY:
+	case A_HEX:
+	case A_HEX_STR:
+		break;
+	case A_TYPE:
+		val = eval_num_arg(data, size, e, a->typecast.item);
+		return eval_type_str(val, a->typecast.type, 0);
+	case A_STRING:
+	case A_BSTRING:
+	case A_BITMASK:
+	case A_CPUMASK:
+		return 0;
+	case A_OP:
+		if (!strcmp(a->op.op, "[")) {
+			right = eval_num_arg(data, size, e, a->op.right);
+			larg = a->op.left;
+			while (larg->type == A_TYPE) {
+				if (!typearg)
+					typearg = larg;
+				larg = larg->typecast.item;
+			}
+			field_size = (unsigned)c->long_size;
+			switch (larg->type) {
+			case A_DYNARRAY:
+				dynamic_offset_field(c, larg->dynarray.field, data, size, &offset, NULL);
+				offset += (unsigned)right;
+				if (larg->dynarray.field->elementsize)
+					field_size = (unsigned)larg->dynarray.field->elementsize;
+				break;
+			case A_FIELD:
+				if (!larg->field.field) {
+					larg->field.field = find_any_field(e, larg->field.name);
+					if (!larg->field.field)
+						return 0;
+				}
+				field_size = (unsigned)larg->field.field->elementsize;
+				offset = (unsigned)(larg->field.field->offset +
+						    (long long)right * larg->field.field->elementsize);
+				break;
+			default:
+				goto default_op;
+			}
+			if (beyond(size, (int)offset, (int)field_size))
+				return 0;
+			val = read_num(c, data + offset, (int)field_size);
+			if (typearg)
+				val = eval_type_str(val, typearg->typecast.type, 1);
+			break;
+		} else if (!strcmp(a->op.op, "?")) {
+			left = eval_num_arg(data, size, e, a->op.left);
+			a = a->op.right;
+			if (!a)
+				return 0;
+			if (left)
+				val = eval_num_arg(data, size, e, a->op.left);
+			else
+				val = eval_num_arg(data, size, e, a->op.right);
+			break;
+		}
+	default_op:
+		left = eval_num_arg(data, size, e, a->op.left);
+		right = eval_num_arg(data, size, e, a->op.right);
+		switch (a->op.op[0]) {
+		case '!':
+			if (!a->op.op[1])
+				val = !right;
+			else if (a->op.op[1] == '=')
+				val = left != right;
+			else
+				return 0;
+			break;
+		case '~': val = ~right; break;
+		case '|': val = a->op.op[1] ? (left || right) : (left | right); break;
+		case '&': val = a->op.op[1] ? (left && right) : (left & right); break;
+		case '<':
+			if (!a->op.op[1]) val = left < right;
+			else if (a->op.op[1] == '<') val = right < 64 ? left << right : 0;
+			else if (a->op.op[1] == '=') val = left <= right;
+			else return 0;
+			break;
+		case '>':
+			if (!a->op.op[1]) val = left > right;
+			else if (a->op.op[1] == '>') val = right < 64 ? left >> right : 0;
+			else if (a->op.op[1] == '=') val = left >= right;
+			else return 0;
+			break;
+		case '=':
+			if (a->op.op[1] != '=')
+				return 0;
+			val = left == right;
+			break;
+		case '-': val = left - right; break;
+		case '+': val = left + right; break;
+		case '/': val = right ? left / right : 0; break;
+		case '%': val = right ? left % right : 0; break;
+		case '*': val = left * right; break;
+		default: return 0;
+		}
+		break;
+	case A_DYNARRAY_LEN:
+		dynamic_offset_field(c, a->dynarray.field, data, size, NULL, &field_size);
+		val = field_size;
+		break;
+	case A_DYNARRAY:
+		dynamic_offset_field(c, a->dynarray.field, data, size, &offset, NULL);
+		val = (unsigned long)(uintptr_t)(data + offset);
+		break;
+	default:
+		return 0;
+	}
+	return val;
+}
+
+static const struct {
+	const char *name;
+	long long value;
+} known_flags[] = {
+	{"HI_SOFTIRQ", 0},	    {"TIMER_SOFTIRQ", 1},     {"NET_TX_SOFTIRQ", 2},
+	{"NET_RX_SOFTIRQ", 3},	    {"BLOCK_SOFTIRQ", 4},     {"IRQ_POLL_SOFTIRQ", 5},
+	{"TASKLET_SOFTIRQ", 6},	    {"SCHED_SOFTIRQ", 7},     {"HRTIMER_SOFTIRQ", 8},
+	{"RCU_SOFTIRQ", 9},	    {"HRTIMER_NORESTART", 0}, {"HRTIMER_RESTART", 1},
+};
+
+static long long eval_flag(const char *flag)
+{
+	if (isdigit((unsigned char)flag[0]))
+		return (long long)strtoull(flag, NULL, 0);
+	for (size_t i = 0; i < TIO_ARRAY_LEN(known_flags); i++)
+		if (!strcmp(known_flags[i].name, flag))
+			return known_flags[i].value;
+	return -1LL;
+}
+
+/* printf of a string through a format from the file ("%s", "%-10s", "%.*s"...). */
+static void print_str_to_seq(tio_buf *s, const char *format, int len_arg, const char *str)
+{
+	if (len_arg >= 0)
+		tio_buf_addf(s, format, len_arg, str);
+	else
+		tio_buf_addf(s, format, str);
+}
+
+static void print_bitmask_to_seq(pf_ctx *c, tio_buf *s, const char *format, int len_arg,
+				 const uint8_t *data, int size)
+{
+	int nr_bits = size * 8;
+	int str_size = (nr_bits + 3) / 4;
+	int len = 0;
+	if (size <= 0) {
+		print_str_to_seq(s, format, len_arg, "");
+		return;
+	}
+	str_size += (nr_bits - 1) / 32;
+	char *str = malloc((size_t)str_size + 1);
+	if (!str)
+		return;
+	str[str_size] = 0;
+	for (int i = str_size - 2; i >= 0; i -= 2) {
+		int index = c->be ? size - (len + 1) : len;
+		char buf[3];
+		snprintf(buf, 3, "%02x", data[index]);
+		memcpy(str + i, buf, 2);
+		len++;
+		if (!(len & 3) && i > 0) {
+			i--;
+			str[i] = ',';
+		}
+	}
+	print_str_to_seq(s, format, len_arg, str);
+	free(str);
+}
+
+static void print_cpumask_to_seq(pf_ctx *c, tio_buf *s, const char *format, int len_arg,
+				 const uint8_t *data, int size)
+{
+	tio_buf str = {0};
+	int firstone = -1, firstzero = -1, nr_bits = size * 8;
+	bool first = true;
+	for (int i = 0; i < size; i++) {
+		int index = c->be ? size - (i + 1) : i;
+		unsigned byte = data[index];
+	more:
+		if (firstone < 0 && byte) {
+			firstone = ffs((int)byte) - 1;
+			byte |= (1u << firstone) - 1;
+			firstone += i * 8;
+		}
+		if (firstone < 0)
+			continue;
+		if ((~byte) & 0xff) {
+			firstzero = ffs((int)(~byte & 0xff)) - 1;
+			byte &= ~((1u << firstzero) - 1);
+			firstzero += i * 8;
+		} else if (i == size - 1) {
+			firstzero = nr_bits;
+			byte = 0;
+		} else {
+			continue;
+		}
+		if (!first)
+			tio_buf_addc(&str, ',');
+		first = false;
+		tio_buf_addf(&str, "%d", firstone);
+		if (firstzero > firstone + 1)
+			tio_buf_addf(&str, "-%d", firstzero - 1);
+		firstzero = firstone = -1;
+		if (byte)
+			goto more;
+	}
+	print_str_to_seq(s, format, len_arg, tio_buf_cstr(&str) ? tio_buf_cstr(&str) : "");
+	tio_buf_free(&str);
+}
+
+static void print_str_arg(tio_buf *s, const uint8_t *data, int size, pf_event *e,
+			  const char *format, int len_arg, arg *a)
+{
+	pf_ctx *c = e->ctx;
+	pf_field *f;
+	unsigned offset, len;
+	long long val, fval;
+	switch (a->type) {
+	case A_NULL:
+		return;
+	case A_ATOM:
+		print_str_to_seq(s, format, len_arg, a->atom.atom);
+		return;
+	case A_FIELD: {
+		f = a->field.field;
+		if (!f) {
+			f = find_any_field(e, a->field.name);
+			if (!f)
+				return;
+			a->field.field = f;
+		}
+		len = f->size ? (unsigned)f->size : (unsigned)(size - f->offset);
+		if (!(f->flags & FF_ARRAY) && f->size == c->long_size) {
+			unsigned long long addr = 0;
+			if (f->offset + f->size <= size) {
+				if (c->long_size == 8)
+					memcpy(&addr, data + f->offset, 8);
+				else {
+					uint32_t v32;
+					memcpy(&v32, data + f->offset, 4);
+					addr = v32;
+				}
+			}
+			const printk_ent *pk = find_printk(c, addr);
+			if (pk)
+				seq_puts(s, pk->fmt);
+			else
+				seq_printf(s, "%llx", addr);
+			break;
+		}
+		if (f->offset > size || (int)len > size - f->offset || (int)len < 0) {
+			/* past the record: libtraceevent reads garbage; print nothing safer */
+			len = f->offset < size ? (unsigned)(size - f->offset) : 0;
+		}
+		char *str = malloc(len + 1);
+		if (!str)
+			return;
+		memcpy(str, data + f->offset, len);
+		str[len] = 0;
+		print_str_to_seq(s, format, len_arg, str);
+		free(str);
+		break;
+	}
+	case A_FLAGS: {
+		val = (long long)eval_num_arg(data, size, e, a->flags.field);
+		int print = 0;
+		flag_sym *fl;
+		for (fl = a->flags.flags; fl; fl = fl->next) {
+			fval = eval_flag(fl->value);
+			if (!val && fval < 0) {
+				print_str_to_seq(s, format, len_arg, fl->str);
+				break;
+			}
+			if (fval > 0 && (val & fval) == fval) {
+				if (print && a->flags.delim)
+					seq_puts(s, a->flags.delim);
+				print_str_to_seq(s, format, len_arg, fl->str);
+				print = 1;
+				val &= ~fval;
+			}
+		}
+		if (val) {
+			if (print && a->flags.delim)
+				seq_puts(s, a->flags.delim);
+			seq_printf(s, "0x%llx", (unsigned long long)val);
+		}
+		break;
+	}
+	case A_SYMBOL: {
+		val = (long long)eval_num_arg(data, size, e, a->symbol.field);
+		flag_sym *fl;
+		for (fl = a->symbol.symbols; fl; fl = fl->next) {
+			fval = eval_flag(fl->value);
+			if (val == fval) {
+				print_str_to_seq(s, format, len_arg, fl->str);
+				break;
+			}
+		}
+		if (!fl)
+			seq_printf(s, "0x%llx", (unsigned long long)val);
+		break;
+	}
+	case A_HEX:
+	case A_HEX_STR: {
+		const uint8_t *hex;
+		unsigned avail;
+		if (a->hex.field->type == A_DYNARRAY) {
+			dynamic_offset_field(c, a->hex.field->dynarray.field, data, size, &offset, NULL);
+			hex = data + offset;
+			avail = (unsigned)size - offset;
+		} else {
+			f = a->hex.field->field.field;
+			if (!f) {
+				if (a->hex.field->type != A_FIELD)
+					return;
+				f = find_any_field(e, a->hex.field->field.name);
+				if (!f)
+					return;
+				a->hex.field->field.field = f;
+			}
+			if (f->offset > size)
+				return;
+			hex = data + f->offset;
+			avail = (unsigned)(size - f->offset);
+		}
+		len = (unsigned)eval_num_arg(data, size, e, a->hex.size);
+		if (len > avail)
+			len = avail;
+		for (unsigned i = 0; i < len; i++) {
+			if (i && a->type == A_HEX)
+				seq_putc(s, ' ');
+			seq_printf(s, "%02x", hex[i]);
+		}
+		break;
+	}
+	case A_INT_ARRAY: {
+		const uint8_t *num;
+		unsigned avail;
+		if (a->int_array.field->type == A_DYNARRAY) {
+			dynamic_offset_field(c, a->int_array.field->dynarray.field, data, size, &offset, NULL);
+			num = data + offset;
+			avail = (unsigned)size - offset;
+		} else {
+			f = a->int_array.field->field.field;
+			if (!f) {
+				if (a->int_array.field->type != A_FIELD)
+					return;
+				f = find_any_field(e, a->int_array.field->field.name);
+				if (!f)
+					return;
+				a->int_array.field->field.field = f;
+			}
+			if (f->offset > size)
+				return;
+			num = data + f->offset;
+			avail = (unsigned)(size - f->offset);
+		}
+		len = (unsigned)eval_num_arg(data, size, e, a->int_array.count);
+		int el = (int)eval_num_arg(data, size, e, a->int_array.el_size);
+		seq_putc(s, '{');
+		unsigned used = 0;
+		for (unsigned i = 0; i < len; i++) {
+			int es = (el == 1 || el == 2 || el == 4 || el == 8) ? el : 1;
+			if (used + (unsigned)es > avail)
+				break;
+			if (i)
+				seq_putc(s, ',');
+			if (el == 1) {
+				seq_printf(s, "0x%x", num[0]);
+			} else if (el == 2) {
+				uint16_t v;
+				memcpy(&v, num, 2);
+				seq_printf(s, "0x%x", v);
+			} else if (el == 4) {
+				uint32_t v;
+				memcpy(&v, num, 4);
+				seq_printf(s, "0x%x", v);
+			} else if (el == 8) {
+				uint64_t v;
+				memcpy(&v, num, 8);
+				seq_printf(s, "0x%" PRIx64, v);
+			} else {
+				seq_printf(s, "BAD SIZE:%d 0x%x", el, num[0]);
+			}
+			num += es;
+			used += (unsigned)es;
+		}
+		seq_putc(s, '}');
+		break;
+	}
+	case A_TYPE:
+		break;
+	case A_STRING: {
+		if (!a->string.field) {
+			a->string.field = find_any_field(e, a->string.string);
+			if (!a->string.field)
+				break;
+		}
+		dynamic_offset_field(c, a->string.field, data, size, &offset, &len);
+		if (!len)
+			break;
+		/* the string is NUL-terminated inside the record; bound it anyway */
+		char *str = strndup((const char *)data + offset, (size_t)size - offset);
+		if (str) {
+			print_str_to_seq(s, format, len_arg, str);
+			free(str);
+		}
+		break;
+	}
+	case A_BSTRING:
+		print_str_to_seq(s, format, len_arg, a->string.string);
+		break;
+	case A_BITMASK:
+	case A_CPUMASK:
+		if (!a->string.field) {
+			a->string.field = find_any_field(e, a->string.string);
+			if (!a->string.field)
+				break;
+		}
+		dynamic_offset_field(c, a->string.field, data, size, &offset, &len);
+		if (a->type == A_BITMASK)
+			print_bitmask_to_seq(c, s, format, len_arg, data + offset, (int)len);
+		else
+			print_cpumask_to_seq(c, s, format, len_arg, data + offset, (int)len);
+		break;
+	case A_OP:
+		if (a->op.op[0] != '?')
+			return;
+		val = (long long)eval_num_arg(data, size, e, a->op.left);
+		if (!a->op.right)
+			return;
+		if (val)
+			print_str_arg(s, data, size, e, format, len_arg, a->op.right->op.left);
+		else
+			print_str_arg(s, data, size, e, format, len_arg, a->op.right->op.right);
+		break;
+	default:
+		break;
+	}
+}
+
+static void print_function(tio_buf *s, const char *format, const uint8_t *data, int size,
+			   pf_event *e, arg *a, bool raw)
+{
+	unsigned long long val = eval_num_arg(data, size, e, a);
+	const func_ent *f = find_func(e->ctx, val);
+	if (f) {
+		seq_puts(s, f->name);
+		if (*format == 'F' || *format == 'S')
+			seq_printf(s, "+0x%llx", val - f->addr);
+	}
+	if (!f || raw) {
+		if (raw)
+			seq_puts(s, " (");
+		if (e->ctx->long_size == 4)
+			seq_printf(s, "0x%lx", (unsigned long)(uint32_t)val);
+		else
+			seq_printf(s, "0x%llx", val);
+		if (raw)
+			seq_puts(s, ")");
+	}
+}
+
+static void print_mac_arg(tio_buf *s, const char *format, const uint8_t *data, int size,
+			  pf_event *e, arg *a)
+{
+	const char *fmt = "%.2x:%.2x:%.2x:%.2x:%.2x:%.2x";
+	bool reverse = false;
+	while (a->type == A_TYPE)
+		a = a->typecast.item;
+	if (a->type != A_FIELD) {
+		seq_printf(s, "ARG TYPE NOT FIELD BUT %d", a->type);
+		return;
+	}
+	if (format[0] == 'm')
+		fmt = "%.2x%.2x%.2x%.2x%.2x%.2x";
+	else if (format[0] == 'M' && format[1] == 'F')
+		fmt = "%.2x-%.2x-%.2x-%.2x-%.2x-%.2x";
+	if (format[1] == 'R')
+		reverse = true;
+	if (!a->field.field) {
+		a->field.field = find_any_field(e, a->field.name);
+		if (!a->field.field)
+			return;
+	}
+	if (a->field.field->size != 6 || a->field.field->offset + 6 > size) {
+		seq_puts(s, "INVALIDMAC");
+		return;
+	}
+	const uint8_t *b = data + a->field.field->offset;
+	if (reverse)
+		tio_buf_addf(s, fmt, b[5], b[4], b[3], b[2], b[1], b[0]);
+	else
+		tio_buf_addf(s, fmt, b[0], b[1], b[2], b[3], b[4], b[5]);
+}
+
+static void print_ip4(tio_buf *s, char i, bool reverse, const uint8_t *b)
+{
+	const char *fmt = i == 'i' ? "%03d.%03d.%03d.%03d" : "%d.%d.%d.%d";
+	if (reverse)
+		tio_buf_addf(s, fmt, b[3], b[2], b[1], b[0]);
+	else
+		tio_buf_addf(s, fmt, b[0], b[1], b[2], b[3]);
+}
+
+static void print_ip_arg(tio_buf *s, const char *ptr, const uint8_t *data, int size, pf_event *e,
+			 arg *a)
+{
+	char i = *ptr;
+	ptr++;
+	while (a->type == A_TYPE)
+		a = a->typecast.item;
+	if (*ptr != '4' && *ptr != '6')
+		return; /* %pIS (sockaddr): not rendered */
+	if (a->type != A_FIELD) {
+		seq_printf(s, "ARG TYPE NOT FIELD BUT %d", a->type);
+		return;
+	}
+	if (!a->field.field) {
+		a->field.field = find_any_field(e, a->field.name);
+		if (!a->field.field)
+			return;
+	}
+	pf_field *f = a->field.field;
+	if (*ptr == '4') {
+		bool reverse = false;
+		switch (ptr[1]) {
+		case 'h': reverse = !e->ctx->be; break;
+		case 'l': reverse = true; break;
+		}
+		if (f->size != 4 || f->offset + 4 > size) {
+			seq_puts(s, "INVALIDIPv4");
+			return;
+		}
+		print_ip4(s, i, reverse, data + f->offset);
+		return;
+	}
+	if (f->size != 16 || f->offset + 16 > size) {
+		seq_puts(s, "INVALIDIPv6");
+		return;
+	}
+	const uint8_t *b = data + f->offset;
+	for (int j = 0; j < 16; j += 2) {
+		seq_printf(s, "%02x%02x", b[j], b[j + 1]);
+		if (i == 'I' && j < 14)
+			seq_putc(s, ':');
+	}
+}
+
+static void print_arg_pointer(tio_buf *s, const char *format, int plen, const uint8_t *data,
+			      int size, pf_event *e, arg *a, bool raw)
+{
+	if (a->type == A_BSTRING) {
+		seq_puts(s, a->string.string);
+		return;
+	}
+	while (*format) {
+		if (*format == 'p') {
+			format++;
+			break;
+		}
+		format++;
+	}
+	switch (*format) {
+	case 'F':
+	case 'f':
+	case 'S':
+	case 's':
+		print_function(s, format, data, size, e, a, raw);
+		break;
+	case 'M':
+	case 'm':
+		print_mac_arg(s, format, data, size, e, a);
+		break;
+	case 'I':
+	case 'i':
+		print_ip_arg(s, format, data, size, e, a);
+		break;
+	case 'h': {
+		unsigned offset, arr_len;
+		const char *delim = " ";
+		if (format[1] == 'C')
+			delim = ":";
+		else if (format[1] == 'D')
+			delim = "-";
+		else if (format[1] == 'N')
+			delim = "";
+		if (a->type != A_DYNARRAY) {
+			seq_printf(s, "ARG TYPE NOT FIELD BUT %d", a->type);
+			break;
+		}
+		dynamic_offset_field(e->ctx, a->dynarray.field, data, size, &offset, &arr_len);
+		int pl = plen;
+		if ((int)arr_len < pl)
+			pl = (int)arr_len;
+		if (pl < 1)
+			break;
+		seq_printf(s, "%02x", data[offset]);
+		for (int k = 1; k < pl; k++)
+			seq_printf(s, "%s%02x", delim, data[offset + (unsigned)k]);
+		break;
+	}
+	default: {
+		unsigned long long val = eval_num_arg(data, size, e, a);
+		seq_printf(s, "%p", (void *)(uintptr_t)val);
+		break;
+	}
+	}
+}
+
+/* Only formats made of printf flag/width/length chars and one conversion reach printf. */
+static bool safe_format(const char *f, const char *convs)
+{
+	if (*f != '%')
+		return false;
+	int stars = 0;
+	for (f++; *f; f++) {
+		if (strchr("#-+ 0123456789.hlLzZ", *f))
+			continue;
+		if (*f == '*') {
+			stars++;
+			continue;
+		}
+		return strchr(convs, *f) && !f[1] && stars <= 1;
+	}
+	return false;
+}
+
+static void print_arg_number(tio_buf *s, const char *format, int plen, const uint8_t *data,
+			     int size, int ls, pf_event *e, arg *a)
+{
+	unsigned long long val = eval_num_arg(data, size, e, a);
+	char fmt[40];
+	/* normalize the length modifiers to what we pass (glibc reads %L/%z as long long/long) */
+	if (!safe_format(format, "cdiuxXo")) {
+		seq_puts(s, format);
+		return;
+	}
+	snprintf(fmt, sizeof(fmt), "%s", format);
+	bool star = strchr(fmt, '*') != NULL;
+	switch (ls) {
+	case -2:
+		if (star && plen >= 0) tio_buf_addf(s, fmt, plen, (char)val);
+		else tio_buf_addf(s, fmt, (char)val);
+		break;
+	case -1:
+		if (star && plen >= 0) tio_buf_addf(s, fmt, plen, (short)val);
+		else tio_buf_addf(s, fmt, (short)val);
+		break;
+	case 0:
+		if (star && plen >= 0) tio_buf_addf(s, fmt, plen, (int)val);
+		else tio_buf_addf(s, fmt, (int)val);
+		break;
+	case 1:
+		if (star && plen >= 0) tio_buf_addf(s, fmt, plen, (long)val);
+		else tio_buf_addf(s, fmt, (long)val);
+		break;
+	case 2:
+		if (star && plen >= 0) tio_buf_addf(s, fmt, plen, (long long)val);
+		else tio_buf_addf(s, fmt, (long long)val);
+		break;
+	default:
+		e->flags |= EV_FAILED;
+	}
+}
+
+static void print_parse_data(parse *p, tio_buf *s, const uint8_t *data, int size, pf_event *e,
+			     bool raw)
+{
+	int len_arg = -1;
+	if (p->len_as_arg)
+		len_arg = (int)eval_num_arg(data, size, e, p->len_as_arg);
+	switch (p->type) {
+	case P_DIGIT:
+		print_arg_number(s, p->format, p->len_as_arg ? len_arg : -1, data, size, p->ls, e, p->arg);
+		break;
+	case P_POINTER:
+		print_arg_pointer(s, p->format, p->len_as_arg ? len_arg : 1, data, size, e, p->arg, raw);
+		break;
+	case P_ARGSTR:
+		if (!safe_format(p->format, "s")) {
+			seq_puts(s, p->format);
+			break;
+		}
+		print_str_arg(s, data, size, e, p->format, p->len_as_arg ? len_arg : -1, p->arg);
+		break;
+	default:
+		seq_puts(s, p->format);
+		break;
+	}
+}
+
+static bool is_printable_array(const uint8_t *p, unsigned len)
+{
+	for (unsigned i = 0; i < len && p[i]; i++)
+		if (!isprint(p[i]) && !isspace(p[i]))
+			return false;
+	return true;
+}
+
+static void print_field_raw(tio_buf *s, const uint8_t *data, int size, pf_event *e, pf_field *f)
+{
+	pf_ctx *c = e->ctx;
+	unsigned offset, len;
+	if (f->flags & FF_ARRAY) {
+		if (f->flags & FF_DYNAMIC) {
+			dynamic_offset_field(c, f, data, size, &offset, &len);
+		} else {
+			offset = (unsigned)f->offset;
+			len = (unsigned)f->size;
+		}
+		if (offset > (unsigned)size)
+			offset = (unsigned)size, len = 0;
+		if (len > (unsigned)size - offset)
+			len = (unsigned)size - offset;
+		if ((f->flags & FF_STRING) && is_printable_array(data + offset, len)) {
+			size_t l = strnlen((const char *)data + offset, (size_t)size - offset);
+			tio_buf_add(s, data + offset, l);
+		} else {
+			seq_puts(s, "ARRAY[");
+			for (unsigned i = 0; i < len; i++) {
+				if (i)
+					seq_puts(s, ", ");
+				seq_printf(s, "%02x", data[offset + i]);
+			}
+			seq_putc(s, ']');
+			f->flags &= ~(unsigned)FF_STRING;
+		}
+		return;
+	}
+	unsigned long long val = beyond(size, f->offset, f->size) ? 0 : read_num(c, data + f->offset, f->size);
+	if (f->flags & FF_POINTER) {
+		seq_printf(s, "0x%llx", val);
+	} else if (f->flags & FF_SIGNED) {
+		switch (f->size) {
+		case 4:
+			if (f->flags & FF_LONG)
+				seq_printf(s, "0x%x", (int)val);
+			else
+				seq_printf(s, "%d", (int)val);
+			break;
+		case 2:
+			seq_printf(s, "%2d", (short)val);
+			break;
+		case 1:
+			seq_printf(s, "%1d", (char)val);
+			break;
+		default:
+			seq_printf(s, "%lld", (long long)val);
+		}
+	} else {
+		if (f->flags & FF_LONG)
+			seq_printf(s, "0x%llx", val);
+		else
+			seq_printf(s, "%llu", val);
+	}
+}
+
+static void print_field(tio_buf *s, const uint8_t *data, int size, pf_event *e, pf_field *f,
+			parse **pp, bool raw)
+{
+	parse *p = pp ? *pp : e->cache;
+	bool has_0x = false;
+	if (!p || (e->flags & EV_FAILED))
+		goto out;
+	if (f->flags & (FF_ARRAY | FF_STRING))
+		goto out;
+	parse *start = p;
+	do {
+		if (p->type == P_STRING) {
+			size_t len = strlen(p->format);
+			has_0x = len > 1 && !strcmp(p->format + len - 2, "0x");
+			goto next;
+		}
+		arg *a = p->arg;
+		while (a && a->type == A_TYPE)
+			a = a->typecast.item;
+		if (!a || a->type != A_FIELD || a->field.field != f) {
+			has_0x = false;
+			goto next;
+		}
+		if (has_0x)
+			seq_puts(s, "0x");
+		print_parse_data(p, s, data, size, e, raw);
+		if (pp)
+			*pp = p->next;
+		return;
+	next:
+		p = p->next ? p->next : e->cache;
+	} while (p != start);
+out:
+	print_field_raw(s, data, size, e, f);
+}
+
+static void print_fields(tio_buf *s, const uint8_t *data, int size, pf_event *e, bool raw)
+{
+	parse *p = e->cache;
+	for (pf_field *f = e->fields; f; f = f->next) {
+		seq_printf(s, " %s=", f->name);
+		print_field(s, data, size, e, f, &p, raw);
+	}
+}
+
+/* ---------------------------------------------------------------- bprint */
+
+static arg *make_bprint_args(const char *fmt, const uint8_t *data, int size, pf_event *e)
+{
+	pf_ctx *c = e->ctx;
+	pf_field *field = e->bp_buf, *ip_field = e->bp_ip;
+	if (!field) {
+		field = find_field(e, "buf");
+		ip_field = find_field(e, "ip");
+		if (!field || !ip_field)
+			return NULL;
+		e->bp_buf = field;
+		e->bp_ip = ip_field;
+	}
+	unsigned long long ip = beyond(size, ip_field->offset, ip_field->size)
+					? 0 : read_num(c, data + ip_field->offset, ip_field->size);
+	arg *args = alloc_arg(), **next;
+	if (!args)
+		return NULL;
+	args->type = A_ATOM;
+	args->atom.atom = xasprintf("%lld", (long long)ip);
+	if (!args->atom.atom) {
+		free(args);
+		return NULL;
+	}
+	next = &args->next;
+	const uint8_t *bptr = data + field->offset, *end = data + size;
+	if (strlen(fmt) < 5)
+		return args;
+	for (const char *ptr = fmt + 5; bptr < end && *ptr; ptr++) {
+		int ls = 0, vsize = 0;
+		if (*ptr != '%')
+			continue;
+	process_again:
+		ptr++;
+		switch (*ptr) {
+		case '%':
+			break;
+		case 'l':
+			ls++;
+			goto process_again;
+		case 'L':
+			ls = 2;
+			goto process_again;
+		case '0' ... '9':
+		case '.':
+		case '#':
+		case '+':
+			goto process_again;
+		case 'z':
+		case 'Z':
+			ls = 1;
+			goto process_again;
+		case 'p':
+			ls = 1;
+			if (isalnum((unsigned char)ptr[1])) {
+				ptr++;
+				switch (*ptr) {
+				case 's':
+				case 'S':
+				case 'x':
+					break;
+				case 'f':
+				case 'F':
+					if (ptr[1] != 'w')
+						break;
+					/* fall through */
+				default:
+					if (isprint(*bptr))
+						goto process_string;
+				}
+			}
+			/* fall through */
+		case 'd':
+		case 'u':
+		case 'i':
+		case 'x':
+		case 'X':
+		case 'o':
+			switch (ls) {
+			case 0: vsize = 4; break;
+			case 1: vsize = c->long_size; break;
+			case 2: vsize = 8; break;
+			default: vsize = ls; break;
+			}
+			/* fall through */
+		case '*':
+			if (*ptr == '*')
+				vsize = 4;
+			{
+				/* the pointers are always 4 bytes aligned (relative to the record) */
+				uintptr_t o = (uintptr_t)(bptr - data);
+				o = (o + 3) & ~(uintptr_t)3;
+				bptr = data + o;
+			}
+			if (bptr + vsize > end)
+				return args;
+			unsigned long long val = read_num(c, bptr, vsize);
+			bptr += vsize;
+			arg *a = alloc_arg();
+			if (!a)
+				goto out_free;
+			a->type = A_ATOM;
+			a->atom.atom = xasprintf("%lld", (long long)val);
+			if (!a->atom.atom) {
+				free(a);
+				goto out_free;
+			}
+			*next = a;
+			next = &a->next;
+			if (*ptr == '*')
+				goto process_again;
+			break;
+		case 's':
+		process_string: {
+			arg *sa = alloc_arg();
+			if (!sa)
+				goto out_free;
+			sa->type = A_BSTRING;
+			sa->string.string = strndup((const char *)bptr, (size_t)(end - bptr));
+			if (!sa->string.string) {
+				free(sa);
+				goto out_free;
+			}
+			bptr += strlen(sa->string.string) + 1;
+			*next = sa;
+			next = &sa->next;
+			break;
+		}
+		default:
+			break;
+		}
+		if (!*ptr)
+			break;
+	}
+	return args;
+out_free:
+	free_args(args);
+	return NULL;
+}
+
+static char *get_bprint_format(const uint8_t *data, int size, pf_event *e)
+{
+	pf_field *f = e->bp_fmt;
+	if (!f) {
+		f = find_field(e, "fmt");
+		if (!f)
+			return NULL;
+		e->bp_fmt = f;
+	}
+	unsigned long long addr = beyond(size, f->offset, f->size) ? 0 : read_num(e->ctx, data + f->offset, f->size);
+	const printk_ent *pk = find_printk(e->ctx, addr);
+	if (!pk)
+		return xasprintf("%%ps: (NO FORMAT FOUND at %llx)\n", addr);
+	return xasprintf("%s: %s", "%ps", pk->fmt);
+}
+
+static void pretty_print(tio_buf *s, const uint8_t *data, int size, pf_event *e)
+{
+	parse *p = e->cache;
+	arg *args = NULL;
+	char *bfmt = NULL;
+	if (e->flags & EV_FAILED) {
+		seq_puts(s, "[FAILED TO PARSE]");
+		print_fields(s, data, size, e, false);
+		return;
+	}
+	if (e->flags & EV_BPRINT) {
+		bfmt = get_bprint_format(data, size, e);
+		if (bfmt) {
+			args = make_bprint_args(bfmt, data, size, e);
+			p = parse_args(e, bfmt, args);
+		} else {
+			p = NULL;
+		}
+	}
+	for (parse *q = p; q; q = q->next)
+		print_parse_data(q, s, data, size, e, false);
+	if (e->flags & EV_BPRINT) {
+		free_parse(p);
+		free_args(args);
+		free(bfmt);
+	}
+}
+
+/* ---------------------------------------------------------------- built-in handlers (plugins) */
+
+static int get_field_val(pf_event *e, const char *name, const uint8_t *data, int size,
+			 unsigned long long *val, bool any)
+{
+	pf_field *f = any ? find_any_field(e, name) : find_field(e, name);
+	if (!f || (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8) ||
+	    beyond(size, f->offset, f->size))
+		return -1;
+	*val = read_num(e->ctx, data + f->offset, f->size);
+	return 0;
+}
+
+static void write_and_save_comm(pf_event *e, pf_field *f, const uint8_t *data, int size,
+				tio_buf *s, int pid)
+{
+	size_t start = s->len;
+	int l = f->size;
+	if (f->offset + l > size)
+		l = size > f->offset ? size - f->offset : 0;
+	size_t n = strnlen((const char *)data + f->offset, (size_t)l);
+	tio_buf_add(s, data + f->offset, n);
+	char comm[256];
+	size_t cl = s->len - start < sizeof(comm) - 1 ? s->len - start : sizeof(comm) - 1;
+	memcpy(comm, s->p + start, cl);
+	comm[cl] = 0;
+	register_comm(e->ctx, comm, pid);
+}
+
+static void write_state(tio_buf *s, int val)
+{
+	const char states[] = "SDTtZXxW";
+	bool found = false;
+	for (size_t i = 0; i < sizeof(states) - 1; i++) {
+		if (!(val & (1 << i)))
+			continue;
+		if (found)
+			seq_putc(s, '|');
+		found = true;
+		seq_putc(s, states[i]);
+	}
+	if (!found)
+		seq_putc(s, 'R');
+}
+
+/* Returns true when the pretty print should follow (handler declined). */
+static bool run_handler(pf_event *e, tio_buf *s, const uint8_t *data, int size)
+{
+	unsigned long long val;
+	pf_field *f;
+	switch (e->handler) {
+	case H_SCHED_SWITCH:
+		if (get_field_val(e, "prev_pid", data, size, &val, true)) {
+			seq_putc(s, '!');
+			return false;
+		}
+		f = find_any_field(e, "prev_comm");
+		if (f) {
+			write_and_save_comm(e, f, data, size, s, (int)val);
+			seq_putc(s, ':');
+		}
+		seq_printf(s, "%lld ", (long long)val);
+		if (!get_field_val(e, "prev_prio", data, size, &val, true))
+			seq_printf(s, "[%d] ", (int)val);
+		if (!get_field_val(e, "prev_state", data, size, &val, true))
+			write_state(s, (int)val);
+		seq_puts(s, " ==> ");
+		if (get_field_val(e, "next_pid", data, size, &val, true)) {
+			seq_putc(s, '!');
+			return false;
+		}
+		f = find_any_field(e, "next_comm");
+		if (f) {
+			write_and_save_comm(e, f, data, size, s, (int)val);
+			seq_putc(s, ':');
+		}
+		seq_printf(s, "%lld", (long long)val);
+		if (!get_field_val(e, "next_prio", data, size, &val, true))
+			seq_printf(s, " [%d]", (int)val);
+		return false;
+	case H_SCHED_WAKEUP:
+		if (get_field_val(e, "pid", data, size, &val, true)) {
+			seq_putc(s, '!');
+			return false;
+		}
+		f = find_any_field(e, "comm");
+		if (f) {
+			write_and_save_comm(e, f, data, size, s, (int)val);
+			seq_putc(s, ':');
+		}
+		seq_printf(s, "%lld", (long long)val);
+		if (!get_field_val(e, "prio", data, size, &val, true))
+			seq_printf(s, " [%lld]", (long long)val);
+		if (!get_field_val(e, "success", data, size, &val, false))
+			seq_printf(s, " success=%lld", (long long)val);
+		if (!get_field_val(e, "target_cpu", data, size, &val, true))
+			seq_printf(s, " CPU:%03llu", val);
+		return false;
+	case H_KSTACK: {
+		f = find_any_field(e, "caller");
+		if (!f) {
+			seq_puts(s, "<CANT FIND FIELD caller>");
+			return false;
+		}
+		seq_puts(s, "<stack trace >\n");
+		int ls = e->ctx->long_size;
+		for (int off = f->offset; off + ls <= size; off += ls) {
+			unsigned long long addr = read_num(e->ctx, data + off, ls);
+			if ((ls == 8 && addr == (unsigned long long)-1) || (int)addr == -1)
+				break;
+			const func_ent *fn = find_func(e->ctx, addr);
+			if (fn)
+				seq_printf(s, "=> %s (%llx)\n", fn->name, addr);
+			else
+				seq_printf(s, "=> %llx\n", addr);
+		}
+		return false;
+	}
+	case H_HRTIMER_START:
+	case H_HRTIMER_EXPIRE: {
+		seq_puts(s, "hrtimer=");
+		if (!get_field_val(e, "timer", data, size, &val, false))
+			seq_printf(s, "0x%llx", val);
+		else if (!get_field_val(e, "hrtimer", data, size, &val, false))
+			seq_printf(s, "0x%llx", val);
+		else
+			seq_puts(s, "CAN'T FIND FIELD \"hrtimer\"");
+		if (e->handler == H_HRTIMER_EXPIRE) {
+			seq_puts(s, " now=");
+			if (!get_field_val(e, "now", data, size, &val, false))
+				seq_printf(s, "%llu", val);
+			else
+				seq_puts(s, "CAN'T FIND FIELD \"now\"");
+		}
+		if (!get_field_val(e, "function", data, size, &val, false)) {
+			const func_ent *fn = find_func(e->ctx, val);
+			char tmp[160];
+			if (fn)
+				snprintf(tmp, sizeof(tmp), "%s/0x%llx", fn->name, fn->addr - val);
+			else
+				snprintf(tmp, sizeof(tmp), "0x%08llx", val);
+			seq_printf(s, " function=%s", tmp);
+		}
+		if (e->handler == H_HRTIMER_START) {
+			seq_puts(s, " expires=");
+			if (!get_field_val(e, "expires", data, size, &val, false))
+				seq_printf(s, "%llu", val);
+			else
+				seq_puts(s, "CAN'T FIND FIELD \"expires\"");
+			seq_puts(s, " softexpires=");
+			if (!get_field_val(e, "softexpires", data, size, &val, false))
+				seq_printf(s, "%llu", val);
+			else
+				seq_puts(s, "CAN'T FIND FIELD \"softexpires\"");
+		}
+		return false;
+	}
+	default:
+		return true;
+	}
+}
+
+int pf_record_pid(pf_event *e, const uint8_t *data, int size)
+{
+	pf_field *f = find_in(e->common, "common_pid");
+	if (!f || beyond(size, f->offset, f->size))
+		return -1;
+	return (int)read_num(e->ctx, data + f->offset, f->size);
+}
+
+void pf_print_info(pf_event *e, tio_buf *s, const uint8_t *data, int size, bool raw)
+{
+	if (raw) {
+		print_fields(s, data, size, e, true);
+		return;
+	}
+	if (run_handler(e, s, data, size))
+		pretty_print(s, data, size, e);
+}

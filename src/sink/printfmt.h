@@ -1,0 +1,47 @@
+/*
+ * The ftrace `print fmt` language, parsed and evaluated the way
+ * libtraceevent 1.7 does it (its tokenizer, operator precedence quirks,
+ * printk conversions, __print_flags/__print_symbolic/__print_hex/...,
+ * binary printk, the raw field dump of `trace-cmd report -R`), over the
+ * raw bytes of a record.  Each event's format text is parsed once and
+ * cached by the caller; evaluation allocates nothing per event except
+ * when a record needs it (bprint).
+ *
+ * It only needs the format text (tio_event_class attr "format"), the raw
+ * record (tio_msg.raw) and the trace's side tables (kallsyms, printk
+ * formats, saved cmdlines): nothing from src/ftrace.
+ */
+#ifndef TIO_SINK_PRINTFMT_H
+#define TIO_SINK_PRINTFMT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/common.h"
+
+typedef struct pf_ctx pf_ctx;
+typedef struct pf_event pf_event;
+
+pf_ctx *pf_ctx_new(int long_size, bool big_endian);
+void pf_ctx_free(pf_ctx *c);
+/* Side tables (text as in /proc/kallsyms, printk_formats, saved_cmdlines); kallsyms
+   is parsed on first use. */
+void pf_ctx_set_kallsyms(pf_ctx *c, const char *text);
+void pf_ctx_set_printk(pf_ctx *c, const char *text);
+void pf_ctx_load_cmdlines(pf_ctx *c, const char *text);
+
+/* comm of a pid as trace-cmd shows it ("<idle>" for 0, "<...>" when unknown). */
+const char *pf_comm(pf_ctx *c, int pid);
+
+/* Parse one event format file; NULL only when out of memory. */
+pf_event *pf_event_parse(pf_ctx *c, const char *system, const char *text, size_t len);
+void pf_event_free(pf_event *e);
+const char *pf_event_name(const pf_event *e);
+
+/* Common fields of a record (-1 when missing). */
+int pf_record_pid(pf_event *e, const uint8_t *data, int size);
+
+/* The info part of a report line (TEP_PRINT_INFO, or TEP_PRINT_INFO_RAW when raw). */
+void pf_print_info(pf_event *e, tio_buf *s, const uint8_t *data, int size, bool raw);
+
+#endif

@@ -1,0 +1,282 @@
+/*
+ * The "trace-cmd" sink: text identical to `trace-cmd report` (trace-cmd
+ * 3.1.6 with libtraceevent 1.7 and its plugins), for traces that carry
+ * ftrace event formats (ec->attrs "format" + "system"), raw records
+ * (tio_msg.raw) and the side tables kallsyms / printk_formats /
+ * saved_cmdlines (tio_trace_class.tables), i.e. what the trace.dat reader
+ * produces.  Events without a format are printed as "name: field=value...".
+ *
+ *   cpus=N
+ *   [instance: ]COMM-PID [CPU] SECONDS.USECS: NAME:<pad to 20> INFO
+ *
+ * Options: raw (report -R), ns (report -t: nanosecond timestamps),
+ * cpu=N[,M...] (report --cpu).
+ */
+#include <stdlib.h>
+
+#include "sink/printfmt.h"
+#include "sink/sink.h"
+
+typedef struct tc_trace {
+	const tio_trace *t;
+	pf_ctx *ctx;
+	pf_event **byid; /* parsed formats by event id (shared by every instance, like one tep) */
+	size_t nbyid;
+	int64_t *missed; /* per stream index: 0 none, -1 unknown count, > 0 */
+	uint32_t nstreams;
+	int prefix_width; /* longest instance name, 0 without instances */
+	bool header_done;
+} tc_trace;
+
+typedef struct tc_sink {
+	tio_sink base;
+	bool raw, ns;
+	bool *cpus; /* filter, NULL = all */
+	size_t ncpus;
+	tc_trace *traces;
+	size_t ntraces, cap;
+	tio_buf line;
+} tc_sink;
+
+static int tc_set(tio_sink *s, const char *key, const char *value)
+{
+	tc_sink *k = (tc_sink *)s;
+	if (!strcmp(key, "raw"))
+		return tio_sink_bool(key, value, &k->raw);
+	if (!strcmp(key, "ns"))
+		return tio_sink_bool(key, value, &k->ns);
+	if (!strcmp(key, "cpu")) {
+		const char *p = value ? value : "";
+		while (*p) {
+			char *e;
+			long a = strtol(p, &e, 10), b = a;
+			if (e == p || a < 0 || a > 65535)
+				return tio_err_set(TIO_ERR_USAGE, "option cpu: bad CPU list '%s'", value);
+			if (*e == '-') {
+				const char *q = e + 1;
+				b = strtol(q, &e, 10);
+				if (e == q || b < a || b > 65535)
+					return tio_err_set(TIO_ERR_USAGE, "option cpu: bad CPU list '%s'", value);
+			}
+			if ((size_t)b >= k->ncpus) {
+				bool *n = tio_realloc(k->cpus, (size_t)b + 1);
+				if (!n)
+					return TIO_ERR_NOMEM;
+				memset(n + k->ncpus, 0, (size_t)b + 1 - k->ncpus);
+				k->cpus = n;
+				k->ncpus = (size_t)b + 1;
+			}
+			for (long i = a; i <= b; i++)
+				k->cpus[i] = true;
+			p = *e == ',' ? e + 1 : e;
+			if (*e && *e != ',')
+				return tio_err_set(TIO_ERR_USAGE, "option cpu: bad CPU list '%s'", value);
+		}
+		return 0;
+	}
+	return tio_err_set(TIO_ERR_USAGE, "sink trace-cmd takes no option '%s' (raw, ns, cpu)", key);
+}
+
+static const char *ec_attr(const tio_event_class *ec, const char *key)
+{
+	for (uint32_t i = 0; i < ec->nattrs; i++)
+		if (!strcmp(ec->attrs[i].key, key))
+			return ec->attrs[i].sval;
+	return NULL;
+}
+
+static int64_t env_int(const tio_trace_class *tc, const char *key, int64_t dflt)
+{
+	const tio_kv *kv = tio_trace_class_env(tc, key);
+	return kv && kv->is_int ? kv->ival : dflt;
+}
+
+static tc_trace *get_trace(tc_sink *k, const tio_trace *t)
+{
+	for (size_t i = 0; i < k->ntraces; i++)
+		if (k->traces[i].t == t)
+			return &k->traces[i];
+	if (tio_grow(&k->traces, &k->cap, k->ntraces + 1, sizeof(tc_trace)))
+		return NULL;
+	tc_trace *x = &k->traces[k->ntraces];
+	memset(x, 0, sizeof(*x));
+	const tio_trace_class *tc = t->tc;
+	x->t = t;
+	x->ctx = pf_ctx_new((int)env_int(tc, "long_size", 8), tc->byte_order == TIO_BE);
+	x->nstreams = t->nstreams;
+	x->missed = tio_calloc(t->nstreams ? t->nstreams : 1, sizeof(int64_t));
+	if (!x->ctx || !x->missed) {
+		pf_ctx_free(x->ctx);
+		free(x->missed);
+		return NULL;
+	}
+	const tio_kv *kv;
+	if ((kv = tio_trace_class_table(tc, "saved_cmdlines")))
+		pf_ctx_load_cmdlines(x->ctx, kv->sval);
+	if ((kv = tio_trace_class_table(tc, "kallsyms")))
+		pf_ctx_set_kallsyms(x->ctx, kv->sval);
+	if ((kv = tio_trace_class_table(tc, "printk_formats")))
+		pf_ctx_set_printk(x->ctx, kv->sval);
+	for (uint32_t i = 0; i < tc->nscs; i++) {
+		const char *n = tc->scs[i]->name;
+		if (n && n[0] && (int)strlen(n) > x->prefix_width)
+			x->prefix_width = (int)strlen(n);
+	}
+	k->ntraces++;
+	return x;
+}
+
+static pf_event *get_event(tc_trace *x, const tio_event_class *ec)
+{
+	uint64_t id = ec->id;
+	if (id > (1u << 20))
+		return NULL;
+	if (id >= x->nbyid) {
+		size_t n = (size_t)id + 1;
+		pf_event **nb = tio_realloc(x->byid, n * sizeof(pf_event *));
+		if (!nb)
+			return NULL;
+		memset(nb + x->nbyid, 0, (n - x->nbyid) * sizeof(pf_event *));
+		x->byid = nb;
+		x->nbyid = n;
+	}
+	if (!x->byid[id]) {
+		const char *fmt = ec_attr(ec, "format");
+		if (!fmt)
+			return NULL;
+		x->byid[id] = pf_event_parse(x->ctx, ec_attr(ec, "system"), fmt, strlen(fmt));
+	}
+	return x->byid[id];
+}
+
+/* Fallback for events without an ftrace format: " name=value" for each payload field. */
+static void generic_fields(tio_buf *s, const tio_msg *m)
+{
+	const tio_val *st = m->scope[TIO_SCOPE_PAYLOAD];
+	if (!st || !st->fc || st->fc->kind != TIO_FC_STRUCT)
+		return;
+	uint32_t i = (uint32_t)(st - m->vals) + 1;
+	for (uint32_t k = 0; k < st->n && k < st->fc->st.nmembers && i < m->nvals; k++) {
+		const tio_val *v = &m->vals[i];
+		tio_buf_addf(s, " %s=", st->fc->st.members[k].name ? st->fc->st.members[k].name : "");
+		switch (v->fc->kind) {
+		case TIO_FC_INT:
+		case TIO_FC_ENUM:
+			if (v->fc->i.is_signed)
+				tio_buf_addf(s, "%lld", (long long)v->v.i);
+			else
+				tio_buf_addf(s, v->fc->i.base == 16 ? "0x%llx" : "%llu", (unsigned long long)v->v.u);
+			break;
+		case TIO_FC_STRING:
+		case TIO_FC_SSTRING:
+		case TIO_FC_DSTRING:
+			tio_buf_add(s, v->v.s.p, v->v.s.len);
+			break;
+		default:
+			tio_buf_adds(s, "?");
+			break;
+		}
+		i = v->end;
+	}
+}
+
+static int tc_consume(tio_sink *s, const tio_msg *m)
+{
+	tc_sink *k = (tc_sink *)s;
+	if (!m->stream || !m->stream->trace)
+		return 0;
+	tc_trace *x = get_trace(k, m->stream->trace);
+	if (!x)
+		return TIO_ERR_NOMEM;
+	if (!x->header_done) {
+		x->header_done = true;
+		fprintf(s->out, "cpus=%lld\n", (long long)env_int(x->t->tc, "cpus", x->t->nstreams));
+	}
+	uint32_t si = m->stream->index;
+	int cpu = (int)m->stream->id;
+	if (k->cpus && ((size_t)cpu >= k->ncpus || !k->cpus[cpu]))
+		return 0;
+	if (m->type == TIO_MSG_DISCARDED_EVENTS) {
+		if (si < x->nstreams)
+			x->missed[si] = m->count ? (int64_t)m->count : -1;
+		return 0;
+	}
+	if (m->type != TIO_MSG_EVENT || !m->ec)
+		return 0;
+	tio_buf *b = &k->line;
+	tio_buf_reset(b);
+	const char *inst = m->stream->sc && m->stream->sc->name ? m->stream->sc->name : "";
+	if (x->prefix_width) {
+		if (inst[0])
+			tio_buf_addf(b, "%*s: ", x->prefix_width, inst);
+		else
+			tio_buf_addf(b, "%*s  ", x->prefix_width, "");
+	}
+	if (si < x->nstreams && x->missed[si]) {
+		if (x->missed[si] > 0)
+			tio_buf_addf(b, "CPU:%d [%lld EVENTS DROPPED]\n", cpu, (long long)x->missed[si]);
+		else
+			tio_buf_addf(b, "CPU:%d [EVENTS DROPPED]\n", cpu);
+		x->missed[si] = 0;
+	}
+	pf_event *e = m->raw ? get_event(x, m->ec) : NULL;
+	int size = (int)m->raw_len;
+	int pid = e ? pf_record_pid(e, m->raw, size) : 0;
+	if (pid < 0)
+		pid = 0;
+	tio_buf_addf(b, "%16s-%-5d [%03d]", pf_comm(x->ctx, pid), pid, cpu);
+	uint64_t ts = m->cycles;
+	if (k->ns) {
+		tio_buf_addf(b, " %5llu.%09llu:", (unsigned long long)(ts / 1000000000),
+			     (unsigned long long)(ts % 1000000000));
+	} else {
+		uint64_t us = (ts + 500) / 1000;
+		tio_buf_addf(b, " %5llu.%06llu:", (unsigned long long)(us / 1000000),
+			     (unsigned long long)(us % 1000000));
+	}
+	const char *name = e ? pf_event_name(e) : m->ec->name;
+	size_t nl = strlen(name);
+	tio_buf_addf(b, " %s: ", name);
+	if (nl < 20)
+		tio_buf_addf(b, "%.*s", (int)(20 - nl), "                    ");
+	if (e)
+		pf_print_info(e, b, m->raw, size, k->raw);
+	else
+		generic_fields(b, m);
+	if (b->len && b->p[b->len - 1] == '\n')
+		b->len--;
+	tio_buf_addc(b, '\n');
+	if (fwrite(b->p, 1, b->len, s->out) != b->len)
+		return tio_err_set(TIO_ERR_IO, "write error");
+	return 0;
+}
+
+static int tc_finish(tio_sink *s)
+{
+	return fflush(s->out) ? tio_err_set(TIO_ERR_IO, "write error") : 0;
+}
+
+static void tc_fini(tio_sink *s)
+{
+	tc_sink *k = (tc_sink *)s;
+	for (size_t i = 0; i < k->ntraces; i++) {
+		tc_trace *x = &k->traces[i];
+		for (size_t j = 0; j < x->nbyid; j++)
+			pf_event_free(x->byid[j]);
+		free(x->byid);
+		free(x->missed);
+		pf_ctx_free(x->ctx);
+	}
+	free(k->traces);
+	free(k->cpus);
+	tio_buf_free(&k->line);
+}
+
+const tio_sink_ops tio_sink_tcreport_ops = {
+	.name = "trace-cmd",
+	.size = sizeof(tc_sink),
+	.set = tc_set,
+	.consume = tc_consume,
+	.finish = tc_finish,
+	.fini = tc_fini,
+};
