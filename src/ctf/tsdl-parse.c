@@ -224,10 +224,14 @@ static int parse_value(parser *p, val *v)
 	}
 	const tsdl_tok *t = cur(p);
 	if (is_p(t, '(')) {
+		if (p->depth >= TSDL_MAX_DEPTH)
+			return perr_st(p, TIO_ERR_LIMIT, t, "expression nested more than %d levels deep", TSDL_MAX_DEPTH);
 		adv(p);
 		bool neg = v->neg;
 		const tsdl_tok *at = v->at;
+		p->depth++;
 		int rc = parse_value(p, v);
+		p->depth--;
 		if (rc)
 			return rc;
 		v->at = at;
@@ -1434,7 +1438,9 @@ static int decl_type(parser *p, const spec *s, decl *d, tio_fc **out)
 	int rc = spec_take(p, s, d->nptr, at, out);
 	if (rc)
 		return rc;
-	if ((rc = apply_dims(p, d, out))) {
+	if (!(rc = apply_dims(p, d, out)) && fc_depth(*out) > TSDL_MAX_DEPTH)
+		rc = perr_st(p, TIO_ERR_LIMIT, at, "field classes nested more than %d levels deep", TSDL_MAX_DEPTH);
+	if (rc) {
 		tio_fc_free(*out);
 		*out = NULL;
 	}

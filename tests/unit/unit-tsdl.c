@@ -675,6 +675,10 @@ static void test_snippets(void)
 	}
 
 	/* Comments and keywords in odd places. */
+	tc = parse(HDR TRACE_LE "env { v = ((-(3))); w = -(-4); };");
+	CHECK(tc && tc->env[0].ival == -3 && tc->env[1].ival == 4);
+	tio_trace_class_free(tc);
+
 	tc = parse("/* CTF 1.8 */ // line comment\n trace { byte_order = le; /* c */ }\n"
 		   "callsite { name = \"x\"; func = \"f\"; file = \"a.c\"; line = 3; ip = 0x40096c; };\n"
 		   "env { a = -1; b = \"s\"; c = id; };\n"
@@ -745,6 +749,29 @@ static void test_snippets(void)
 	if (tio_tsdl_parse(b.p, b.len, "deep", &tc) != TIO_ERR_LIMIT || !strstr(tio_error_message(), "deep")) {
 		failures++;
 		fprintf(stderr, "deep nesting: %s\n", tio_error_message());
+	}
+	tio_trace_class_free(tc);
+	tio_buf_reset(&b);
+	tio_buf_adds(&b, "trace { byte_order = le; }; typedef string a0;\n");
+	for (int i = 1; i < 100; i++)
+		tio_buf_addf(&b, "typedef a%d a%d[2];\n", i - 1, i);
+	tc = NULL;
+	checks++;
+	if (tio_tsdl_parse(b.p, b.len, "arrays", &tc) != TIO_ERR_LIMIT || !strstr(tio_error_message(), "arrays:65:")) {
+		failures++;
+		fprintf(stderr, "deep array typedefs: %s\n", tio_error_message());
+	}
+	tio_trace_class_free(tc);
+	tio_buf_reset(&b);
+	tio_buf_adds(&b, "trace { byte_order = le; }; env { x = ");
+	for (int i = 0; i < 100000; i++)
+		tio_buf_addc(&b, '(');
+	tio_buf_adds(&b, "1");
+	tc = NULL;
+	checks++;
+	if (tio_tsdl_parse(b.p, b.len, "parens", &tc) != TIO_ERR_LIMIT) {
+		failures++;
+		fprintf(stderr, "deep parentheses: %s\n", tio_error_message());
 	}
 	tio_trace_class_free(tc);
 	tio_buf_reset(&b);
