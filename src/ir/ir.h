@@ -300,6 +300,7 @@ typedef struct tio_msg {
 	 */
 	const uint8_t *raw;
 	uint64_t raw_len;
+	uint64_t raw_cap;    /* bytes readable at raw (>= raw_len: the rest of its page) */
 } tio_msg;
 
 /* ---------------------------------------------------------------- streams and traces */

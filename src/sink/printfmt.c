@@ -19,6 +19,7 @@
 typedef struct func_ent {
 	uint64_t addr;
 	char *name;
+	size_t line; /* position in kallsyms: duplicates sort like libtraceevent's list */
 } func_ent;
 
 typedef struct printk_ent {
@@ -112,6 +113,7 @@ struct pf_event {
 	parse *cache;
 	int handler;
 	pf_field *bp_buf, *bp_ip, *bp_fmt;
+	int cap; /* readable bytes of the current record (see pf_print_info) */
 	/* tokenizer */
 	const char *in;
 	size_t in_len, in_pos;
@@ -208,7 +210,10 @@ void pf_ctx_set_kallsyms(pf_ctx *c, const char *text)
 static int func_cmp(const void *a, const void *b)
 {
 	const func_ent *x = a, *y = b;
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* libtraceevent prepends to a list then sorts stably: later lines first */
+	return x->line > y->line ? -1 : x->line < y->line;
 }
 
 /* /proc/kallsyms lines "addr type name [mod]"; skips '$' names and absolute (A/a) symbols. */
@@ -239,6 +244,7 @@ static void funcs_init(pf_ctx *c)
 					cap = nc;
 				}
 				c->funcs[c->nfuncs].addr = addr;
+				c->funcs[c->nfuncs].line = c->nfuncs;
 				c->funcs[c->nfuncs].name = strndup(name, nl);
 				if (!c->funcs[c->nfuncs].name)
 					break;
@@ -2955,15 +2961,12 @@ static void print_function(tio_buf *s, const char *format, const uint8_t *data, 
 		if (*format == 'F' || *format == 'S')
 			seq_printf(s, "+0x%llx", val - f->addr);
 	}
-	if (!f || raw) {
-		if (raw)
-			seq_puts(s, " (");
+	(void)raw; /* libtraceevent 1.7 prints the same in raw mode */
+	if (!f) {
 		if (e->ctx->long_size == 4)
-			seq_printf(s, "0x%lx", (unsigned long)(uint32_t)val);
+			seq_printf(s, "0x%lx", (unsigned long)val);
 		else
 			seq_printf(s, "0x%llx", val);
-		if (raw)
-			seq_puts(s, ")");
 	}
 }
 
@@ -3214,6 +3217,7 @@ static void print_field_raw(tio_buf *s, const uint8_t *data, int size, pf_event 
 		} else {
 			offset = (unsigned)f->offset;
 			len = (unsigned)f->size;
+			size = e->cap; /* static arrays are read whole, past a short record */
 		}
 		if (offset > (unsigned)size)
 			offset = (unsigned)size, len = 0;
@@ -3662,8 +3666,9 @@ int pf_record_pid(pf_event *e, const uint8_t *data, int size)
 	return (int)read_num(e->ctx, data + f->offset, f->size);
 }
 
-void pf_print_info(pf_event *e, tio_buf *s, const uint8_t *data, int size, bool raw)
+void pf_print_info(pf_event *e, tio_buf *s, const uint8_t *data, int size, int cap, bool raw)
 {
+	e->cap = cap > size ? cap : size;
 	if (raw) {
 		print_fields(s, data, size, e, true);
 		return;

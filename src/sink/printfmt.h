@@ -42,6 +42,8 @@ const char *pf_event_name(const pf_event *e);
 int pf_record_pid(pf_event *e, const uint8_t *data, int size);
 
 /* The info part of a report line (TEP_PRINT_INFO, or TEP_PRINT_INFO_RAW when raw). */
-void pf_print_info(pf_event *e, tio_buf *s, const uint8_t *data, int size, bool raw);
+/* cap: bytes readable at data (>= size); libtraceevent reads fixed-size
+   fields even when the record is shorter, so raw dumps show what follows. */
+void pf_print_info(pf_event *e, tio_buf *s, const uint8_t *data, int size, int cap, bool raw);
 
 #endif

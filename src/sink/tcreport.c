@@ -240,7 +240,7 @@ static int tc_consume(tio_sink *s, const tio_msg *m)
 	if (nl < 20)
 		tio_buf_addf(b, "%.*s", (int)(20 - nl), "                    ");
 	if (e)
-		pf_print_info(e, b, m->raw, size, k->raw);
+		pf_print_info(e, b, m->raw, size, (int)(m->raw_cap > m->raw_len ? m->raw_cap : m->raw_len), k->raw);
 	else
 		generic_fields(b, m);
 	if (b->len && b->p[b->len - 1] == '\n')
