@@ -275,7 +275,8 @@ static int make_event(td_stream *s, const uint8_t *rec, uint32_t len, uint64_t r
 	m->offset = rec_file_off;
 	m->raw = rec;
 	m->raw_len = len;
-	m->raw_cap = (uint64_t)(s->pdata + (s->b->page_size - f->hp_data_off) - rec);
+	/* what follows in the same buffer (later pages of the chunk or of the CPU's data) */
+	m->raw_cap = (uint64_t)(s->data + s->dsize - rec);
 	ec->count++;
 	return 0;
 }
