@@ -51,6 +51,7 @@ typedef struct td_stream {
 	size_t vcap;
 	uint32_t type_off, type_size;
 	bool done;
+	uint64_t missing; /* bytes of this CPU's data past the end of the file */
 } td_stream;
 
 static int page_error(td_stream *s, uint64_t at, const char *what)
@@ -297,6 +298,9 @@ static int td_next(tio_stream *st, const tio_msg **out)
 			int r = next_page(s);
 			if (r == 0) {
 				s->done = true;
+				if (s->missing)
+					return page_error(s, s->f->map.size,
+							  "file truncated: the CPU's data misses its last bytes");
 				return 0;
 			}
 			if (r < 0)
@@ -424,15 +428,11 @@ int td_stream_new(td_file *f, td_buffer *b, uint32_t i, tio_stream **out)
 	}
 	uint64_t off = s->c->offset, size = s->c->size;
 	if (off > f->map.size || size > f->map.size - off) {
-		int r = tio_err_set(TIO_ERR_FORMAT,
-				    "%s@0x%llx: section flyrecord cpu %u: data of %llu bytes goes past the "
-				    "end of the file (%llu bytes)",
-				    f->path, (unsigned long long)off, s->c->cpu, (unsigned long long)size,
-				    (unsigned long long)f->map.size);
-		/* keep what is there: a truncated file still shows its good pages */
-		tio_err_clear();
-		(void)r;
-		size = off > f->map.size ? 0 : f->map.size - off;
+		/* keep what is there: a truncated file still shows its good pages, then
+		   the stream reports the truncation */
+		uint64_t have = off > f->map.size ? 0 : f->map.size - off;
+		s->missing = size - have;
+		size = have;
 	}
 	s->data_file_off = off;
 	if (b->compressed) {

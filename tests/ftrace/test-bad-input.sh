@@ -1,0 +1,47 @@
+#!/bin/bash
+# Damaged trace.dat files: an error naming file, offset and section, no crash
+# or hang; good pages before the damage are still printed.
+. "$TIO_TOP/tests/lib.sh"
+F=$TIO_TOP/tests/data/ftrace/v7-zstd-small.dat
+size=$(stat -c %s "$F")
+
+# truncated in the middle of the flyrecord data (v6: the CPU data comes last;
+# v7 keeps its options at the end, so a truncated v7 file has no buffer list)
+V6=$PEER/tracedat/samples/lisa-trappy-tests-trace-arm32-v6.dat
+head -c $(( $(stat -c %s "$V6") - 10000)) "$V6" > "$TMP/trunc.dat"
+timeout 20 "$TIO" print "$TMP/trunc.dat" > "$TMP/out" 2> "$TMP/err"; rc=$?
+if [ $rc -lt 128 ] && [ $rc -ne 124 ] && [ "$(wc -l < "$TMP/out")" -gt 100 ]; then ok "truncated data: good pages printed"
+else notok "truncated data: good pages printed" "rc=$rc lines=$(wc -l < "$TMP/out")" "$(head -3 "$TMP/err")"; fi
+
+# truncated in the metadata
+head -c 4000 "$F" > "$TMP/meta.dat"
+timeout 20 "$TIO" print "$TMP/meta.dat" > "$TMP/out" 2> "$TMP/err"; rc=$?
+if [ $rc -eq 1 ] && grep -q 'meta.dat@0x[0-9a-f]*: section' "$TMP/err"; then ok "truncated metadata: error names file, offset, section"
+else notok "truncated metadata: error names file, offset, section" "rc=$rc" "$(cat "$TMP/err")"; fi
+
+# unknown compression
+python3 - "$F" "$TMP/comp.dat" <<'PY'
+import sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+i = d.index(b'zstd\0')
+d[i:i+4] = b'lzma'
+open(sys.argv[2], 'wb').write(d)
+PY
+timeout 20 "$TIO" print "$TMP/comp.dat" > "$TMP/out" 2> "$TMP/err"; rc=$?
+if [ $rc -eq 1 ] && grep -q "unknown compression 'lzma'" "$TMP/err"; then ok "unknown compression"
+else notok "unknown compression" "rc=$rc" "$(cat "$TMP/err")"; fi
+
+# random byte flips in the data: never a crash or a hang
+for seed in 1 2 3 4 5; do
+	python3 - "$F" "$TMP/flip.dat" $seed <<'PY'
+import sys, random
+d = bytearray(open(sys.argv[1], 'rb').read())
+r = random.Random(int(sys.argv[3]))
+for _ in range(50):
+    i = r.randrange(len(d) // 2, len(d))
+    d[i] = r.randrange(256)
+open(sys.argv[2], 'wb').write(d)
+PY
+	timeout 30 "$TIO" print "$TMP/flip.dat" > /dev/null 2> "$TMP/err"; rc=$?
+	if [ $rc -lt 128 ] && [ $rc -ne 124 ]; then ok "byte flips $seed"; else notok "byte flips $seed" "rc=$rc" "$(tail -3 "$TMP/err")"; fi
+done

@@ -1,0 +1,43 @@
+#!/bin/bash
+# Record real traces with trace-cmd when this machine can (root, tracefs,
+# no other trace-cmd running) and compare `traceio print` with
+# `trace-cmd report` on them: v6, v7 zstd (default), v7 uncompressed, two
+# buffer instances.  Skips cleanly otherwise.
+. "$TIO_TOP/tests/lib.sh"
+T=/sys/kernel/tracing
+skip() { echo "ok live trace-cmd recording # skip $1"; exit 0; }
+command -v trace-cmd >/dev/null || skip "no trace-cmd"
+[ "$(id -u)" = 0 ] || skip "not root"
+mountpoint -q $T || mount -t tracefs nodev $T 2>/dev/null || skip "no tracefs"
+if ps -eo stat=,comm= | awk '$2=="trace-cmd" && $1 !~ /Z/ {f=1} END {exit !f}'; then
+	skip "another trace-cmd is running"
+fi
+is_sanitized && skip "sanitizer build (slow)"
+NS=$TIO_SHARED/tools/tc-ns.sh
+[ -x "$NS" ] || NS=
+WL="sh -c 'ls -R /usr/share/doc >/dev/null; echo traceio-live > $T/trace_marker; sleep 0.05'"
+
+rec() { # out args...
+	local o=$1; shift
+	eval $NS trace-cmd record -o "$o" "$@" $WL > "$TMP/rec.log" 2>&1
+}
+
+live() { # name file
+	local v opt
+	[ -s "$2" ] || { notok "$1 recorded" "$(tail -3 "$TMP/rec.log")"; return; }
+	for v in "" -t -R; do
+		trace-cmd report $v -i "$2" > "$TMP/exp" 2>/dev/null
+		"$TIO" print $v "$2" > "$TMP/got" 2> "$TMP/err"
+		same "live $1 report$v ($(wc -l < "$TMP/exp") lines)" "$TMP/exp" "$TMP/got"
+	done
+}
+
+rec "$TMP/v6.dat" --file-version 6 -b 4096 -e sched -e irq -e timer -e syscalls:sys_enter_openat -e syscalls:sys_exit_openat
+live v6 "$TMP/v6.dat"
+rec "$TMP/v7.dat" -b 4096 -e sched -e irq -e timer -e syscalls:sys_enter_openat -e syscalls:sys_exit_openat
+live v7-zstd "$TMP/v7.dat"
+rec "$TMP/v7n.dat" --compression none -b 4096 -e sched -e irq
+live v7-none "$TMP/v7n.dat"
+INSTANCES="tio_a" rec "$TMP/inst.dat" --compression none -b 4096 -e sched -B tio_a -b 4096 -e irq -e timer
+live instances "$TMP/inst.dat"
+rmdir $T/instances/tio_a 2>/dev/null || true
