@@ -1,0 +1,130 @@
+/*
+ * The new LTT trace format (seed 001): internals shared by the lenient XML
+ * reader (lttnew-xml.c), the event type descriptions (lttnew-types.c), the
+ * reader (lttnew-read.c) and the writer (lttnew-write.c).
+ * docs/formats/ltt.md lists every choice the seed leaves open.
+ */
+#ifndef TIO_LTTNEW_H
+#define TIO_LTTNEW_H
+
+#include "ir/ir.h"
+
+/* ---------------------------------------------------------------- lenient XML */
+
+typedef struct lx_attr {
+	char *name, *value;
+} lx_attr;
+
+typedef struct lx_node {
+	char *name;
+	lx_attr *attrs;
+	uint32_t nattrs;
+	struct lx_node **kids;
+	uint32_t nkids;
+	char *text; /* character data directly inside, entities decoded, trimmed */
+	uint32_t line;
+} lx_node;
+
+/*
+ * Parse `len` bytes of the XML subset the seed uses: elements, attributes
+ * quoted or not, comments, <?...?> and <!...> skipped, entities &lt; &gt;
+ * &amp; &quot; &apos;.  Lenient as the seed's own examples need: an end tag
+ * closes the nearest open element of that name (or the current one when
+ * none has it); int, uint, float, string and typeref never have children;
+ * a description holds text only (an element closes it, a second
+ * <description> is taken for </description>).
+ * Errors name "PATH:LINE: what".  *out is a synthetic root holding the
+ * top-level elements.
+ */
+int lx_parse(const char *text, size_t len, const char *path, lx_node **out);
+void lx_free(lx_node *n);
+const char *lx_attr_get(const lx_node *n, const char *name);
+
+/* ---------------------------------------------------------------- types */
+
+enum lt_kind {
+	LT_INT,
+	LT_UINT,
+	LT_FLOAT,
+	LT_STRING,
+	LT_ENUM,
+	LT_ARRAY,
+	LT_SEQUENCE,
+	LT_STRUCT,
+	LT_UNION,
+	LT_TYPEREF,
+};
+
+typedef struct lt_type lt_type;
+
+typedef struct lt_field {
+	char *name;
+	char *desc;
+	lt_type *t;
+} lt_field;
+
+struct lt_type {
+	int kind;
+	char *size;	 /* as written: "4", "short", "long"...; array: the length */
+	char *format;	 /* printf format attribute, may be NULL */
+	char *ref;	 /* typeref: the name */
+	const lt_type *target; /* typeref: resolved (not owned) */
+	char **labels;	 /* enum */
+	uint32_t nlabels;
+	lt_field *fields; /* struct, union */
+	uint32_t nfields;
+	lt_type *elem;	 /* array, sequence */
+};
+
+typedef struct lt_event {
+	char *name, *desc;
+	lt_type *t;
+} lt_event;
+
+typedef struct lt_named {
+	char *name;
+	lt_type *t;
+} lt_named;
+
+typedef struct lt_facility {
+	char *name, *desc;
+	lt_event *events;
+	uint32_t nevents;
+	lt_named *types;
+	uint32_t ntypes;
+	uint32_t checksum; /* CRC-32 of the canonical text (lt_facility_text) */
+} lt_facility;
+
+/* Architecture: sizes of the isize words and byte order. */
+typedef struct lt_arch {
+	uint8_t long_size; /* 4 (LP32, ILP32) or 8 (LP64, ILP64) */
+	uint8_t int_size;  /* "medium": 4 (2 for LP32) */
+	bool be;
+} lt_arch;
+
+void lt_type_free(lt_type *t);
+void lt_facility_free(lt_facility *f);
+
+/* A <facility> element to a facility; resolves typerefs (builtin types too). */
+int lt_facility_from_xml(const lx_node *n, const char *path, lt_facility **out);
+
+/* The facility's canonical XML (what the writer writes, what the checksum covers). */
+int lt_facility_text(const lt_facility *f, tio_buf *b);
+
+/* The builtin facility: facility_load, block_start, block_end, time_heartbeat. */
+int lt_builtin(lt_facility **out);
+
+/* Size in bytes of an isize/fsize word, 0 when it is not one. */
+uint32_t lt_size(const char *word, const lt_arch *a);
+
+/*
+ * The model's field class of a type (structs stay structs; a sequence
+ * becomes a struct {length, elements}, a union a struct {tag, value}, marked
+ * by attrs "ltt:sequence" / "ltt:union"; typerefs are expanded).
+ */
+int lt_type_fc(const lt_type *t, const lt_arch *a, const char *path, tio_fc **out);
+
+/* The inverse: a type from a model field class (TIO_ERR_UNSUPPORTED when none fits). */
+int lt_type_from_fc(const tio_fc *fc, const char *path, lt_type **out);
+
+#endif
