@@ -135,7 +135,7 @@ static bool is_text_elem(const tio_fc *e)
 
 static int emit(plan *p, const tio_fc *fc, const char *name, uint32_t parent, uint32_t *nslots)
 {
-	uint32_t idx;
+	uint32_t idx = 0;
 	int r = add(p, &idx);
 	if (r)
 		return r;

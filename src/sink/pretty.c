@@ -35,12 +35,12 @@ typedef struct pretty {
 	bool start_line;
 } pretty;
 
+/* babeltrace2's colors (--color=always) */
 static const char *COLOR_RST = "\033[0m";
-static const char *COLOR_BOLD = "\033[1m";
-static const char *COLOR_NAME = "\033[1m\033[35m";
-static const char *COLOR_FIELD = "\033[1m";
-static const char *COLOR_TS = "\033[1m\033[33m";
-static const char *COLOR_HOST = "\033[1m\033[34m";
+static const char *COLOR_BOLD = "\033[1m";	    /* numbers, strings, enum labels, "x = " names */
+static const char *COLOR_NAME = "\033[1m\033[1m\033[35m"; /* event name */
+static const char *COLOR_FIELD = "\033[36m";	    /* field names */
+static const char *COLOR_TS = "\033[1m\033[1m\033[33m";   /* timestamp */
 
 static int pretty_init(tio_sink *s)
 {
@@ -137,6 +137,15 @@ static void color(pretty *p, const char *c)
 		tio_buf_adds(&p->b, c);
 }
 
+/* "name = " for header items and scopes: the name in bold */
+static void name_eq(pretty *p, const char *name)
+{
+	color(p, COLOR_BOLD);
+	tio_buf_adds(&p->b, name);
+	color(p, COLOR_RST);
+	tio_buf_adds(&p->b, " = ");
+}
+
 /* ---------------------------------------------------------------- timestamps */
 
 static void fmt_time(pretty *p, tio_buf *b, int64_t ns)
@@ -184,39 +193,38 @@ static void print_timestamp(pretty *p, const tio_msg *m)
 	bool names = p->name[N_HEADER];
 	int64_t ns = m->ns + p->clock_offset_ns;
 	if (names)
-		tio_buf_adds(b, "timestamp = ");
-	tio_buf_addc(b, '[');
+		name_eq(p, "timestamp");
+	else
+		tio_buf_addc(b, '[');
 	color(p, COLOR_TS);
 	if (p->clock_cycles)
 		tio_buf_addf(b, "%020" PRIu64, m->cycles);
 	else
 		fmt_time(p, b, ns);
 	color(p, COLOR_RST);
-	tio_buf_addc(b, ']');
+	if (!names)
+		tio_buf_adds(b, "] ");
 	if (!p->no_delta) {
-		if (names)
-			tio_buf_adds(b, ", delta = ");
-		else
-			tio_buf_addc(b, ' ');
-		tio_buf_adds(b, "(");
+		if (names) {
+			tio_buf_adds(b, ", ");
+			name_eq(p, "delta");
+		} else {
+			tio_buf_addc(b, '(');
+		}
 		if (!p->has_last) {
 			tio_buf_adds(b, p->clock_cycles ? "+????????????" : "+?.?????????");
 		} else if (p->clock_cycles) {
 			tio_buf_addf(b, "+%012" PRIu64, m->cycles - p->last_cycles);
 		} else {
-			int64_t dl = ns - p->last_ns;
-			uint64_t d = dl < 0 ? 0 : (uint64_t)dl;
+			uint64_t d = (uint64_t)(ns - p->last_ns);
 			tio_buf_addf(b, "+%" PRIu64 ".%09" PRIu64, d / 1000000000, d % 1000000000);
 		}
-		tio_buf_addc(b, ')');
+		if (!names)
+			tio_buf_adds(b, ") ");
 	}
 	p->has_last = true;
 	p->last_ns = ns;
 	p->last_cycles = m->cycles;
-	if (names)
-		tio_buf_adds(b, ", ");
-	else
-		tio_buf_addc(b, ' ');
 	p->start_line = !names;
 }
 
@@ -343,12 +351,15 @@ static uint32_t print_value(pretty *p, const tio_val *vals, uint32_t i, bool nam
 				continue;
 			if (cnt++)
 				tio_buf_adds(b, ", ");
-			color(p, COLOR_FIELD);
+			color(p, COLOR_BOLD);
 			tio_buf_addf(b, "\"%s\"", fc->i.mappings[k].label);
 			color(p, COLOR_RST);
 		}
-		if (!cnt)
+		if (!cnt) {
+			color(p, "\033[1m\033[1m\033[31m");
 			tio_buf_adds(b, "<unknown>");
+			color(p, COLOR_RST);
+		}
 		tio_buf_adds(b, " : container = ");
 		print_int(p, fc, v);
 		tio_buf_adds(b, " )");
@@ -476,7 +487,7 @@ static void print_scope(pretty *p, const tio_msg *m, int scope, const char *scop
 		tio_buf_adds(&p->b, ", ");
 	p->start_line = false;
 	if (p->name[N_SCOPE])
-		tio_buf_addf(&p->b, "%s = ", scope_name);
+		name_eq(p, scope_name);
 	print_value(p, m->vals, (uint32_t)(v - m->vals), names, nskip ? skip : NULL);
 }
 
@@ -492,6 +503,18 @@ static const char *env_str(const tio_trace_class *tc, const char *key, char *tmp
 	return kv->sval ? kv->sval : "";
 }
 
+/* babeltrace2's trace name: hostname and the trace's path below the input, joined by '/'. */
+static void trace_name(tio_buf *b, const tio_trace *t)
+{
+	const tio_kv *h = tio_trace_class_env(t->tc, "hostname");
+	const char *rel = t->name ? t->name : "";
+	if (h && !h->is_int && h->sval)
+		tio_buf_adds(b, h->sval);
+	if (h && !h->is_int && h->sval && *rel)
+		tio_buf_addc(b, '/');
+	tio_buf_adds(b, rel);
+}
+
 static void print_event(pretty *p, const tio_msg *m)
 {
 	tio_buf *b = &p->b;
@@ -503,14 +526,15 @@ static void print_event(pretty *p, const tio_msg *m)
 	if (m->has_ts)
 		print_timestamp(p, m);
 	if (p->field[F_TRACE]) {
+		if (!p->start_line)
+			tio_buf_adds(b, ", ");
 		if (hn)
-			tio_buf_adds(b, "trace = ");
-		tio_buf_adds(b, m->stream->trace->name ? m->stream->trace->name : "");
+			name_eq(p, "trace");
+		trace_name(b, m->stream->trace);
 		if (hn)
 			tio_buf_adds(b, ", ");
-		else
-			tio_buf_adds(b, " ");
 	}
+	/* hostname, domain, procname, vpid, loglevel, EMF URI: joined by ':' without names */
 	bool dom = false;
 	static const struct { int f; const char *key; const char *nm; } env_fields[] = {
 		{F_HOSTNAME, "hostname", "trace:hostname"},
@@ -526,24 +550,16 @@ static void print_event(pretty *p, const tio_msg *m)
 			continue;
 		if (!p->start_line)
 			tio_buf_adds(b, ", ");
-		else if (dom)
-			tio_buf_addc(b, ':');
 		if (hn)
-			tio_buf_addf(b, "%s = ", env_fields[k].nm);
-		if (env_fields[k].f == F_HOSTNAME)
-			color(p, COLOR_HOST);
+			name_eq(p, env_fields[k].nm);
+		else if (dom && env_fields[k].f != F_HOSTNAME)
+			tio_buf_addc(b, ':');
 		if (env_fields[k].f == F_VPID)
 			tio_buf_addf(b, "(%s)", s);
 		else
 			tio_buf_adds(b, s);
-		if (env_fields[k].f == F_HOSTNAME)
-			color(p, COLOR_RST);
 		dom = true;
 	}
-	if (dom && !hn)
-		tio_buf_addc(b, ' ');
-	if (dom && hn)
-		tio_buf_adds(b, ", ");
 	if (p->field[F_LOGLEVEL] && ec->loglevel != INT64_MIN) {
 		static const char *const lv[] = {
 			"TRACE_EMERG", "TRACE_ALERT", "TRACE_CRIT", "TRACE_ERR", "TRACE_WARNING",
@@ -553,32 +569,36 @@ static void print_event(pretty *p, const tio_msg *m)
 		if (!p->start_line)
 			tio_buf_adds(b, ", ");
 		if (hn)
-			tio_buf_adds(b, "loglevel = ");
+			name_eq(p, "loglevel");
+		else if (dom)
+			tio_buf_addc(b, ':');
 		if (ec->loglevel >= 0 && ec->loglevel < (int64_t)TIO_ARRAY_LEN(lv))
 			tio_buf_addf(b, "%s (%" PRId64 ")", lv[ec->loglevel], ec->loglevel);
 		else
 			tio_buf_addf(b, "%" PRId64, ec->loglevel);
-		p->start_line = false;
+		dom = true;
 	}
 	if (p->field[F_EMF] && ec->emf_uri) {
 		if (!p->start_line)
 			tio_buf_adds(b, ", ");
 		if (hn)
-			tio_buf_adds(b, "model.emf.uri = ");
-		tio_buf_addf(b, "\"%s\"", ec->emf_uri);
-		p->start_line = false;
+			name_eq(p, "model.emf.uri");
+		else if (dom)
+			tio_buf_addc(b, ':');
+		tio_buf_adds(b, ec->emf_uri);
+		dom = true;
 	}
-	if (!p->start_line && !hn)
+	if (dom && !hn)
 		tio_buf_addc(b, ' ');
+	if (!p->start_line)
+		tio_buf_adds(b, ", ");
+	p->start_line = true;
 	if (hn)
-		tio_buf_adds(b, "name = ");
+		name_eq(p, "name");
 	color(p, COLOR_NAME);
 	tio_buf_adds(b, ec->name ? ec->name : "");
 	color(p, COLOR_RST);
-	if (!hn)
-		tio_buf_adds(b, ": ");
-	else
-		tio_buf_adds(b, ", ");
+	tio_buf_adds(b, hn ? ", " : ": ");
 	p->start_line = true;
 	print_scope(p, m, TIO_SCOPE_PKT_CTX, "stream.packet.context", p->name[N_CONTEXT], !p->verbose);
 	print_scope(p, m, TIO_SCOPE_EV_COMMON_CTX, "stream.event.context", p->name[N_CONTEXT], false);
@@ -593,18 +613,6 @@ static void fmt_uuid(char *out, const uint8_t *u)
 		u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
 }
 
-/* babeltrace2's trace name: hostname and the trace's path below the input, joined by '/'. */
-static void trace_name(tio_buf *b, const tio_trace *t)
-{
-	const tio_kv *h = tio_trace_class_env(t->tc, "hostname");
-	const char *rel = t->name ? t->name : "";
-	if (h && !h->is_int && h->sval)
-		tio_buf_adds(b, h->sval);
-	if (h && !h->is_int && h->sval && *rel)
-		tio_buf_addc(b, '/');
-	tio_buf_adds(b, rel);
-}
-
 static void print_discarded(pretty *p, const tio_msg *m)
 {
 	tio_buf w = {0};
@@ -612,22 +620,19 @@ static void print_discarded(pretty *p, const tio_msg *m)
 	const tio_trace *t = s->trace;
 	bool ev = m->type == TIO_MSG_DISCARDED_EVENTS;
 	const char *what = ev ? "event" : "packet";
-	tio_buf_adds(&w, "WARNING: Tracer discarded ");
+	if (p->color)
+		tio_buf_adds(&w, "\033[33m\033[1mWARNING\033[0m\033[33m: Tracer discarded ");
+	else
+		tio_buf_adds(&w, "WARNING: Tracer discarded ");
 	if (m->count)
 		tio_buf_addf(&w, "%" PRIu64 " %s%s ", m->count, what, m->count == 1 ? "" : "s");
 	else
 		tio_buf_addf(&w, "%ss ", what);
 	if (m->has_range) {
 		tio_buf_adds(&w, "between [");
-		if (p->clock_cycles)
-			tio_buf_addf(&w, "%" PRIu64, m->begin_cycles);
-		else
-			fmt_time(p, &w, m->begin_ns + p->clock_offset_ns);
+		fmt_time(p, &w, m->begin_ns + p->clock_offset_ns);
 		tio_buf_adds(&w, "] and [");
-		if (p->clock_cycles)
-			tio_buf_addf(&w, "%" PRIu64, m->end_cycles);
-		else
-			fmt_time(p, &w, m->end_ns + p->clock_offset_ns);
+		fmt_time(p, &w, m->end_ns + p->clock_offset_ns);
 		tio_buf_adds(&w, "]");
 	} else {
 		tio_buf_adds(&w, "(unknown time range)");
@@ -642,8 +647,8 @@ static void print_discarded(pretty *p, const tio_msg *m)
 	} else {
 		tio_buf_adds(&w, "(no UUID) ");
 	}
-	tio_buf_addf(&w, "within stream \"%s\" (stream class ID: %" PRIu64 ", stream ID: %" PRIu64 ").\n",
-		     s->name ? s->name : "", s->sc ? s->sc->id : 0, s->id);
+	tio_buf_addf(&w, "within stream \"%s\" (stream class ID: %" PRIu64 ", stream ID: %" PRIu64 ").%s\n",
+		     s->name ? s->name : "", s->sc ? s->sc->id : 0, s->id, p->color ? COLOR_RST : "");
 	fflush(p->base.out);
 	fputs(tio_buf_cstr(&w), p->base.err);
 	tio_buf_free(&w);
@@ -673,6 +678,11 @@ static int pretty_consume(tio_sink *s, const tio_msg *m)
 static int pretty_finish(tio_sink *s)
 {
 	pretty *p = (pretty *)s;
+	if (p->color) { /* babeltrace2 ends colored outputs with a reset */
+		color(p, COLOR_RST);
+		fflush(s->out);
+		fputs(COLOR_RST, s->err);
+	}
 	if (p->b.len && fwrite(p->b.p, 1, p->b.len, s->out) != p->b.len)
 		return tio_err_set(TIO_ERR_IO, "write error on output");
 	p->b.len = 0;
