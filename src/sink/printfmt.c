@@ -90,17 +90,26 @@ struct arg {
 
 enum { P_STRING, P_DIGIT, P_POINTER, P_ARGSTR };
 
+/* A printf conversion compiled once: formatted without vfprintf when `ok`. */
+typedef struct fspec {
+	bool ok, left, plus, space, alt, zero;
+	int width, prec; /* -1 when absent */
+	char conv;
+} fspec;
+
 typedef struct parse {
 	struct parse *next;
 	char *format;
 	int type;
 	arg *arg, *len_as_arg;
 	int ls;
+	fspec sp;
+	bool safe; /* format checked: only flags, width, length and one conversion */
 } parse;
 
 enum { EV_FAILED = 1, EV_FTRACE = 2, EV_BPRINT = 4 };
 
-enum handler { H_NONE, H_SCHED_SWITCH, H_SCHED_WAKEUP, H_KSTACK, H_HRTIMER_START, H_HRTIMER_EXPIRE };
+enum handler { H_NONE, H_SCHED_SWITCH, H_SCHED_WAKEUP, H_KSTACK, H_HRTIMER_START, H_HRTIMER_EXPIRE, H_FUTEX };
 
 struct pf_event {
 	pf_ctx *ctx;
@@ -2032,6 +2041,136 @@ static void free_parse(parse *p)
 	}
 }
 
+static bool safe_format(const char *f, const char *convs);
+
+static void compile_spec(parse *p)
+{
+	fspec *sp = &p->sp;
+	memset(sp, 0, sizeof(*sp));
+	sp->width = sp->prec = -1;
+	if (p->type == P_DIGIT)
+		p->safe = safe_format(p->format, "cdiuxXo");
+	else if (p->type == P_ARGSTR)
+		p->safe = safe_format(p->format, "s");
+	if (!p->safe || strchr(p->format, '*'))
+		return;
+	const char *f = p->format + 1;
+	for (;; f++) {
+		if (*f == '-') sp->left = true;
+		else if (*f == '+') sp->plus = true;
+		else if (*f == ' ') sp->space = true;
+		else if (*f == '#') sp->alt = true;
+		else if (*f == '0') sp->zero = true;
+		else break;
+	}
+	if (isdigit((unsigned char)*f)) {
+		sp->width = 0;
+		while (isdigit((unsigned char)*f))
+			sp->width = sp->width * 10 + (*f++ - '0');
+	}
+	if (*f == '.') {
+		f++;
+		sp->prec = 0;
+		while (isdigit((unsigned char)*f))
+			sp->prec = sp->prec * 10 + (*f++ - '0');
+	}
+	while (*f && strchr("hlLzZ", *f))
+		f++;
+	sp->conv = *f;
+	sp->ok = sp->width < 256 && sp->prec < 256;
+}
+
+static void pad(tio_buf *s, char c, int n)
+{
+	while (n-- > 0)
+		tio_buf_addc(s, c);
+}
+
+/* printf("%<spec>", v) for d/i/u/x/X/o/c with the C promotions of `ls` applied. */
+static void fmt_int(tio_buf *s, const fspec *sp, int ls, unsigned long long val)
+{
+	char dig[64];
+	int n = 0;
+	bool neg = false;
+	unsigned long long u;
+	char conv = sp->conv;
+	if (conv == 'c') {
+		int w = sp->width > 1 ? sp->width - 1 : 0;
+		if (!sp->left)
+			pad(s, ' ', w);
+		tio_buf_addc(s, (char)(unsigned char)val);
+		if (sp->left)
+			pad(s, ' ', w);
+		return;
+	}
+	if (conv == 'd' || conv == 'i') {
+		long long v;
+		switch (ls) {
+		case -2: v = (signed char)val; break;
+		case -1: v = (short)val; break;
+		case 0: v = (int)val; break;
+		default: v = (long long)val; break;
+		}
+		neg = v < 0;
+		u = neg ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+	} else {
+		switch (ls) {
+		case -2: u = (unsigned char)val; break;
+		case -1: u = (unsigned short)val; break;
+		case 0: u = (unsigned int)val; break;
+		default: u = val; break;
+		}
+	}
+	unsigned base = conv == 'o' ? 8 : (conv == 'x' || conv == 'X') ? 16 : 10;
+	const char *digits = conv == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
+	for (unsigned long long t = u; t; t /= base)
+		dig[n++] = digits[t % base];
+	int prec = sp->prec;
+	int ndig = n;
+	if (prec < 0 && n == 0)
+		ndig = 1; /* "0" */
+	int zeros = prec > n ? prec - n : 0;
+	if (prec < 0 && n == 0)
+		zeros = 1;
+	if (conv == 'o' && sp->alt && zeros == 0 && (n == 0 || dig[n - 1] != '0'))
+		zeros = 1;
+	const char *pre = "";
+	if (neg)
+		pre = "-";
+	else if ((conv == 'd' || conv == 'i') && sp->plus)
+		pre = "+";
+	else if ((conv == 'd' || conv == 'i') && sp->space)
+		pre = " ";
+	else if (sp->alt && u && conv == 'x')
+		pre = "0x";
+	else if (sp->alt && u && conv == 'X')
+		pre = "0X";
+	(void)ndig;
+	int body = (int)strlen(pre) + zeros + n;
+	int w = sp->width > body ? sp->width - body : 0;
+	if (!sp->left && !(sp->zero && prec < 0))
+		pad(s, ' ', w);
+	tio_buf_adds(s, pre);
+	if (!sp->left && sp->zero && prec < 0)
+		pad(s, '0', w);
+	pad(s, '0', zeros);
+	while (n)
+		tio_buf_addc(s, dig[--n]);
+	if (sp->left)
+		pad(s, ' ', w);
+}
+
+static void fmt_str(tio_buf *s, const fspec *sp, const char *str)
+{
+	size_t l = sp->prec >= 0 ? strnlen(str, (size_t)sp->prec) : strlen(str);
+	int w = sp->width > (int)l ? sp->width - (int)l : 0;
+	if (!sp->left)
+		pad(s, ' ', w);
+	tio_buf_add(s, str, l);
+	if (sp->left)
+		pad(s, ' ', w);
+}
+
 static void parse_add(parse **pp, const char *format, int type, arg *a, arg *len_arg, int ls)
 {
 	parse *p = calloc(1, sizeof(*p));
@@ -2046,6 +2185,7 @@ static void parse_add(parse **pp, const char *format, int type, arg *a, arg *len
 	p->arg = a;
 	p->len_as_arg = len_arg;
 	p->ls = ls;
+	compile_spec(p);
 	*pp = p;
 }
 
@@ -2386,6 +2526,8 @@ pf_event *pf_event_parse(pf_ctx *c, const char *system, const char *text, size_t
 		e->handler = H_HRTIMER_START;
 	else if (!strcmp(e->system, "timer") && !strcmp(e->name, "hrtimer_expire_entry"))
 		e->handler = H_HRTIMER_EXPIRE;
+	else if (!strcmp(e->system, "syscalls") && !strcmp(e->name, "sys_enter_futex"))
+		e->handler = H_FUTEX;
 	if (!f) {
 		e->flags |= EV_FAILED;
 		return e;
@@ -2641,8 +2783,13 @@ static long long eval_flag(const char *flag)
 }
 
 /* printf of a string through a format from the file ("%s", "%-10s", "%.*s"...). */
+static const fspec *g_spec; /* set around print_str_arg calls (single-threaded sink) */
 static void print_str_to_seq(tio_buf *s, const char *format, int len_arg, const char *str)
 {
+	if (g_spec && len_arg < 0) {
+		fmt_str(s, g_spec, str);
+		return;
+	}
 	if (len_arg >= 0)
 		tio_buf_addf(s, format, len_arg, str);
 	else
@@ -3136,10 +3283,14 @@ static bool safe_format(const char *f, const char *convs)
 }
 
 static void print_arg_number(tio_buf *s, const char *format, int plen, const uint8_t *data,
-			     int size, int ls, pf_event *e, arg *a)
+			     int size, int ls, pf_event *e, arg *a, const fspec *sp)
 {
 	unsigned long long val = eval_num_arg(data, size, e, a);
 	char fmt[40];
+	if (sp && sp->ok) {
+		fmt_int(s, sp, ls, val);
+		return;
+	}
 	/* normalize the length modifiers to what we pass (glibc reads %L/%z as long long/long) */
 	if (!safe_format(format, "cdiuxXo")) {
 		seq_puts(s, format);
@@ -3181,17 +3332,24 @@ static void print_parse_data(parse *p, tio_buf *s, const uint8_t *data, int size
 		len_arg = (int)eval_num_arg(data, size, e, p->len_as_arg);
 	switch (p->type) {
 	case P_DIGIT:
-		print_arg_number(s, p->format, p->len_as_arg ? len_arg : -1, data, size, p->ls, e, p->arg);
+		if (!p->safe) {
+			seq_puts(s, p->format);
+			break;
+		}
+		print_arg_number(s, p->format, p->len_as_arg ? len_arg : -1, data, size, p->ls, e, p->arg,
+				 &p->sp);
 		break;
 	case P_POINTER:
 		print_arg_pointer(s, p->format, p->len_as_arg ? len_arg : 1, data, size, e, p->arg, raw);
 		break;
 	case P_ARGSTR:
-		if (!safe_format(p->format, "s")) {
+		if (!p->safe) {
 			seq_puts(s, p->format);
 			break;
 		}
+		g_spec = p->sp.ok && !p->len_as_arg ? &p->sp : NULL;
 		print_str_arg(s, data, size, e, p->format, p->len_as_arg ? len_arg : -1, p->arg);
+		g_spec = NULL;
 		break;
 	default:
 		seq_puts(s, p->format);
@@ -3541,6 +3699,56 @@ static void write_state(tio_buf *s, int val)
 		seq_putc(s, 'R');
 }
 
+/* libtraceevent's futex plugin: sys_enter_futex decoded by operation. */
+static const struct futex_op {
+	const char *name, *val, *utime, *uaddr2, *val3;
+} futex_ops[] = {
+	{"FUTEX_WAIT", " val=0x%08llx", " utime=0x%08llx", NULL, NULL},
+	{"FUTEX_WAKE", " val=%llu", NULL, NULL, NULL},
+	{"FUTEX_FD", " val=%llu", NULL, NULL, NULL},
+	{"FUTEX_REQUEUE", " val=%llu", " val2=%llu", " uaddr2=0x%08llx", NULL},
+	{"FUTEX_CMP_REQUEUE", " val=%llu", " val2=%llu", " uaddr2=0x%08llx", " val3=0x%08llx"},
+	{"FUTEX_WAKE_OP", " val=%llu", " val2=%llu", " uaddr2=0x%08llx", " val3=0x%08llx"},
+	{"FUTEX_LOCK_PI", NULL, " utime=0x%08llx", NULL, NULL},
+	{"FUTEX_UNLOCK_PI", NULL, NULL, NULL, NULL},
+	{"FUTEX_TRYLOCK_PI", NULL, NULL, NULL, NULL},
+	{"FUTEX_WAIT_BITSET", " val=0x%08llx", " utime=0x%08llx", NULL, " val3=0x%08llx"},
+	{"FUTEX_WAKE_BITSET", " val=%llu", NULL, NULL, " val3=0x%08llx"},
+	{"FUTEX_WAIT_REQUEUE_PI", " val=0x%08llx", " utime=0x%08llx", " uaddr2=0x%08llx", " val3=0x%08llx"},
+	{"FUTEX_CMP_REQUEUE_PI", " val=%llu", " val2=%llu", " uaddr2=0x%08llx", " val3=0x%08llx"},
+};
+
+static bool futex_handler(pf_event *e, tio_buf *s, const uint8_t *data, int size)
+{
+	unsigned long long uaddr, op, val, utime, uaddr2, val3;
+	if (get_field_val(e, "uaddr", data, size, &uaddr, false) ||
+	    get_field_val(e, "op", data, size, &op, false) ||
+	    get_field_val(e, "val", data, size, &val, false) ||
+	    get_field_val(e, "utime", data, size, &utime, false) ||
+	    get_field_val(e, "uaddr2", data, size, &uaddr2, false) ||
+	    get_field_val(e, "val3", data, size, &val3, false))
+		return true;
+	unsigned long long cmd = op & ~(unsigned long long)(128 | 256);
+	if (cmd >= TIO_ARRAY_LEN(futex_ops))
+		return true;
+	const struct futex_op *f = &futex_ops[cmd];
+	seq_printf(s, "op=%s", f->name);
+	if (op & 128)
+		seq_puts(s, "|FUTEX_PRIVATE_FLAG");
+	if (op & 256)
+		seq_puts(s, "|FUTEX_CLOCK_REALTIME");
+	seq_printf(s, " uaddr=0x%08llx", uaddr);
+	if (f->val)
+		tio_buf_addf(s, f->val, val);
+	if (f->utime)
+		tio_buf_addf(s, f->utime, utime);
+	if (f->uaddr2)
+		tio_buf_addf(s, f->uaddr2, uaddr2);
+	if (f->val3)
+		tio_buf_addf(s, f->val3, val3);
+	return false;
+}
+
 /* Returns true when the pretty print should follow (handler declined). */
 static bool run_handler(pf_event *e, tio_buf *s, const uint8_t *data, int size)
 {
@@ -3653,6 +3861,8 @@ static bool run_handler(pf_event *e, tio_buf *s, const uint8_t *data, int size)
 		}
 		return false;
 	}
+	case H_FUTEX:
+		return futex_handler(e, s, data, size);
 	default:
 		return true;
 	}

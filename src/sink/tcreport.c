@@ -180,6 +180,22 @@ static void generic_fields(tio_buf *s, const tio_msg *m)
 	}
 }
 
+/* Decimal digits of v into p, at least `min` of them (zero-padded); returns the length. */
+static size_t put_dec(char *p, uint64_t v, int min)
+{
+	char t[24];
+	int n = 0;
+	do {
+		t[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n < min)
+		t[n++] = '0';
+	for (int i = 0; i < n; i++)
+		p[i] = t[n - 1 - i];
+	return (size_t)n;
+}
+
 static int tc_consume(tio_sink *s, const tio_msg *m)
 {
 	tc_sink *k = (tc_sink *)s;
@@ -224,21 +240,57 @@ static int tc_consume(tio_sink *s, const tio_msg *m)
 	int pid = e ? pf_record_pid(e, m->raw, size) : 0;
 	if (pid < 0)
 		pid = 0;
-	tio_buf_addf(b, "%16s-%-5d [%03d]", pf_comm(x->ctx, pid), pid, cpu);
-	uint64_t ts = m->cycles;
+	/* "%16s-%-5d [%03d] %5llu.%06llu: %s: " without printf (the hot path) */
+	const char *comm = pf_comm(x->ctx, pid);
+	size_t cl = strlen(comm);
+	if (tio_buf_reserve(b, cl + 96))
+		return TIO_ERR_NOMEM;
+	for (size_t i = cl; i < 16; i++)
+		b->p[b->len++] = ' ';
+	memcpy(b->p + b->len, comm, cl);
+	b->len += cl;
+	b->p[b->len++] = '-';
+	size_t at = b->len;
+	b->len += put_dec(b->p + b->len, (uint64_t)pid, 0);
+	while (b->len - at < 5)
+		b->p[b->len++] = ' ';
+	memcpy(b->p + b->len, " [", 2);
+	b->len += 2;
+	b->len += put_dec(b->p + b->len, (uint64_t)cpu, 3);
+	memcpy(b->p + b->len, "] ", 2);
+	b->len += 2;
+	uint64_t ts = m->cycles, whole, frac;
+	int fd;
 	if (k->ns) {
-		tio_buf_addf(b, " %5llu.%09llu:", (unsigned long long)(ts / 1000000000),
-			     (unsigned long long)(ts % 1000000000));
+		whole = ts / 1000000000;
+		frac = ts % 1000000000;
+		fd = 9;
 	} else {
 		uint64_t us = (ts + 500) / 1000;
-		tio_buf_addf(b, " %5llu.%06llu:", (unsigned long long)(us / 1000000),
-			     (unsigned long long)(us % 1000000));
+		whole = us / 1000000;
+		frac = us % 1000000;
+		fd = 6;
 	}
+	char tmp[24];
+	size_t wl = put_dec(tmp, whole, 0);
+	for (size_t i = wl; i < 5; i++)
+		b->p[b->len++] = ' ';
+	memcpy(b->p + b->len, tmp, wl);
+	b->len += wl;
+	b->p[b->len++] = '.';
+	b->len += put_dec(b->p + b->len, frac, fd);
+	b->p[b->len++] = ':';
 	const char *name = e ? pf_event_name(e) : m->ec->name;
 	size_t nl = strlen(name);
-	tio_buf_addf(b, " %s: ", name);
-	if (nl < 20)
-		tio_buf_addf(b, "%.*s", (int)(20 - nl), "                    ");
+	if (tio_buf_reserve(b, nl + 32))
+		return TIO_ERR_NOMEM;
+	b->p[b->len++] = ' ';
+	memcpy(b->p + b->len, name, nl);
+	b->len += nl;
+	b->p[b->len++] = ':';
+	b->p[b->len++] = ' ';
+	for (size_t i = nl; i < 20; i++)
+		b->p[b->len++] = ' ';
 	if (e)
 		pf_print_info(e, b, m->raw, size, (int)(m->raw_cap > m->raw_len ? m->raw_cap : m->raw_len), k->raw);
 	else
