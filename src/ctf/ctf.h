@@ -37,4 +37,7 @@ void tio_ctf_meta_free(tio_ctf_meta *m);
  */
 int tio_tsdl_parse(const char *text, size_t len, const char *name, tio_trace_class **out);
 
+/* The same from a CTF 2 metadata stream (JSON text sequence): ctf2-meta.c, docs/formats/ctf2.md. */
+int tio_ctf2_parse(const char *text, size_t len, const char *name, tio_trace_class **out);
+
 #endif
