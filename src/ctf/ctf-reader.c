@@ -960,6 +960,8 @@ static int ctf_open(tio_trace *t, const char *path)
 		r = tio_ctf2_parse(ct->meta.text, ct->meta.len, mname, &t->tc);
 	else
 		r = tio_tsdl_parse(ct->meta.text, ct->meta.len, mname, &t->tc);
+	if (!r && ct->meta.ctf_major == 2 && t->tc->nscs == 0)
+		r = tio_err_set(TIO_ERR_FORMAT, "%s: no data stream class fragment in the metadata stream", mname);
 	free(mname);
 	if (r)
 		return r;
