@@ -15,6 +15,8 @@
  * before the first record of the page that reported them.
  */
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "ftrace/tracedat.h"
 
@@ -52,7 +54,27 @@ typedef struct td_stream {
 	uint32_t type_off, type_size;
 	bool done;
 	uint64_t missing; /* bytes of this CPU's data past the end of the file */
+	uint64_t released; /* pages before this offset in data were given back to the kernel */
 } td_stream;
+
+/*
+ * Resident memory stays flat on big files: the pages of the mapping this
+ * stream has read are dropped every few MiB (they are file-backed, so a
+ * later access would just read them again).
+ */
+static void release_read_pages(td_stream *s)
+{
+	const uint64_t step = 4u << 20;
+	if (s->compressed || s->pos < s->released + step + s->b->page_size)
+		return;
+	uintptr_t sys = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = (uintptr_t)(s->data + s->released), e = (uintptr_t)(s->data + s->pos - 2 * s->b->page_size);
+	a = (a + sys - 1) & ~(sys - 1);
+	e &= ~(sys - 1);
+	if (e > a)
+		madvise((void *)a, e - a, MADV_DONTNEED);
+	s->released = s->pos - 2 * s->b->page_size;
+}
 
 static int page_error(td_stream *s, uint64_t at, const char *what)
 {
@@ -119,6 +141,7 @@ static int next_page(td_stream *s)
 				return r;
 			continue;
 		}
+		release_read_pages(s);
 		const uint8_t *page = s->data + s->pos;
 		s->page_file_off = s->compressed ? s->data_file_off : s->data_file_off + s->pos;
 		s->pos += ps;
