@@ -147,20 +147,16 @@ int tio_buf_reserve(tio_buf *b, size_t extra)
 
 int tio_buf_add(tio_buf *b, const void *p, size_t n)
 {
-	if (tio_buf_reserve(b, n))
+	if (!n)
+		return 0;
+	if (TIO_UNLIKELY(b->len + n + 1 > b->cap) && tio_buf_reserve(b, n))
 		return TIO_ERR_NOMEM;
 	memcpy(b->p + b->len, p, n);
 	b->len += n;
 	return 0;
 }
 
-int tio_buf_addc(tio_buf *b, char c)
-{
-	if (b->len + 2 > b->cap && tio_buf_reserve(b, 1))
-		return TIO_ERR_NOMEM;
-	b->p[b->len++] = c;
-	return 0;
-}
+int tio_buf_grow_(tio_buf *b, size_t extra) { return tio_buf_reserve(b, extra); }
 
 int tio_buf_adds(tio_buf *b, const char *s) { return tio_buf_add(b, s, strlen(s)); }
 
@@ -189,6 +185,57 @@ int tio_buf_addf(tio_buf *b, const char *fmt, ...)
 	int r = tio_buf_vaddf(b, fmt, ap);
 	va_end(ap);
 	return r;
+}
+
+static const char digits2[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+				 "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+				 "8081828384858687888990919293949596979899";
+
+int tio_buf_addu_pad(tio_buf *b, uint64_t v, unsigned width)
+{
+	char tmp[24];
+	char *end = tmp + sizeof(tmp), *q = end;
+	while (v >= 100) {
+		unsigned d = (unsigned)(v % 100) * 2;
+		v /= 100;
+		*--q = digits2[d + 1];
+		*--q = digits2[d];
+	}
+	if (v >= 10) {
+		*--q = digits2[v * 2 + 1];
+		*--q = digits2[v * 2];
+	} else {
+		*--q = (char)('0' + v);
+	}
+	if (width > 20)
+		width = 20;
+	while ((unsigned)(end - q) < width)
+		*--q = '0';
+	return tio_buf_add(b, q, (size_t)(end - q));
+}
+
+int tio_buf_addu(tio_buf *b, uint64_t v) { return tio_buf_addu_pad(b, v, 0); }
+
+int tio_buf_addi(tio_buf *b, int64_t v)
+{
+	if (v < 0) {
+		if (tio_buf_addc(b, '-'))
+			return TIO_ERR_NOMEM;
+		return tio_buf_addu(b, (uint64_t)0 - (uint64_t)v);
+	}
+	return tio_buf_addu(b, (uint64_t)v);
+}
+
+int tio_buf_addx(tio_buf *b, uint64_t v, bool upper)
+{
+	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+	char tmp[16];
+	unsigned n = 0;
+	do {
+		tmp[sizeof(tmp) - 1 - n++] = digits[v & 15];
+		v >>= 4;
+	} while (v);
+	return tio_buf_add(b, tmp + sizeof(tmp) - n, n);
 }
 
 void tio_buf_free(tio_buf *b)

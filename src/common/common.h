@@ -61,11 +61,25 @@ typedef struct tio_buf {
 
 int tio_buf_reserve(tio_buf *b, size_t extra);
 int tio_buf_add(tio_buf *b, const void *p, size_t n);
-int tio_buf_addc(tio_buf *b, char c);
+int tio_buf_grow_(tio_buf *b, size_t extra);
+static inline int tio_buf_addc(tio_buf *b, char c)
+{
+	if (TIO_UNLIKELY(b->len + 2 > b->cap) && tio_buf_grow_(b, 1))
+		return TIO_ERR_NOMEM;
+	b->p[b->len++] = c;
+	return 0;
+}
 int tio_buf_adds(tio_buf *b, const char *s);
+/* Append a string literal (length known at compile time). */
+#define tio_buf_addl(b, lit) tio_buf_add((b), (lit), sizeof(lit) - 1)
 int tio_buf_addf(tio_buf *b, const char *fmt, ...) TIO_PRINTF(2, 3);
 int tio_buf_vaddf(tio_buf *b, const char *fmt, va_list ap);
 void tio_buf_free(tio_buf *b);
+/* Fast number formatting (no printf): decimal, zero-padded decimal, hex. */
+int tio_buf_addu(tio_buf *b, uint64_t v);
+int tio_buf_addi(tio_buf *b, int64_t v);
+int tio_buf_addu_pad(tio_buf *b, uint64_t v, unsigned width);
+int tio_buf_addx(tio_buf *b, uint64_t v, bool upper);
 static inline void tio_buf_reset(tio_buf *b) { b->len = 0; }
 /* NUL-terminated view (b->p may be NULL when empty). */
 const char *tio_buf_cstr(tio_buf *b);

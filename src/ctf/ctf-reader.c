@@ -24,6 +24,8 @@ typedef struct ctf_trace {
 
 typedef struct ctf_sc {
 	plan pkt_ctx, ev_header, ev_common_ctx;
+	tio_event_class **by_id; /* direct look-up when ids are small, else NULL */
+	uint32_t nby_id;
 } ctf_sc;
 
 typedef struct ctf_ec {
@@ -77,6 +79,8 @@ typedef struct ctf_stream {
 	uint64_t cur_begin, cur_end;
 	bool has_cur_begin, has_cur_end;
 	char *pending_err; /* error found while opening, returned by the first next() */
+	bool fast_clock;   /* the default clock ticks at 1 GHz: ns = clock_base + value */
+	int64_t clock_base;
 } ctf_stream;
 
 /* ---------------------------------------------------------------- decoding */
@@ -176,7 +180,8 @@ static double float_from_bits(uint64_t bits, uint32_t exp_dig, uint32_t mant_dig
 
 static int run(dec *d, const plan *p, uint32_t i, int depth);
 
-static int run_int(dec *d, const plan *p, uint32_t i, const plan_ins *in, uint32_t vi)
+static inline __attribute__((always_inline)) int run_int(dec *d, const plan *p, uint32_t i,
+							  const plan_ins *in, uint32_t vi)
 {
 	const uint8_t *b = d->base;
 	uint64_t u;
@@ -217,10 +222,24 @@ static int run_children(dec *d, const plan *p, uint32_t first, uint32_t n, int d
 {
 	uint32_t j = first;
 	for (uint32_t k = 0; k < n; k++) {
-		int r = run(d, p, j, depth + 1);
+		const plan_ins *c = &p->ins[j];
+		int r;
+		/* the common case inline: a member that is a plain integer */
+		if (TIO_LIKELY(c->op <= OP_BITSBE && d->nvals < d->cap)) {
+			if (c->align > 1)
+				d->pos = (d->pos + c->align - 1) & ~(uint64_t)(c->align - 1);
+			uint32_t vi = (uint32_t)d->nvals++;
+			tio_val *v = &d->vals[vi];
+			v->fc = c->fc;
+			v->n = 0;
+			v->end = vi + 1;
+			r = run_int(d, p, j, c, vi);
+		} else {
+			r = run(d, p, j, depth + 1);
+		}
 		if (r)
 			return r;
-		j = p->ins[j].next;
+		j = c->next;
 	}
 	return 0;
 }
@@ -246,13 +265,29 @@ static int run_repeat(dec *d, const plan *p, uint32_t i, uint64_t len, int depth
 			if (tio_grow(&d->vals, &d->cap, d->nvals + len, sizeof(tio_val)))
 				return TIO_ERR_NOMEM;
 		}
-		for (uint64_t k = 0; k < len; k++) {
-			uint32_t vi = (uint32_t)d->nvals++;
-			d->vals[vi].fc = el->fc;
-			d->vals[vi].n = 0;
-			d->vals[vi].end = vi + 1;
-			run_int(d, p, i + 1, el, vi);
+		tio_val *v = d->vals + d->nvals;
+		const uint8_t *src = d->base + d->pos / 8;
+		const tio_fc *efc = el->fc;
+		bool sgn = el->flags & PF_SIGNED;
+		uint32_t vi = (uint32_t)d->nvals;
+		for (uint64_t k = 0; k < len; k++, vi++) {
+			uint64_t u;
+			switch (el->op) {
+			case OP_U8: u = src[k]; break;
+			case OP_U16LE: u = tio_le16(src + 2 * k); break;
+			case OP_U32LE: u = tio_le32(src + 4 * k); break;
+			case OP_U64LE: u = tio_le64(src + 8 * k); break;
+			case OP_U16BE: u = tio_be16(src + 2 * k); break;
+			case OP_U32BE: u = tio_be32(src + 4 * k); break;
+			default: u = tio_be64(src + 8 * k); break;
+			}
+			v[k].fc = efc;
+			v[k].n = 0;
+			v[k].end = vi + 1;
+			v[k].v.i = sgn ? tio_sext(u, el->size) : (int64_t)u;
 		}
+		d->nvals += len;
+		d->pos += bits;
 		return 0;
 	}
 	for (uint64_t k = 0; k < len; k++) {
@@ -301,8 +336,17 @@ static int run(dec *d, const plan *p, uint32_t i, int depth)
 	case OP_FLOAT: {
 		if ((r = need(d, p, i, in->size)))
 			return r;
-		uint64_t bits = (in->flags & PF_BE) ? tio_bits_be(d->base, d->pos, in->size)
-						    : tio_bits_le(d->base, d->pos, in->size);
+		uint64_t bits;
+		if (d->pos % 8 == 0 && (in->size == 32 || in->size == 64)) {
+			const uint8_t *q = d->base + d->pos / 8;
+			if (in->size == 32)
+				bits = (in->flags & PF_BE) ? tio_be32(q) : tio_le32(q);
+			else
+				bits = (in->flags & PF_BE) ? tio_be64(q) : tio_le64(q);
+		} else {
+			bits = (in->flags & PF_BE) ? tio_bits_be(d->base, d->pos, in->size)
+						   : tio_bits_le(d->base, d->pos, in->size);
+		}
 		d->pos += in->size;
 		if (in->op == OP_F32) {
 			uint32_t b32 = (uint32_t)bits;
@@ -513,6 +557,11 @@ static void queue_msg(ctf_stream *s, const tio_msg *m)
 
 static int clock_ns(ctf_stream *s, uint64_t cycles, int64_t *ns)
 {
+	/* 1 GHz clocks (nearly all): ns = offset in ns + value, checked for overflow */
+	if (TIO_LIKELY(s->fast_clock && cycles <= (uint64_t)(INT64_MAX - s->clock_base))) {
+		*ns = s->clock_base + (int64_t)cycles;
+		return 0;
+	}
 	const tio_trace_class *tc = s->base.trace->tc;
 	return tio_clock_ns(tc->clocks[s->base.sc->clock], cycles, ns);
 }
@@ -640,7 +689,8 @@ static int decode_event(ctf_stream *s)
 	if (r)
 		return r;
 	uint64_t id = role_has(d, TIO_ROLE_EVENT_CLASS_ID) ? d->role_val[TIO_ROLE_EVENT_CLASS_ID] : 0;
-	const tio_event_class *ec = tio_stream_class_find_ec(sc, id);
+	const tio_event_class *ec = csc->by_id ? (id < csc->nby_id ? csc->by_id[id] : NULL)
+					       : tio_stream_class_find_ec(sc, id);
 	if (!ec) {
 		d->pos = start;
 		return tio_err_set(TIO_ERR_FORMAT, "%s@0x%llx: event.header: no event class with id %llu in stream class %llu",
@@ -878,6 +928,17 @@ static int compile_all(ctf_trace *ct, tio_trace_class *tc)
 			r = plan_compile(&csc->ev_header, sc->ev_header, "event.header", &ct->nslots);
 		if (!r)
 			r = plan_compile(&csc->ev_common_ctx, sc->ev_common_ctx, "event.common_context", &ct->nslots);
+		uint64_t max_id = 0;
+		for (uint32_t j = 0; j < sc->necs; j++)
+			max_id = sc->ecs[j]->id > max_id ? sc->ecs[j]->id : max_id;
+		if (!r && sc->necs && max_id < 65536) {
+			csc->nby_id = (uint32_t)max_id + 1;
+			csc->by_id = tio_calloc(csc->nby_id, sizeof(*csc->by_id));
+			if (!csc->by_id)
+				return TIO_ERR_NOMEM;
+			for (uint32_t j = 0; j < sc->necs; j++)
+				csc->by_id[sc->ecs[j]->id] = sc->ecs[j];
+		}
 		for (uint32_t j = 0; !r && j < sc->necs; j++) {
 			ctf_ec *cec = tio_calloc(1, sizeof(*cec));
 			if (!cec)
@@ -932,6 +993,11 @@ static int add_stream(tio_trace *t, ctf_trace *ct, file_info *fis, size_t n, uin
 	if (!s->base.sc) {
 		ctf_stream_free(&s->base);
 		return tio_err_set(TIO_ERR_FORMAT, "%s: trace has data files but no stream class", t->path);
+	}
+	if (s->base.sc->clock >= 0) {
+		const tio_clock *c = t->tc->clocks[s->base.sc->clock];
+		s->fast_clock = c->freq == 1000000000ULL && !tio_clock_ns(c, 0, &s->clock_base) &&
+				s->clock_base >= 0;
 	}
 	if (tio_grow(&t->streams, &(size_t){t->nstreams}, t->nstreams + 1, sizeof(*t->streams))) {
 		ctf_stream_free(&s->base);
@@ -1037,6 +1103,7 @@ static void ctf_free(tio_trace *t)
 				plan_free(&csc->pkt_ctx);
 				plan_free(&csc->ev_header);
 				plan_free(&csc->ev_common_ctx);
+				free(csc->by_id);
 				free(csc);
 				sc->user = NULL;
 			}

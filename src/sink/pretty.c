@@ -33,6 +33,13 @@ typedef struct pretty {
 	uint64_t last_cycles;
 	tio_buf b;
 	bool start_line;
+	bool neg_warned;
+	const tio_trace *hdr_trace; /* hdr caches the trace fields part of the header of this trace */
+	tio_buf hdr;
+	bool hdr_dom;
+	bool tcache_ok;	  /* tcache holds the date/time text of second tcache_sec */
+	uint64_t tcache_sec;
+	char tcache[64];
 } pretty;
 
 /* babeltrace2's colors (--color=always) */
@@ -157,34 +164,47 @@ static void fmt_time(pretty *p, tio_buf *b, int64_t ns)
 		neg = false;
 		sabs = (uint64_t)sec;
 		nabs = (uint64_t)nsec;
-	} else if (sec == 0) { /* nsec < 0 */
+	} else {
+		/* C division truncates toward zero: both parts are <= 0 here */
 		neg = true;
-		sabs = 0;
-		nabs = (uint64_t)-nsec;
-	} else { /* sec < 0, nsec <= 0 */
-		neg = true;
-		sabs = (uint64_t)-sec;
-		nabs = (uint64_t)-nsec;
+		sabs = (uint64_t)0 - (uint64_t)sec;
+		nabs = (uint64_t)0 - (uint64_t)nsec;
 	}
-	if (p->clock_seconds) {
-		tio_buf_addf(b, "%s%" PRIu64 ".%09" PRIu64, neg ? "-" : "", sabs, nabs);
+	if (neg && !p->clock_seconds && !p->neg_warned) {
+		/* babeltrace2 does the same, once */
+		fflush(p->base.out);
+		fputs("[warning] Fallback to [sec.ns] to print negative time value. Use --clock-seconds.\n",
+		      p->base.err);
+		p->neg_warned = true;
+	}
+	if (p->clock_seconds || neg) {
+		if (neg)
+			tio_buf_addc(b, '-');
+		tio_buf_addu(b, sabs);
+		tio_buf_addc(b, '.');
+		tio_buf_addu_pad(b, nabs, 9);
 		return;
 	}
-	time_t t = (time_t)sabs;
-	struct tm tm;
-	if (neg)
-		t = -t;
-	if (p->clock_gmt ? !gmtime_r(&t, &tm) : !localtime_r(&t, &tm)) {
-		tio_buf_adds(b, "[error]");
-		return;
+	/* the broken-down time changes once a second: format it once per second */
+	if (!p->tcache_ok || p->tcache_sec != sabs) {
+		time_t t = (time_t)sabs;
+		struct tm tm;
+		if (p->clock_gmt ? !gmtime_r(&t, &tm) : !localtime_r(&t, &tm)) {
+			tio_buf_addu(b, sabs);
+			tio_buf_addc(b, '.');
+			tio_buf_addu_pad(b, nabs, 9);
+			return;
+		}
+		size_t n = 0;
+		if (p->clock_date)
+			n = strftime(p->tcache, sizeof(p->tcache), "%Y-%m-%d ", &tm);
+		strftime(p->tcache + n, sizeof(p->tcache) - n, "%H:%M:%S", &tm);
+		p->tcache_sec = sabs;
+		p->tcache_ok = true;
 	}
-	char tmp[64];
-	if (p->clock_date) {
-		strftime(tmp, sizeof(tmp), "%Y-%m-%d ", &tm);
-		tio_buf_adds(b, tmp);
-	}
-	strftime(tmp, sizeof(tmp), "%H:%M:%S", &tm);
-	tio_buf_addf(b, "%s.%09" PRIu64, tmp, nabs);
+	tio_buf_adds(b, p->tcache);
+	tio_buf_addc(b, '.');
+	tio_buf_addu_pad(b, nabs, 9);
 }
 
 static void print_timestamp(pretty *p, const tio_msg *m)
@@ -198,7 +218,7 @@ static void print_timestamp(pretty *p, const tio_msg *m)
 		tio_buf_addc(b, '[');
 	color(p, COLOR_TS);
 	if (p->clock_cycles)
-		tio_buf_addf(b, "%020" PRIu64, m->cycles);
+		tio_buf_addu_pad(b, m->cycles, 20);
 	else
 		fmt_time(p, b, ns);
 	color(p, COLOR_RST);
@@ -214,10 +234,14 @@ static void print_timestamp(pretty *p, const tio_msg *m)
 		if (!p->has_last) {
 			tio_buf_adds(b, p->clock_cycles ? "+????????????" : "+?.?????????");
 		} else if (p->clock_cycles) {
-			tio_buf_addf(b, "+%012" PRIu64, m->cycles - p->last_cycles);
+			tio_buf_addc(b, '+');
+			tio_buf_addu_pad(b, m->cycles - p->last_cycles, 12);
 		} else {
 			uint64_t d = (uint64_t)(ns - p->last_ns);
-			tio_buf_addf(b, "+%" PRIu64 ".%09" PRIu64, d / 1000000000, d % 1000000000);
+			tio_buf_addc(b, '+');
+			tio_buf_addu(b, d / 1000000000);
+			tio_buf_addc(b, '.');
+			tio_buf_addu_pad(b, d % 1000000000, 9);
 		}
 		if (!names)
 			tio_buf_adds(b, ") ");
@@ -291,13 +315,14 @@ static void print_int(pretty *p, const tio_fc *fc, const tio_val *v)
 			if (rl < 64)
 				u &= (1ULL << rl) - 1;
 		}
-		tio_buf_addf(b, "0x%" PRIX64, u);
+		tio_buf_adds(b, "0x");
+		tio_buf_addx(b, u, true);
 		break;
 	default:
 		if (sgn)
-			tio_buf_addf(b, "%" PRId64, v->v.i);
+			tio_buf_addi(b, v->v.i);
 		else
-			tio_buf_addf(b, "%" PRIu64, u);
+			tio_buf_addu(b, u);
 	}
 	color(p, COLOR_RST);
 }
@@ -394,10 +419,7 @@ static uint32_t print_value(pretty *p, const tio_val *vals, uint32_t i, bool nam
 		int printed = 0;
 		for (uint32_t k = 0; k < v->n; k++) {
 			const char *nm = fc->st.members[k].name;
-			bool skip = false;
-			for (const char *const *f = filter; f && *f && !skip; f++)
-				skip = nm && !strcmp(nm, *f);
-			if (skip) {
+			if (filter && fc->st.members[k].fc->role != TIO_ROLE_NONE) {
 				j = vals[j].end;
 				continue;
 			}
@@ -429,8 +451,11 @@ static uint32_t print_value(pretty *p, const tio_val *vals, uint32_t i, bool nam
 			if (k)
 				tio_buf_addc(b, ',');
 			tio_buf_addc(b, ' ');
-			if (names)
-				tio_buf_addf(b, "[%u] = ", k);
+			if (names) {
+				tio_buf_addc(b, '[');
+				tio_buf_addu(b, k);
+				tio_buf_adds(b, "] = ");
+			}
 			j = print_value(p, vals, j, names, NULL);
 		}
 		tio_buf_adds(b, " ]");
@@ -534,32 +559,55 @@ static void print_event(pretty *p, const tio_msg *m)
 		if (hn)
 			tio_buf_adds(b, ", ");
 	}
-	/* hostname, domain, procname, vpid, loglevel, EMF URI: joined by ':' without names */
-	bool dom = false;
-	static const struct { int f; const char *key; const char *nm; } env_fields[] = {
-		{F_HOSTNAME, "hostname", "trace:hostname"},
-		{F_DOMAIN, "domain", "trace:domain"},
-		{F_PROCNAME, "procname", "trace:procname"},
-		{F_VPID, "vpid", "trace:vpid"},
-	};
-	for (size_t k = 0; k < TIO_ARRAY_LEN(env_fields); k++) {
-		if (!p->field[env_fields[k].f])
-			continue;
-		const char *s = env_str(tc, env_fields[k].key, tmp, sizeof(tmp));
-		if (!s)
-			continue;
-		if (!p->start_line)
-			tio_buf_adds(b, ", ");
-		if (hn)
-			name_eq(p, env_fields[k].nm);
-		else if (dom && env_fields[k].f != F_HOSTNAME)
-			tio_buf_addc(b, ':');
-		if (env_fields[k].f == F_VPID)
-			tio_buf_addf(b, "(%s)", s);
-		else
-			tio_buf_adds(b, s);
-		dom = true;
+	/*
+	 * hostname, domain, procname, vpid, loglevel, EMF URI: joined by ':'
+	 * without names.  The environment part is the same for every event of
+	 * a trace: built once per trace, copied after.
+	 */
+	bool dom;
+	if (p->hdr_trace != m->stream->trace || !p->start_line) {
+		bool first = p->start_line;
+		tio_buf *save = b;
+		tio_buf_reset(&p->hdr);
+		b = &p->hdr;
+		dom = false;
+		static const struct { int f; const char *key; const char *nm; } env_fields[] = {
+			{F_HOSTNAME, "hostname", "trace:hostname"},
+			{F_DOMAIN, "domain", "trace:domain"},
+			{F_PROCNAME, "procname", "trace:procname"},
+			{F_VPID, "vpid", "trace:vpid"},
+		};
+		for (size_t k = 0; k < TIO_ARRAY_LEN(env_fields); k++) {
+			if (!p->field[env_fields[k].f])
+				continue;
+			const char *s = env_str(tc, env_fields[k].key, tmp, sizeof(tmp));
+			if (!s)
+				continue;
+			if (!first)
+				tio_buf_adds(b, ", ");
+			if (hn) {
+				/* name_eq writes to p->b: swap buffers around it */
+				tio_buf t = p->b;
+				p->b = p->hdr;
+				name_eq(p, env_fields[k].nm);
+				p->hdr = p->b;
+				p->b = t;
+			} else if (dom && env_fields[k].f != F_HOSTNAME) {
+				tio_buf_addc(b, ':');
+			}
+			if (env_fields[k].f == F_VPID)
+				tio_buf_addf(b, "(%s)", s);
+			else
+				tio_buf_adds(b, s);
+			dom = true;
+		}
+		b = save;
+		p->hdr_dom = dom;
+		/* cache only the form used when the line starts here (no timestamp names) */
+		p->hdr_trace = p->start_line ? m->stream->trace : NULL;
 	}
+	tio_buf_add(b, p->hdr.p, p->hdr.len);
+	dom = p->hdr_dom;
 	if (p->field[F_LOGLEVEL] && ec->loglevel != INT64_MIN) {
 		static const char *const lv[] = {
 			"TRACE_EMERG", "TRACE_ALERT", "TRACE_CRIT", "TRACE_ERR", "TRACE_WARNING",
@@ -693,6 +741,7 @@ static void pretty_fini(tio_sink *s)
 {
 	pretty *p = (pretty *)s;
 	tio_buf_free(&p->b);
+	tio_buf_free(&p->hdr);
 }
 
 const tio_sink_ops tio_sink_pretty_ops = {
