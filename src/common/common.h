@@ -71,7 +71,7 @@ static inline int tio_buf_addc(tio_buf *b, char c)
 }
 int tio_buf_adds(tio_buf *b, const char *s);
 /* Append a string literal (length known at compile time). */
-#define tio_buf_addl(b, lit) tio_buf_add((b), (lit), sizeof(lit) - 1)
+#define tio_buf_addl(b, lit) tio_buf_add((b), "" lit, sizeof(lit) - 1) /* literals only */
 int tio_buf_addf(tio_buf *b, const char *fmt, ...) TIO_PRINTF(2, 3);
 int tio_buf_vaddf(tio_buf *b, const char *fmt, va_list ap);
 void tio_buf_free(tio_buf *b);

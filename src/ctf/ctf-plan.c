@@ -114,6 +114,12 @@ static int emit_int(plan_ins *in, const tio_fc *fc)
 		return 0;
 	}
 	in->mask = size == 64 ? UINT64_MAX : (1ULL << size) - 1;
+	if (fc->i.bit_rev) {
+		/* rare: the generic bit reader, then reverse (see run_int) */
+		in->flags |= PF_BITREV;
+		in->op = be ? OP_BITSBE : OP_BITSLE;
+		return 0;
+	}
 	if (aligned && size == 8)
 		in->op = OP_U8;
 	else if (aligned && size == 16)
@@ -177,12 +183,16 @@ static int emit(plan *p, const tio_fc *fc, const char *name, uint32_t parent, ui
 	case TIO_FC_STRING:
 		in->op = OP_STRING;
 		in->unit = fc->s.encoding == TIO_ENC_UTF16 ? 2 : fc->s.encoding == TIO_ENC_UTF32 ? 4 : 1;
+		if (fc->s.byte_order == TIO_BE)
+			in->flags |= PF_BE;
 		in->align = fc->align < 8 ? 8 : fc->align;
 		break;
 	case TIO_FC_VARINT:
 		in->op = OP_VARINT;
 		if (fc->vi.is_signed)
 			in->flags |= PF_SIGNED;
+		if (fc->role == TIO_ROLE_EVENT_TS || fc->role == TIO_ROLE_BEGIN_TS)
+			in->flags |= PF_CLOCK; /* a full clock value: no wrap-around */
 		if (fc->role)
 			in->flags |= PF_ROLE;
 		in->role = (uint8_t)fc->role;

@@ -200,6 +200,12 @@ static inline __attribute__((always_inline)) int run_int(dec *d, const plan *p, 
 	default: u = tio_bits_be(b, d->pos, in->size); break;
 	}
 	d->pos += in->size;
+	if (TIO_UNLIKELY(in->flags & PF_BITREV)) {
+		uint64_t rev = 0;
+		for (uint32_t k = 0; k < in->size; k++)
+			rev |= ((u >> k) & 1) << (in->size - 1 - k);
+		u = rev;
+	}
 	tio_val *v = &d->vals[vi];
 	if (in->flags & PF_SIGNED)
 		v->v.i = tio_sext(u, in->size);
@@ -419,6 +425,10 @@ static int run(dec *d, const plan *p, uint32_t i, int depth)
 		if (in->flags & PF_ROLE) {
 			d->role_val[in->role] = u;
 			d->role_set |= 1u << in->role;
+		}
+		if (in->flags & PF_CLOCK) {
+			d->clock = u;
+			d->has_clock_val = true;
 		}
 		break;
 	}
@@ -705,8 +715,9 @@ static int decode_event(ctf_stream *s)
 	if ((r = run_scope(d, &cec->payload, &pl)))
 		return r;
 	if (TIO_UNLIKELY(d->pos == start))
-		return tio_err_set(TIO_ERR_FORMAT, "%s@0x%llx: event record of class '%s' is empty (0 bits): cannot advance",
-				   d->path, (unsigned long long)(d->file_off + start / 8), ec->name);
+		return tio_err_set(TIO_ERR_FORMAT, "%s@0x%llx: event record of class %llu%s%s%s is empty (0 bits): cannot advance",
+				   d->path, (unsigned long long)(d->file_off + start / 8), (unsigned long long)ec->id,
+				   ec->name ? " '" : "", ec->name ? ec->name : "", ec->name ? "'" : "");
 	m->type = TIO_MSG_EVENT;
 	m->stream = &s->base;
 	m->ec = ec;

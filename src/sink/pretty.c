@@ -339,6 +339,50 @@ static bool in_ranges(const tio_mapping *m, const tio_val *v, bool sgn)
 
 static uint32_t print_value(pretty *p, const tio_val *vals, uint32_t i, bool names, const char *const *filter);
 
+static void put_utf8(tio_buf *b, uint32_t cp)
+{
+	if (cp < 0x80) {
+		tio_buf_addc(b, (char)cp);
+	} else if (cp < 0x800) {
+		tio_buf_addc(b, (char)(0xC0 | cp >> 6));
+		tio_buf_addc(b, (char)(0x80 | (cp & 0x3F)));
+	} else if (cp < 0x10000) {
+		tio_buf_addc(b, (char)(0xE0 | cp >> 12));
+		tio_buf_addc(b, (char)(0x80 | ((cp >> 6) & 0x3F)));
+		tio_buf_addc(b, (char)(0x80 | (cp & 0x3F)));
+	} else {
+		tio_buf_addc(b, (char)(0xF0 | cp >> 18));
+		tio_buf_addc(b, (char)(0x80 | ((cp >> 12) & 0x3F)));
+		tio_buf_addc(b, (char)(0x80 | ((cp >> 6) & 0x3F)));
+		tio_buf_addc(b, (char)(0x80 | (cp & 0x3F)));
+	}
+}
+
+/* UTF-16/UTF-32 text (CTF 2): converted to UTF-8 up to the first NUL, then escaped. */
+static void print_wide(pretty *p, const tio_val *v, const tio_fc *fc)
+{
+	tio_buf u = {0};
+	const uint8_t *q = (const uint8_t *)v->v.s.p;
+	unsigned unit = fc->s.encoding == TIO_ENC_UTF16 ? 2 : 4;
+	bool be = fc->s.byte_order == TIO_BE;
+	for (uint64_t k = 0; k + unit <= v->v.s.len; k += unit) {
+		uint32_t cu = unit == 2 ? (be ? tio_be16(q + k) : tio_le16(q + k))
+					: (be ? tio_be32(q + k) : tio_le32(q + k));
+		if (!cu)
+			break;
+		if (unit == 2 && cu >= 0xD800 && cu < 0xDC00 && k + 4 <= v->v.s.len) {
+			uint32_t lo = be ? tio_be16(q + k + 2) : tio_le16(q + k + 2);
+			if (lo >= 0xDC00 && lo < 0xE000) {
+				cu = 0x10000 + ((cu - 0xD800) << 10) + (lo - 0xDC00);
+				k += 2;
+			}
+		}
+		put_utf8(&u, cu > 0x10FFFF ? 0xFFFD : cu);
+	}
+	print_escaped(&p->b, u.p ? u.p : "", u.len);
+	tio_buf_free(&u);
+}
+
 static void print_float(pretty *p, double d)
 {
 	color(p, COLOR_BOLD);
@@ -367,8 +411,41 @@ static uint32_t print_value(pretty *p, const tio_val *vals, uint32_t i, bool nam
 	case TIO_FC_BOOL:
 		tio_buf_adds(b, v->v.u ? "true" : "false");
 		return i + 1;
-	case TIO_FC_ENUM:
 	case TIO_FC_BITMAP: {
+		/* babeltrace2 2.1: the value in hex, then the set flags sorted by name */
+		color(p, COLOR_BOLD);
+		tio_buf_addl(b, "0x");
+		tio_buf_addx(b, v->v.u, true);
+		color(p, COLOR_RST);
+		const char *set[64];
+		uint32_t nset = 0;
+		for (uint32_t k = 0; k < fc->i.nmappings && nset < 64; k++) {
+			const tio_mapping *mp = &fc->i.mappings[k];
+			bool on = false;
+			for (uint32_t r = 0; r < mp->nranges && !on; r++)
+				for (int64_t bit = mp->ranges[r].lo; bit <= mp->ranges[r].hi && bit < 64 && !on; bit++)
+					on = bit >= 0 && ((v->v.u >> bit) & 1);
+			if (on)
+				set[nset++] = mp->label ? mp->label : "";
+		}
+		if (nset) {
+			for (uint32_t x = 1; x < nset; x++) /* few flags: insertion sort */
+				for (uint32_t y = x; y > 0 && strcmp(set[y - 1], set[y]) > 0; y--) {
+					const char *t = set[y];
+					set[y] = set[y - 1];
+					set[y - 1] = t;
+				}
+			tio_buf_addl(b, " {");
+			for (uint32_t x = 0; x < nset; x++) {
+				tio_buf_adds(b, x ? ", \"" : " \"");
+				tio_buf_adds(b, set[x]);
+				tio_buf_addc(b, '"');
+			}
+			tio_buf_addl(b, " }");
+		}
+		return i + 1;
+	}
+	case TIO_FC_ENUM: {
 		tio_buf_adds(b, "( ");
 		int cnt = 0;
 		for (uint32_t k = 0; k < fc->i.nmappings; k++) {
@@ -403,7 +480,10 @@ static uint32_t print_value(pretty *p, const tio_val *vals, uint32_t i, bool nam
 	case TIO_FC_SSTRING:
 	case TIO_FC_DSTRING:
 		color(p, COLOR_BOLD);
-		print_escaped(b, v->v.s.p, strnlen(v->v.s.p, v->v.s.len));
+		if (fc->s.encoding == TIO_ENC_UTF16 || fc->s.encoding == TIO_ENC_UTF32)
+			print_wide(p, v, fc);
+		else
+			print_escaped(b, v->v.s.p, strnlen(v->v.s.p, v->v.s.len));
 		color(p, COLOR_RST);
 		return i + 1;
 	case TIO_FC_SBLOB:
