@@ -253,6 +253,11 @@ void tio_trace_class_free(tio_trace_class *tc)
 	free(tc->scs);
 	kvs_free(tc->env, tc->nenv);
 	kvs_free(tc->tables, tc->ntables);
+	for (uint32_t i = 0; i < tc->nannotations; i++) {
+		free(tc->annotations[i].name);
+		free(tc->annotations[i].text);
+	}
+	free(tc->annotations);
 	free(tc);
 }
 

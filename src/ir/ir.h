@@ -202,6 +202,20 @@ typedef struct tio_stream_class {
 	void *user;
 } tio_stream_class;
 
+/*
+ * A user annotation attached to a time interval of a trace (new LTT
+ * format: info/bookmarks.xml).  The interval is in ns from the trace's
+ * default clock origin, or in clock cycles when `in_cycles` is set; a
+ * single instant has begin == end.
+ */
+typedef struct tio_annotation {
+	char *name;	/* may be NULL */
+	char *text;	/* may be NULL */
+	int64_t cpu;	/* -1 when the annotation names no CPU */
+	bool in_cycles;
+	uint64_t begin, end; /* ns (as int64_t bits) or cycles, see in_cycles */
+} tio_annotation;
+
 typedef struct tio_trace_class {
 	uint8_t uuid[16];
 	bool has_uuid;
@@ -222,6 +236,9 @@ typedef struct tio_trace_class {
 	 */
 	tio_kv *tables;
 	uint32_t ntables;
+	/* User annotations (bookmarks), in the order the trace lists them.  May be empty. */
+	tio_annotation *annotations;
+	uint32_t nannotations;
 } tio_trace_class;
 
 /* ---------------------------------------------------------------- values */

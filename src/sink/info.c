@@ -102,6 +102,22 @@ static int info_finish(tio_sink *sk)
 			else
 				fprintf(f, "  env %s = \"%s\"\n", tc->env[k].key, tc->env[k].sval ? tc->env[k].sval : "");
 		}
+		for (uint32_t k = 0; k < tc->nannotations; k++) {
+			const tio_annotation *a = &tc->annotations[k];
+			fprintf(f, "  annotation \"%s\"", a->name ? a->name : "");
+			if (a->cpu >= 0)
+				fprintf(f, " cpu %" PRId64, a->cpu);
+			if (a->in_cycles) {
+				fprintf(f, " cycles [%" PRIu64 ", %" PRIu64 "]", a->begin, a->end);
+			} else {
+				fprintf(f, " [");
+				fmt_ns(f, (int64_t)a->begin);
+				fprintf(f, ", ");
+				fmt_ns(f, (int64_t)a->end);
+				fprintf(f, "]");
+			}
+			fprintf(f, ": %s\n", a->text ? a->text : "");
+		}
 		for (uint32_t k = 0; k < tc->nclocks; k++) {
 			const tio_clock *c = tc->clocks[k];
 			fprintf(f, "  clock %s: %" PRIu64 " Hz, offset %" PRId64 " s + %" PRId64 " cycles%s\n",
