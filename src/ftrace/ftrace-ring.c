@@ -55,6 +55,7 @@ typedef struct td_stream {
 	bool done;
 	uint64_t missing; /* bytes of this CPU's data past the end of the file */
 	uint64_t released; /* pages before this offset in data were given back to the kernel */
+	tio_event_class *ec_cache[256]; /* by id % 256: most records hit */
 } td_stream;
 
 /*
@@ -256,9 +257,15 @@ static uint32_t decode(td_stream *s, const td_plan *p, const tio_fc *st, const u
 	return idx;
 }
 
-static tio_event_class *find_ec(const tio_stream_class *sc, uint64_t id)
+static tio_event_class *find_ec(td_stream *s, uint64_t id)
 {
-	return tio_stream_class_find_ec(sc, id);
+	tio_event_class **slot = &s->ec_cache[id & 255];
+	if (TIO_LIKELY(*slot && (*slot)->id == id))
+		return *slot;
+	tio_event_class *ec = tio_stream_class_find_ec(s->base.sc, id);
+	if (ec)
+		*slot = ec;
+	return ec;
 }
 
 /* Fill s->msg with the record rec[0..len); 0 ok, 1 skip (unknown event), < 0 error. */
@@ -268,7 +275,7 @@ static int make_event(td_stream *s, const uint8_t *rec, uint32_t len, uint64_t r
 	if (len < s->type_off + s->type_size)
 		return page_error(s, rec_file_off, "record shorter than its common fields");
 	uint64_t id = td_num(f, rec + s->type_off, s->type_size);
-	tio_event_class *ec = find_ec(s->base.sc, id);
+	tio_event_class *ec = find_ec(s, id);
 	if (!ec)
 		return tio_err_set(TIO_ERR_FORMAT,
 				   "%s@0x%llx: section flyrecord cpu %u: record of unknown event id %llu",

@@ -43,6 +43,8 @@ struct pf_ctx {
 	size_t nprintk;
 	cmdline *cmds;
 	size_t ncmds, cmdcap;
+	/* pid -> comm hits, direct-mapped: a pid's comm never changes once known */
+	struct { int pid; uint32_t len; const char *comm; } ccache[1024];
 	/* bprint fields, cached like tep->bprint_* */
 };
 
@@ -75,16 +77,16 @@ struct arg {
 	arg *next;
 	int type;
 	union {
-		struct { char *atom; } atom;
+		struct { char *atom; unsigned long long val; bool ready; } atom; /* val: cached */
 		struct { char *name; pf_field *field; } field;
 		struct { arg *field; char *delim; flag_sym *flags; } flags;
 		struct { arg *field; flag_sym *symbols; } symbol;
 		struct { arg *field, *size; } hex;
 		struct { arg *field, *count, *el_size; } int_array;
-		struct { char *type; arg *item; } typecast;
+		struct { char *type; arg *item; int mask; } typecast; /* mask: cached, 0 = unknown */
 		struct { char *string; pf_field *field; } string;
 		struct { pf_field *field; } dynarray;
-		struct { char *op; arg *left, *right; int prio; } op;
+		struct { char *op; arg *left, *right; int prio; int code; } op; /* code: cached */
 	};
 };
 
@@ -123,6 +125,8 @@ struct pf_event {
 	int handler;
 	pf_field *bp_buf, *bp_ip, *bp_fmt;
 	int cap; /* readable bytes of the current record (see pf_print_info) */
+	pf_field *pid_field; /* common_pid, found once */
+	bool pid_ready;
 	/* tokenizer */
 	const char *in;
 	size_t in_len, in_pos;
@@ -430,10 +434,31 @@ void pf_ctx_load_cmdlines(pf_ctx *c, const char *text)
 
 const char *pf_comm(pf_ctx *c, int pid)
 {
-	if (!pid)
+	size_t len;
+	return pf_comm_len(c, pid, &len);
+}
+
+const char *pf_comm_len(pf_ctx *c, int pid, size_t *len)
+{
+	if (!pid) {
+		*len = 6;
 		return "<idle>";
+	}
+	size_t h = (unsigned)pid % TIO_ARRAY_LEN(c->ccache);
+	if (TIO_LIKELY(c->ccache[h].comm && c->ccache[h].pid == pid)) {
+		*len = c->ccache[h].len;
+		return c->ccache[h].comm;
+	}
 	cmdline *m = find_cmd(c, pid, NULL);
-	return m ? m->comm : "<...>";
+	if (!m) {
+		*len = 5;
+		return "<...>";
+	}
+	c->ccache[h].pid = pid;
+	c->ccache[h].comm = m->comm;
+	c->ccache[h].len = (uint32_t)strlen(m->comm);
+	*len = c->ccache[h].len;
+	return m->comm;
 }
 
 /* ---------------------------------------------------------------- tokenizer */
@@ -1346,6 +1371,79 @@ static unsigned long long eval_type_str(unsigned long long val, const char *type
 	return val;
 }
 
+/* Operators of an A_OP, decoded once from their text (the evaluator's hot path). */
+enum {
+	OPC_UNKNOWN = -1, OPC_NONE = 0, OPC_INDEX, OPC_COND, OPC_NOT, OPC_NE, OPC_BNOT, OPC_LOR, OPC_BOR,
+	OPC_LAND, OPC_BAND, OPC_LT, OPC_SHL, OPC_LE, OPC_GT, OPC_SHR, OPC_GE, OPC_EQ, OPC_SUB, OPC_ADD,
+	OPC_DIV, OPC_MOD, OPC_MUL,
+};
+
+static int op_code(const char *op)
+{
+	char a = op[0], b = a ? op[1] : 0;
+	switch (a) {
+	case '[': return OPC_INDEX;
+	case '?': return OPC_COND;
+	case '!': return !b ? OPC_NOT : b == '=' ? OPC_NE : OPC_UNKNOWN;
+	case '~': return OPC_BNOT;
+	case '|': return b ? OPC_LOR : OPC_BOR;
+	case '&': return b ? OPC_LAND : OPC_BAND;
+	case '<': return !b ? OPC_LT : b == '<' ? OPC_SHL : b == '=' ? OPC_LE : OPC_UNKNOWN;
+	case '>': return !b ? OPC_GT : b == '>' ? OPC_SHR : b == '=' ? OPC_GE : OPC_UNKNOWN;
+	case '=': return b == '=' ? OPC_EQ : OPC_UNKNOWN;
+	case '-': return OPC_SUB;
+	case '+': return OPC_ADD;
+	case '/': return OPC_DIV;
+	case '%': return OPC_MOD;
+	case '*': return OPC_MUL;
+	}
+	return OPC_UNKNOWN;
+}
+
+/*
+ * eval_type_str(val, type, 0) as a cached operation: the typecast's mask
+ * (or sign extension) is found once from its type text.
+ */
+enum { TC_NONE = 1, TC_U8, TC_U16, TC_U32, TC_S8, TC_S16, TC_S32 };
+
+static int type_class(const char *type)
+{
+	size_t len = strlen(type);
+	if (len < 2 || type[len - 1] == '*' || !strncmp(type, "struct", 6))
+		return TC_NONE;
+	static const struct { const char *n; int c; } t[] = {
+		{"u8", TC_U8}, {"u16", TC_U16}, {"u32", TC_U32}, {"u64", TC_NONE}, {"s64", TC_NONE},
+		{"s8", TC_S8}, {"s16", TC_S16}, {"s32", TC_S32},
+	};
+	for (size_t i = 0; i < TIO_ARRAY_LEN(t); i++)
+		if (!strcmp(type, t[i].n))
+			return t[i].c;
+	if (!strncmp(type, "unsigned ", 9))
+		type += 9;
+	if (!strcmp(type, "char"))
+		return TC_U8;
+	if (!strcmp(type, "short"))
+		return TC_U16;
+	if (!strcmp(type, "int"))
+		return TC_U32;
+	return TC_NONE;
+}
+
+static unsigned long long type_cast(arg *a, unsigned long long val)
+{
+	if (TIO_UNLIKELY(!a->typecast.mask))
+		a->typecast.mask = type_class(a->typecast.type);
+	switch (a->typecast.mask) {
+	case TC_U8: return val & 0xff;
+	case TC_U16: return val & 0xffff;
+	case TC_U32: return val & 0xffffffff;
+	case TC_S8: return (unsigned long long)(char)val & 0xff;
+	case TC_S16: return (unsigned long long)(short)val & 0xffff;
+	case TC_S32: return (unsigned long long)(int)val & 0xffffffff;
+	}
+	return val;
+}
+
 static int arg_num_eval(arg *a, long long *val)
 {
 	long long l, r;
@@ -2121,43 +2219,60 @@ static void fmt_int(tio_buf *s, const fspec *sp, int ls, unsigned long long val)
 		default: u = val; break;
 		}
 	}
-	unsigned base = conv == 'o' ? 8 : (conv == 'x' || conv == 'X') ? 16 : 10;
-	const char *digits = conv == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
-	for (unsigned long long t = u; t; t /= base)
-		dig[n++] = digits[t % base];
+	/* constant bases: no division instruction per digit */
+	if (conv == 'x' || conv == 'X') {
+		const char *digits = conv == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
+		for (unsigned long long t = u; t; t >>= 4)
+			dig[n++] = digits[t & 15];
+	} else if (conv == 'o') {
+		for (unsigned long long t = u; t; t >>= 3)
+			dig[n++] = (char)('0' + (t & 7));
+	} else {
+		for (unsigned long long t = u; t; t /= 10)
+			dig[n++] = (char)('0' + t % 10);
+	}
 	int prec = sp->prec;
-	int ndig = n;
-	if (prec < 0 && n == 0)
-		ndig = 1; /* "0" */
 	int zeros = prec > n ? prec - n : 0;
 	if (prec < 0 && n == 0)
-		zeros = 1;
+		zeros = 1; /* "0" */
 	if (conv == 'o' && sp->alt && zeros == 0 && (n == 0 || dig[n - 1] != '0'))
 		zeros = 1;
 	const char *pre = "";
+	int prelen = 0;
 	if (neg)
-		pre = "-";
+		pre = "-", prelen = 1;
 	else if ((conv == 'd' || conv == 'i') && sp->plus)
-		pre = "+";
+		pre = "+", prelen = 1;
 	else if ((conv == 'd' || conv == 'i') && sp->space)
-		pre = " ";
+		pre = " ", prelen = 1;
 	else if (sp->alt && u && conv == 'x')
-		pre = "0x";
+		pre = "0x", prelen = 2;
 	else if (sp->alt && u && conv == 'X')
-		pre = "0X";
-	(void)ndig;
-	int body = (int)strlen(pre) + zeros + n;
+		pre = "0X", prelen = 2;
+	int body = prelen + zeros + n;
 	int w = sp->width > body ? sp->width - body : 0;
-	if (!sp->left && !(sp->zero && prec < 0))
-		pad(s, ' ', w);
-	tio_buf_adds(s, pre);
-	if (!sp->left && sp->zero && prec < 0)
-		pad(s, '0', w);
-	pad(s, '0', zeros);
+	if (tio_buf_reserve(s, (size_t)(body + w)))
+		return;
+	char *o = s->p + s->len;
+	if (!sp->left && !(sp->zero && prec < 0)) {
+		memset(o, ' ', (size_t)w);
+		o += w;
+	}
+	memcpy(o, pre, (size_t)prelen);
+	o += prelen;
+	if (!sp->left && sp->zero && prec < 0) {
+		memset(o, '0', (size_t)w);
+		o += w;
+	}
+	memset(o, '0', (size_t)zeros);
+	o += zeros;
 	while (n)
-		tio_buf_addc(s, dig[--n]);
-	if (sp->left)
-		pad(s, ' ', w);
+		*o++ = dig[--n];
+	if (sp->left) {
+		memset(o, ' ', (size_t)w);
+		o += w;
+	}
+	s->len = (size_t)(o - s->p);
 }
 
 static void fmt_str(tio_buf *s, const fspec *sp, const char *str)
@@ -2634,9 +2749,14 @@ static unsigned long long eval_num_arg(const uint8_t *data, int size, pf_event *
 	case A_NULL:
 		return 0;
 	case A_ATOM:
+		/* the parse is final by now: the value never changes, so compute it once */
+		if (TIO_LIKELY(a->atom.ready))
+			return a->atom.val;
 		val = strtoull(a->atom.atom, NULL, 0);
 		if (!val)
 			val = test_for_symbol(c, a);
+		a->atom.val = val;
+		a->atom.ready = true;
 		return val;
 	case A_FIELD:
 		if (!a->field.field) {
@@ -2655,14 +2775,16 @@ static unsigned long long eval_num_arg(const uint8_t *data, int size, pf_event *
 		break;
 	case A_TYPE:
 		val = eval_num_arg(data, size, e, a->typecast.item);
-		return eval_type_str(val, a->typecast.type, 0);
+		return type_cast(a, val);
 	case A_STRING:
 	case A_BSTRING:
 	case A_BITMASK:
 	case A_CPUMASK:
 		return 0;
 	case A_OP:
-		if (!strcmp(a->op.op, "[")) {
+		if (TIO_UNLIKELY(!a->op.code))
+			a->op.code = op_code(a->op.op);
+		if (a->op.code == OPC_INDEX) {
 			right = eval_num_arg(data, size, e, a->op.right);
 			larg = a->op.left;
 			while (larg->type == A_TYPE) {
@@ -2697,7 +2819,7 @@ static unsigned long long eval_num_arg(const uint8_t *data, int size, pf_event *
 			if (typearg)
 				val = eval_type_str(val, typearg->typecast.type, 1);
 			break;
-		} else if (!strcmp(a->op.op, "?")) {
+		} else if (a->op.code == OPC_COND) {
 			left = eval_num_arg(data, size, e, a->op.left);
 			a = a->op.right;
 			if (!a)
@@ -2711,40 +2833,26 @@ static unsigned long long eval_num_arg(const uint8_t *data, int size, pf_event *
 	default_op:
 		left = eval_num_arg(data, size, e, a->op.left);
 		right = eval_num_arg(data, size, e, a->op.right);
-		switch (a->op.op[0]) {
-		case '!':
-			if (!a->op.op[1])
-				val = !right;
-			else if (a->op.op[1] == '=')
-				val = left != right;
-			else
-				return 0;
-			break;
-		case '~': val = ~right; break;
-		case '|': val = a->op.op[1] ? (left || right) : (left | right); break;
-		case '&': val = a->op.op[1] ? (left && right) : (left & right); break;
-		case '<':
-			if (!a->op.op[1]) val = left < right;
-			else if (a->op.op[1] == '<') val = right < 64 ? left << right : 0;
-			else if (a->op.op[1] == '=') val = left <= right;
-			else return 0;
-			break;
-		case '>':
-			if (!a->op.op[1]) val = left > right;
-			else if (a->op.op[1] == '>') val = right < 64 ? left >> right : 0;
-			else if (a->op.op[1] == '=') val = left >= right;
-			else return 0;
-			break;
-		case '=':
-			if (a->op.op[1] != '=')
-				return 0;
-			val = left == right;
-			break;
-		case '-': val = left - right; break;
-		case '+': val = left + right; break;
-		case '/': val = right ? left / right : 0; break;
-		case '%': val = right ? left % right : 0; break;
-		case '*': val = left * right; break;
+		switch (a->op.code) {
+		case OPC_NOT: val = !right; break;
+		case OPC_NE: val = left != right; break;
+		case OPC_BNOT: val = ~right; break;
+		case OPC_LOR: val = left || right; break;
+		case OPC_BOR: val = left | right; break;
+		case OPC_LAND: val = left && right; break;
+		case OPC_BAND: val = left & right; break;
+		case OPC_LT: val = left < right; break;
+		case OPC_SHL: val = right < 64 ? left << right : 0; break;
+		case OPC_LE: val = left <= right; break;
+		case OPC_GT: val = left > right; break;
+		case OPC_SHR: val = right < 64 ? left >> right : 0; break;
+		case OPC_GE: val = left >= right; break;
+		case OPC_EQ: val = left == right; break;
+		case OPC_SUB: val = left - right; break;
+		case OPC_ADD: val = left + right; break;
+		case OPC_DIV: val = right ? left / right : 0; break;
+		case OPC_MOD: val = right ? left % right : 0; break;
+		case OPC_MUL: val = left * right; break;
 		default: return 0;
 		}
 		break;
@@ -3870,7 +3978,11 @@ static bool run_handler(pf_event *e, tio_buf *s, const uint8_t *data, int size)
 
 int pf_record_pid(pf_event *e, const uint8_t *data, int size)
 {
-	pf_field *f = find_in(e->common, "common_pid");
+	if (TIO_UNLIKELY(!e->pid_ready)) {
+		e->pid_field = find_in(e->common, "common_pid");
+		e->pid_ready = true;
+	}
+	pf_field *f = e->pid_field;
 	if (!f || beyond(size, f->offset, f->size))
 		return -1;
 	return (int)read_num(e->ctx, data + f->offset, f->size);

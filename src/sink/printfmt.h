@@ -32,6 +32,8 @@ void pf_ctx_load_cmdlines(pf_ctx *c, const char *text);
 
 /* comm of a pid as trace-cmd shows it ("<idle>" for 0, "<...>" when unknown). */
 const char *pf_comm(pf_ctx *c, int pid);
+/* The same with its length (cached per pid: the report's hot path). */
+const char *pf_comm_len(pf_ctx *c, int pid, size_t *len);
 
 /* Parse one event format file; NULL only when out of memory. */
 pf_event *pf_event_parse(pf_ctx *c, const char *system, const char *text, size_t len);

@@ -35,8 +35,16 @@ typedef struct tc_sink {
 	size_t ncpus;
 	tc_trace *traces;
 	size_t ntraces, cap;
-	tio_buf line;
+	tc_trace *last; /* the trace of the previous message */
+	tio_buf line; /* output, written out in blocks of OUT_BLOCK bytes */
+	/* per-second timestamp cache: the padded seconds text of `sec` */
+	uint64_t sec;
+	char sec_txt[24];
+	size_t sec_len;
+	bool sec_ok;
 } tc_sink;
+
+#define OUT_BLOCK (256 * 1024)
 
 static int tc_set(tio_sink *s, const char *key, const char *value)
 {
@@ -93,6 +101,8 @@ static int64_t env_int(const tio_trace_class *tc, const char *key, int64_t dflt)
 
 static tc_trace *get_trace(tc_sink *k, const tio_trace *t)
 {
+	if (TIO_LIKELY(k->last && k->last->t == t))
+		return k->last;
 	for (size_t i = 0; i < k->ntraces; i++)
 		if (k->traces[i].t == t)
 			return &k->traces[i];
@@ -183,17 +193,38 @@ static void generic_fields(tio_buf *s, const tio_msg *m)
 /* Decimal digits of v into p, at least `min` of them (zero-padded); returns the length. */
 static size_t put_dec(char *p, uint64_t v, int min)
 {
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+				    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+				    "8081828384858687888990919293949596979899";
 	char t[24];
-	int n = 0;
-	do {
-		t[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n < min)
-		t[n++] = '0';
-	for (int i = 0; i < n; i++)
-		p[i] = t[n - 1 - i];
-	return (size_t)n;
+	int n = 24;
+	while (v >= 100) {
+		unsigned d = (unsigned)(v % 100) * 2;
+		v /= 100;
+		t[--n] = pairs[d + 1];
+		t[--n] = pairs[d];
+	}
+	if (v >= 10) {
+		t[--n] = pairs[v * 2 + 1];
+		t[--n] = pairs[v * 2];
+	} else {
+		t[--n] = (char)('0' + v);
+	}
+	int len = 24 - n;
+	int z = min > len ? min - len : 0;
+	memset(p, '0', (size_t)z);
+	memcpy(p + z, t + n, (size_t)len);
+	return (size_t)(z + len);
+}
+
+/* Write the accumulated lines (one fwrite per block, not per line). */
+static int flush_out(tc_sink *k)
+{
+	tio_buf *b = &k->line;
+	if (b->len && fwrite(b->p, 1, b->len, k->base.out) != b->len)
+		return tio_err_set(TIO_ERR_IO, "write error");
+	tio_buf_reset(b);
+	return 0;
 }
 
 static int tc_consume(tio_sink *s, const tio_msg *m)
@@ -204,9 +235,11 @@ static int tc_consume(tio_sink *s, const tio_msg *m)
 	tc_trace *x = get_trace(k, m->stream->trace);
 	if (!x)
 		return TIO_ERR_NOMEM;
+	k->last = x;
+	tio_buf *b = &k->line;
 	if (!x->header_done) {
 		x->header_done = true;
-		fprintf(s->out, "cpus=%lld\n", (long long)env_int(x->t->tc, "cpus", x->t->nstreams));
+		tio_buf_addf(b, "cpus=%lld\n", (long long)env_int(x->t->tc, "cpus", x->t->nstreams));
 	}
 	uint32_t si = m->stream->index;
 	int cpu = (int)m->stream->id;
@@ -219,8 +252,7 @@ static int tc_consume(tio_sink *s, const tio_msg *m)
 	}
 	if (m->type != TIO_MSG_EVENT || !m->ec)
 		return 0;
-	tio_buf *b = &k->line;
-	tio_buf_reset(b);
+	size_t line_start = b->len;
 	const char *inst = m->stream->sc && m->stream->sc->name ? m->stream->sc->name : "";
 	if (x->prefix_width) {
 		if (inst[0])
@@ -241,12 +273,14 @@ static int tc_consume(tio_sink *s, const tio_msg *m)
 	if (pid < 0)
 		pid = 0;
 	/* "%16s-%-5d [%03d] %5llu.%06llu: %s: " without printf (the hot path) */
-	const char *comm = pf_comm(x->ctx, pid);
-	size_t cl = strlen(comm);
+	size_t cl;
+	const char *comm = pf_comm_len(x->ctx, pid, &cl);
 	if (tio_buf_reserve(b, cl + 96))
 		return TIO_ERR_NOMEM;
-	for (size_t i = cl; i < 16; i++)
-		b->p[b->len++] = ' ';
+	if (cl < 16) {
+		memset(b->p + b->len, ' ', 16 - cl);
+		b->len += 16 - cl;
+	}
 	memcpy(b->p + b->len, comm, cl);
 	b->len += cl;
 	b->p[b->len++] = '-';
@@ -271,13 +305,19 @@ static int tc_consume(tio_sink *s, const tio_msg *m)
 		frac = us % 1000000;
 		fd = 6;
 	}
-	char tmp[24];
-	size_t wl = put_dec(tmp, whole, 0);
-	for (size_t i = wl; i < 5; i++)
-		b->p[b->len++] = ' ';
-	memcpy(b->p + b->len, tmp, wl);
-	b->len += wl;
-	b->p[b->len++] = '.';
+	if (!k->sec_ok || whole != k->sec) {
+		char tmp[24];
+		size_t wl = put_dec(tmp, whole, 0), n = 0;
+		for (size_t i = wl; i < 5; i++)
+			k->sec_txt[n++] = ' ';
+		memcpy(k->sec_txt + n, tmp, wl);
+		k->sec_txt[n + wl] = '.';
+		k->sec_len = n + wl + 1;
+		k->sec = whole;
+		k->sec_ok = true;
+	}
+	memcpy(b->p + b->len, k->sec_txt, k->sec_len);
+	b->len += k->sec_len;
 	b->len += put_dec(b->p + b->len, frac, fd);
 	b->p[b->len++] = ':';
 	const char *name = e ? pf_event_name(e) : m->ec->name;
@@ -289,22 +329,26 @@ static int tc_consume(tio_sink *s, const tio_msg *m)
 	b->len += nl;
 	b->p[b->len++] = ':';
 	b->p[b->len++] = ' ';
-	for (size_t i = nl; i < 20; i++)
-		b->p[b->len++] = ' ';
+	if (nl < 20) {
+		memset(b->p + b->len, ' ', 20 - nl);
+		b->len += 20 - nl;
+	}
 	if (e)
 		pf_print_info(e, b, m->raw, size, (int)(m->raw_cap > m->raw_len ? m->raw_cap : m->raw_len), k->raw);
 	else
 		generic_fields(b, m);
-	if (b->len && b->p[b->len - 1] == '\n')
+	if (b->len > line_start && b->p[b->len - 1] == '\n')
 		b->len--;
 	tio_buf_addc(b, '\n');
-	if (fwrite(b->p, 1, b->len, s->out) != b->len)
-		return tio_err_set(TIO_ERR_IO, "write error");
-	return 0;
+	return b->len >= OUT_BLOCK ? flush_out(k) : 0;
 }
 
 static int tc_finish(tio_sink *s)
 {
+	tc_sink *k = (tc_sink *)s;
+	int r = flush_out(k);
+	if (r)
+		return r;
 	return fflush(s->out) ? tio_err_set(TIO_ERR_IO, "write error") : 0;
 }
 
