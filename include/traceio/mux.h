@@ -23,6 +23,14 @@ void tio_mux_set_begin(tio_mux *m, int64_t begin_ns);
 void tio_mux_set_end(tio_mux *m, int64_t end_ns);
 
 /*
+ * Bounds given as a time of day (ns since midnight), as babeltrace2's
+ * "HH:MM:SS.NS": the day is the one of the first message, in UTC or in
+ * local time.
+ */
+void tio_mux_set_begin_time_of_day(tio_mux *m, int64_t ns_in_day, bool utc);
+void tio_mux_set_end_time_of_day(tio_mux *m, int64_t ns_in_day, bool utc);
+
+/*
  * The next message in time order: 1 with *msg set (valid until the next
  * call), 0 at the end, or a negative status.  After an error in one stream
  * the caller may call again: the other streams go on.

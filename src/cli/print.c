@@ -46,13 +46,15 @@ static void print_help(void)
 	       "directory is searched for traces) merged by time.\n"
 	       "\n"
 	       "  -i, --format FMT      read the inputs as FMT (%s) instead of guessing\n"
-	       "  --style STYLE         babeltrace (CTF default); other styles come with their readers\n"
+	       "  --style STYLE         babeltrace (CTF default), trace-cmd, lttv, or json (one JSON\n"
+	       "                        object per message and line, exact values: docs/formats/json.md)\n"
 	       "  -o, --output-format F text (default) or dummy (decode everything, print nothing)\n"
 	       "  -b, --begin TIME      drop events before TIME\n"
 	       "  -e, --end TIME        drop events after TIME\n"
 	       "  --timerange=[B,E]     both\n"
 	       "                        TIME: [-]SEC[.NS] from the clock origin, or\n"
-	       "                        'YYYY-MM-DD HH:MM[:SS[.NS]]' (local time, UTC with --clock-gmt)\n"
+	       "                        'YYYY-MM-DD HH:MM[:SS[.NS]]' or 'HH:MM[:SS[.NS]]' (the first\n"
+	       "                        event's day), in local time (UTC with --clock-gmt)\n"
 	       "  --strict              stop at the first error instead of skipping the damaged packet\n",
 	       cli_format_list());
 	for (size_t i = 0; i < sizeof(sink_opts) / sizeof(sink_opts[0]); i++) {
@@ -70,34 +72,52 @@ static void print_help(void)
  * Parse a babeltrace2 time: "[-]SEC[.NS]" (ns from origin) or
  * "YYYY-MM-DD HH:MM[:SS[.NS]]".
  */
-static int parse_time(const char *s, bool gmt, int64_t *ns)
+static int parse_frac(const char **pp, int64_t *f)
 {
-	int y, mo, d, h, mi;
-	char frac[16] = "";
-	int n = 0;
-	if (sscanf(s, "%d-%d-%d %d:%d%n", &y, &mo, &d, &h, &mi, &n) == 5) {
+	const char *p = *pp;
+	*f = 0;
+	if (*p != '.')
+		return 0;
+	size_t k = strspn(p + 1, "0123456789");
+	if (!k || k > 9)
+		return -1;
+	for (size_t i = 0; i < 9; i++)
+		*f = *f * 10 + (i < k ? p[1 + i] - '0' : 0);
+	*pp = p + 1 + k;
+	return 0;
+}
+
+/*
+ * Parse a babeltrace2 time: "[-]SEC[.NS]" (ns from origin),
+ * "YYYY-MM-DD HH:MM[:SS[.NS]]", or "HH:MM[:SS[.NS]]" (*tod set: a time
+ * of day, resolved against the first event's day by the mux).
+ */
+static int parse_time(const char *s, bool gmt, int64_t *ns, bool *tod)
+{
+	int y, mo, d, h, mi, n = 0;
+	*tod = false;
+	if (sscanf(s, "%d-%d-%d %d:%d%n", &y, &mo, &d, &h, &mi, &n) == 5 ||
+	    (y = mo = d = 0, sscanf(s, "%d:%d%n", &h, &mi, &n) == 2 && strchr(s, ':'))) {
 		long isec = 0;
+		int64_t f = 0;
 		const char *p = s + n;
 		if (*p == ':') {
 			char *e;
 			isec = strtol(p + 1, &e, 10);
 			p = e;
-			if (*p == '.') {
-				size_t k = strspn(p + 1, "0123456789");
-				if (k > 9 || k == 0)
-					return -1;
-				memcpy(frac, p + 1, k);
-				p += 1 + k;
-			}
+			if (parse_frac(&p, &f))
+				return -1;
 		}
-		if (*p)
+		if (*p || h < 0 || h > 23 || mi < 0 || mi > 59 || isec < 0 || isec > 60)
 			return -1;
+		if (!y) {
+			*tod = true;
+			*ns = ((int64_t)h * 3600 + mi * 60 + isec) * 1000000000 + f;
+			return 0;
+		}
 		struct tm tm = {.tm_year = y - 1900, .tm_mon = mo - 1, .tm_mday = d,
 				.tm_hour = h, .tm_min = mi, .tm_sec = (int)isec, .tm_isdst = -1};
 		time_t t = gmt ? timegm(&tm) : mktime(&tm);
-		int64_t f = 0;
-		for (int i = 0; i < 9; i++)
-			f = f * 10 + (frac[i] ? frac[i] - '0' : 0);
 		*ns = (int64_t)t * 1000000000 + f;
 		return 0;
 	}
@@ -108,20 +128,11 @@ static int parse_time(const char *s, bool gmt, int64_t *ns)
 		p++;
 	}
 	size_t k = strspn(p, "0123456789");
-	if (!k)
+	if (!k || k > 11)
 		return -1;
-	int64_t whole = strtoll(p, NULL, 10);
+	int64_t whole = strtoll(p, NULL, 10), f;
 	p += k;
-	int64_t f = 0;
-	if (*p == '.') {
-		size_t kf = strspn(p + 1, "0123456789");
-		if (!kf || kf > 9)
-			return -1;
-		for (size_t i = 0; i < 9; i++)
-			f = f * 10 + (i < kf ? p[1 + i] - '0' : 0);
-		p += 1 + kf;
-	}
-	if (*p)
+	if (parse_frac(&p, &f) || *p)
 		return -1;
 	*ns = whole * 1000000000 + f;
 	if (neg)
@@ -277,21 +288,28 @@ int cli_print(int argc, char **argv)
 		goto out;
 	}
 	int64_t ns;
+	bool tod;
 	if (begin) {
-		if (parse_time(begin, gmt, &ns)) {
+		if (parse_time(begin, gmt, &ns, &tod)) {
 			fprintf(stderr, "traceio: cannot parse time '%s'\n", begin);
 			status = 2;
 			goto out;
 		}
-		tio_mux_set_begin(mux, ns);
+		if (tod)
+			tio_mux_set_begin_time_of_day(mux, ns, gmt);
+		else
+			tio_mux_set_begin(mux, ns);
 	}
 	if (end) {
-		if (parse_time(end, gmt, &ns)) {
+		if (parse_time(end, gmt, &ns, &tod)) {
 			fprintf(stderr, "traceio: cannot parse time '%s'\n", end);
 			status = 2;
 			goto out;
 		}
-		tio_mux_set_end(mux, ns);
+		if (tod)
+			tio_mux_set_end_time_of_day(mux, ns, gmt);
+		else
+			tio_mux_set_end(mux, ns);
 	}
 	status = cli_run(mux, sink, strict);
 	if (fflush(stdout)) {

@@ -145,20 +145,8 @@ int tio_buf_reserve(tio_buf *b, size_t extra)
 	return tio_grow(&b->p, &cap, b->len + extra + 1, 1) ? TIO_ERR_NOMEM : (b->cap = cap, 0);
 }
 
-int tio_buf_add(tio_buf *b, const void *p, size_t n)
-{
-	if (!n)
-		return 0;
-	if (TIO_UNLIKELY(b->len + n + 1 > b->cap) && tio_buf_reserve(b, n))
-		return TIO_ERR_NOMEM;
-	memcpy(b->p + b->len, p, n);
-	b->len += n;
-	return 0;
-}
-
 int tio_buf_grow_(tio_buf *b, size_t extra) { return tio_buf_reserve(b, extra); }
 
-int tio_buf_adds(tio_buf *b, const char *s) { return tio_buf_add(b, s, strlen(s)); }
 
 int tio_buf_vaddf(tio_buf *b, const char *fmt, va_list ap)
 {
@@ -363,6 +351,51 @@ char *tio_path_join(const char *a, const char *b)
 	if (la && a[la - 1] == '/')
 		return tio_asprintf("%s%s", a, b);
 	return tio_asprintf("%s/%s", a, b);
+}
+
+char *tio_path_abs(const char *path)
+{
+	char *joined;
+	if (path[0] == '/') {
+		joined = tio_strdup(path);
+	} else {
+		const char *pwd = getenv("PWD");
+		struct stat a, b;
+		char *cwd = NULL;
+		if (!pwd || pwd[0] != '/' || stat(pwd, &a) || stat(".", &b) || a.st_dev != b.st_dev ||
+		    a.st_ino != b.st_ino) {
+			cwd = getcwd(NULL, 0);
+			pwd = cwd ? cwd : "/";
+		}
+		joined = tio_path_join(pwd, path);
+		free(cwd);
+	}
+	if (!joined)
+		return NULL;
+	/* fold components in place: out never runs ahead of in */
+	char *out = joined, *in = joined;
+	while (*in) {
+		while (*in == '/')
+			in++;
+		char *seg = in;
+		while (*in && *in != '/')
+			in++;
+		size_t len = (size_t)(in - seg);
+		if (len == 0 || (len == 1 && seg[0] == '.'))
+			continue;
+		if (len == 2 && seg[0] == '.' && seg[1] == '.') {
+			while (out > joined && *--out != '/')
+				;
+			continue;
+		}
+		*out++ = '/';
+		memmove(out, seg, len);
+		out += len;
+	}
+	if (out == joined)
+		*out++ = '/';
+	*out = 0;
+	return joined;
 }
 
 int tio_outfile_open(tio_outfile *o, const char *path)

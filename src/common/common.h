@@ -60,8 +60,17 @@ typedef struct tio_buf {
 } tio_buf;
 
 int tio_buf_reserve(tio_buf *b, size_t extra);
-int tio_buf_add(tio_buf *b, const void *p, size_t n);
 int tio_buf_grow_(tio_buf *b, size_t extra);
+static inline int tio_buf_add(tio_buf *b, const void *p, size_t n)
+{
+	if (TIO_UNLIKELY(b->len + n + 1 > b->cap) && tio_buf_grow_(b, n))
+		return TIO_ERR_NOMEM;
+	if (n)
+		memcpy(b->p + b->len, p, n);
+	b->len += n;
+	return 0;
+}
+static inline int tio_buf_adds(tio_buf *b, const char *s) { return tio_buf_add(b, s, strlen(s)); }
 static inline int tio_buf_addc(tio_buf *b, char c)
 {
 	if (TIO_UNLIKELY(b->len + 2 > b->cap) && tio_buf_grow_(b, 1))
@@ -69,7 +78,6 @@ static inline int tio_buf_addc(tio_buf *b, char c)
 	b->p[b->len++] = c;
 	return 0;
 }
-int tio_buf_adds(tio_buf *b, const char *s);
 /* Append a string literal (length known at compile time). */
 #define tio_buf_addl(b, lit) tio_buf_add((b), "" lit, sizeof(lit) - 1) /* literals only */
 int tio_buf_addf(tio_buf *b, const char *fmt, ...) TIO_PRINTF(2, 3);
@@ -109,6 +117,12 @@ int tio_read_file(const char *path, char **out, size_t *len);
 bool tio_is_dir(const char *path);
 bool tio_is_file(const char *path);
 char *tio_path_join(const char *a, const char *b);
+/*
+ * An absolute, lexically normalized path ("." and ".." folded) without
+ * resolving symbolic links: relative paths are taken from $PWD when it
+ * names the current directory (as the shell and babeltrace2 show it).
+ */
+char *tio_path_abs(const char *path);
 
 /*
  * Write a file atomically: open a temp file next to `path`, let the caller

@@ -70,7 +70,7 @@ typedef struct ctf_stream {
 	size_t pkt_nvals;
 	uint32_t hdr_val, ctx_val; /* indexes of the packet scopes, UINT32_MAX if none */
 	tio_msg msg;
-	tio_msg queue[2]; /* discarded records to emit before the packet's events */
+	tio_msg queue[3]; /* packet beginning, discarded records: emitted before the packet's events */
 	int nqueue, qhead;
 	/* previous packet's snapshots */
 	uint64_t prev_disc, prev_seq, prev_end;
@@ -561,7 +561,7 @@ static int check_header(ctf_stream *s, uint32_t hdr)
 
 static void queue_msg(ctf_stream *s, const tio_msg *m)
 {
-	if (s->nqueue < 2)
+	if (s->nqueue < (int)TIO_ARRAY_LEN(s->queue))
 		s->queue[s->nqueue++] = *m;
 }
 
@@ -634,6 +634,16 @@ static int begin_packet(ctf_stream *s)
 		d->clock = s->cur_begin;
 	s->nqueue = s->qhead = 0;
 	bool timed = sc->clock >= 0;
+	/* the packet's own message first: its header and context values, its beginning time */
+	tio_msg pm = {.type = TIO_MSG_PACKET_BEGIN, .stream = &s->base, .vals = d->vals,
+		      .nvals = (uint32_t)d->nvals, .offset = s->pkt_off};
+	pm.scope[TIO_SCOPE_PKT_HEADER] = s->hdr_val != UINT32_MAX ? d->vals + s->hdr_val : NULL;
+	pm.scope[TIO_SCOPE_PKT_CTX] = s->ctx_val != UINT32_MAX ? d->vals + s->ctx_val : NULL;
+	if (timed && s->has_cur_begin && !clock_ns(s, s->cur_begin, &pm.ns)) {
+		pm.has_ts = true;
+		pm.cycles = s->cur_begin;
+	}
+	queue_msg(s, &pm);
 	if (role_has(d, TIO_ROLE_SEQ_NUM)) {
 		uint64_t seq = d->role_val[TIO_ROLE_SEQ_NUM];
 		if (s->has_prev_seq && seq > s->prev_seq + 1) {
@@ -990,9 +1000,8 @@ static int add_stream(tio_trace *t, ctf_trace *ct, file_info *fis, size_t n, uin
 	s->nfiles = (uint32_t)n;
 	s->base.sc = tio_trace_class_find_sc(t->tc, fis[0].sc_id);
 	s->base.id = fis[0].has_inst ? fis[0].inst_id : id;
-	char *rp = realpath(fis[0].path, NULL);
-	s->base.path = rp ? tio_strdup(rp) : tio_strdup(fis[0].path);
-	free(rp);
+	/* babeltrace2 names streams by their absolute path, symbolic links kept */
+	s->base.path = tio_path_abs(fis[0].path);
 	s->base.name = s->base.path ? tio_strdup(s->base.path) : NULL;
 	if (!s->base.sc && !s->pending_err)
 		s->pending_err = tio_asprintf("%s@0x0: packet.header.stream_id: no stream class with id %llu",

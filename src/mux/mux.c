@@ -4,7 +4,9 @@
  * Ties are broken deterministically: message kind, input order, stream
  * class id, stream id, stream order.
  */
+#define _GNU_SOURCE
 #include <stdlib.h>
+#include <time.h>
 
 #include "ir/ir.h"
 #include "traceio/mux.h"
@@ -22,6 +24,9 @@ struct tio_mux {
 	size_t npending;
 	bool has_begin, has_end;
 	int64_t begin, end;
+	bool begin_tod, end_tod, tod_utc; /* resolve begin/end against the first message's day */
+	bool started;
+	tio_msg clipped; /* a discarded-records message whose range trimming cut */
 	uint64_t errors;
 };
 
@@ -150,23 +155,89 @@ static int advance(tio_mux *m, tio_stream *s)
 	}
 }
 
+/* ns of the midnight that starts the day of `ns` (UTC or local time) */
+static int64_t day_start(int64_t ns, bool utc)
+{
+	time_t t = (time_t)(ns / 1000000000 - (ns % 1000000000 < 0));
+	struct tm tm;
+	if (utc ? !gmtime_r(&t, &tm) : !localtime_r(&t, &tm))
+		return 0;
+	tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+	tm.tm_isdst = -1;
+	time_t mid = utc ? timegm(&tm) : mktime(&tm);
+	return (int64_t)mid * 1000000000;
+}
+
 int tio_mux_next(tio_mux *m, const tio_msg **out)
 {
-	while (m->npending) {
-		tio_stream *s = m->pending[--m->npending];
-		int r = advance(m, s);
-		if (r < 0)
-			return r;
+	for (;;) {
+		while (m->npending) {
+			tio_stream *s = m->pending[--m->npending];
+			int r = advance(m, s);
+			if (r < 0)
+				return r;
+		}
+		if (!m->n)
+			return 0;
+		if (!m->started) {
+			m->started = true;
+			if ((m->begin_tod || m->end_tod) && m->heap[0].key != INT64_MIN) {
+				int64_t day = day_start(m->heap[0].key, m->tod_utc);
+				if (m->begin_tod) {
+					m->begin += day;
+					m->has_begin = true;
+				}
+				if (m->end_tod) {
+					m->end += day;
+					m->has_end = true;
+				}
+			}
+		}
+		slot top = m->heap[0];
+		m->heap[0] = m->heap[--m->n];
+		if (m->n)
+			sift_down(m, 0);
+		if (m->has_end && top.key != INT64_MIN && top.key > m->end)
+			continue; /* this stream is past the end: drop it */
+		m->pending[m->npending++] = top.s;
+		if (m->has_begin && top.m->type == TIO_MSG_EVENT && (!top.m->has_ts || top.key < m->begin))
+			continue;
+		if ((top.m->type == TIO_MSG_DISCARDED_EVENTS || top.m->type == TIO_MSG_DISCARDED_PACKETS) &&
+		    top.m->has_range && (m->has_begin || m->has_end)) {
+			/* as babeltrace2's trimmer: keep the part of the range inside the
+			 * bounds; a cut range no longer knows how many were discarded */
+			if ((m->has_begin && top.m->end_ns < m->begin) || (m->has_end && top.m->begin_ns > m->end))
+				continue;
+			bool cut_b = m->has_begin && top.m->begin_ns < m->begin;
+			bool cut_e = m->has_end && top.m->end_ns > m->end;
+			if (cut_b || cut_e) {
+				m->clipped = *top.m;
+				if (cut_b)
+					m->clipped.begin_ns = m->begin;
+				if (cut_e)
+					m->clipped.end_ns = m->end;
+				m->clipped.count = 0;
+				*out = &m->clipped;
+				return 1;
+			}
+		}
+		*out = top.m;
+		return 1;
 	}
-	if (!m->n)
-		return 0;
-	slot top = m->heap[0];
-	m->heap[0] = m->heap[--m->n];
-	if (m->n)
-		sift_down(m, 0);
-	m->pending[m->npending++] = top.s;
-	*out = top.m;
-	return 1;
+}
+
+void tio_mux_set_begin_time_of_day(tio_mux *m, int64_t ns, bool utc)
+{
+	m->begin_tod = true;
+	m->tod_utc = utc;
+	m->begin = ns;
+}
+
+void tio_mux_set_end_time_of_day(tio_mux *m, int64_t ns, bool utc)
+{
+	m->end_tod = true;
+	m->tod_utc = utc;
+	m->end = ns;
 }
 
 uint64_t tio_mux_errors(const tio_mux *m) { return m->errors; }

@@ -749,13 +749,13 @@ static void print_discarded(pretty *p, const tio_msg *m)
 	bool ev = m->type == TIO_MSG_DISCARDED_EVENTS;
 	const char *what = ev ? "event" : "packet";
 	if (p->color)
-		tio_buf_adds(&w, "\033[33m\033[1mWARNING\033[0m\033[33m: Tracer discarded ");
+		tio_buf_adds(&w, "\033[33m\033[1mWARNING\033[0m\033[33m: ");
 	else
-		tio_buf_adds(&w, "WARNING: Tracer discarded ");
+		tio_buf_adds(&w, "WARNING: ");
 	if (m->count)
-		tio_buf_addf(&w, "%" PRIu64 " %s%s ", m->count, what, m->count == 1 ? "" : "s");
-	else
-		tio_buf_addf(&w, "%ss ", what);
+		tio_buf_addf(&w, "Tracer discarded %" PRIu64 " %s%s ", m->count, what, m->count == 1 ? "" : "s");
+	else /* count unknown (first packet, or a range cut by trimming) */
+		tio_buf_addf(&w, "Tracer may have discarded %ss ", what);
 	if (m->has_range) {
 		tio_buf_adds(&w, "between [");
 		fmt_time(p, &w, m->begin_ns + p->clock_offset_ns);

@@ -65,6 +65,14 @@ for t in wk-heartbeat-u multi-domains; do
 	compare "$t -n all -f all --color always" "$t" -n all -f all --color always
 done
 
+# trimming, with every time format babeltrace2 takes
+compare "trim: time of day" wk-heartbeat-u --begin 17:48:17.587 --end 17:48:17.5875
+compare "trim: time of day UTC" wk-heartbeat-u --clock-gmt --begin 17:48:17.587
+compare "trim: --timerange" wk-heartbeat-u "--timerange=[17:48:17.586634786,17:48:17.587118926]"
+compare "trim: seconds from origin" wk-heartbeat-u --begin 1351532897.587
+compare "trim: date and time" wk-heartbeat-u --clock-gmt --begin "2012-10-29 17:48:17.5871" --end "2012-10-29 17:48:18"
+compare "trim: several streams and traces" multi-domains --begin 19:15:41.5 --end 19:16:10
+
 # the two traces babeltrace2 2.0.4 crashes on: expected text from the 2.1 details files
 for d in def-clk-freq meta-ctx-sequence; do
 	"$TIO" print "$d" >"$TMP/tio.out" 2>"$TMP/tio.err" || { notok "succeed/$d: exit $?" "$(cat "$TMP/tio.err")"; continue; }

@@ -80,6 +80,20 @@ int main(void)
 	CHECK(b.len == 6 + 4000, "buf growth %zu", b.len);
 	tio_buf_free(&b);
 
+	static const char *const paths[][2] = {
+		{"/a/b/../c/./d//e/", "/a/c/d/e"}, {"/..", "/"}, {"/", "/"}, {"/a/..", "/"},
+		{"/x/./y/../../z", "/z"},
+	};
+	for (size_t k = 0; k < sizeof(paths) / sizeof(paths[0]); k++) {
+		char *a = tio_path_abs(paths[k][0]);
+		CHECK(a && !strcmp(a, paths[k][1]), "path %s -> %s (want %s)", paths[k][0], a ? a : "NULL",
+		      paths[k][1]);
+		free(a);
+	}
+	char *rel = tio_path_abs("x/../y");
+	CHECK(rel && rel[0] == '/' && strstr(rel, "/y") && !strstr(rel, ".."), "relative path: %s", rel);
+	free(rel);
+
 	if (failures)
 		printf("%d failure(s)\n", failures);
 	return failures != 0;
