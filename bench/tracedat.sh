@@ -23,30 +23,32 @@ V7=${V6%.dat}-v7-zstd.dat
 case "$V6" in *-v6.dat) V7=${V6%-v6.dat}-v7-zstd.dat;; esac
 [ -f "$V7" ] || trace-cmd convert -i "$V6" -o "$V7" --file-version 7 --compression zstd > /dev/null 2>&1
 
-# run NAME CMD...: wall seconds and max RSS (KiB) -> "secs kib"
+# run NAME CMD...: wall seconds, max RSS (KiB), CPU seconds (user+sys) -> "secs kib cpu"
+# (CPU time is the fair figure on a shared machine: wall time includes waiting for a core)
 run() {
 	local out=$1; shift
-	/usr/bin/time -f '%e %M' -o "$WORK/time" "$@" > "$out" 2> /dev/null
-	cat "$WORK/time"
+	/usr/bin/time -f '%e %M %U %S' -o "$WORK/time" "$@" > "$out" 2> /dev/null
+	awk '{ printf "%s %s %.2f\n", $1, $2, $3 + $4 }' "$WORK/time"
 }
 events=$("$TIO" info "$V6" 2>/dev/null | awk '/^  events:/ {print $2; exit}')
 printf 'trace: %s (%s bytes), v7 zstd: %s (%s bytes), %s events\n' "$V6" "$(stat -c %s "$V6")" \
 	"$V7" "$(stat -c %s "$V7")" "${events:-?}"
-printf '%-34s %9s %9s\n' "command" "seconds" "maxRSS-MB"
-declare -A T M
+printf '%-34s %9s %9s %9s\n' "command" "seconds" "cpu-secs" "maxRSS-MB"
+declare -A T M C
 for f in v6 v7; do
 	file=$V6; [ $f = v7 ] && file=$V7
-	read -r T[tc_$f] M[tc_$f] < <(run "$WORK/tc-$f.txt" trace-cmd report -i "$file")
-	read -r T[tio_$f] M[tio_$f] < <(run "$WORK/tio-$f.txt" "$TIO" print "$file")
-	read -r T[dummy_$f] M[dummy_$f] < <(run /dev/null "$TIO" print -o dummy "$file")
+	read -r T[tc_$f] M[tc_$f] C[tc_$f] < <(run "$WORK/tc-$f.txt" trace-cmd report -i "$file")
+	read -r T[tio_$f] M[tio_$f] C[tio_$f] < <(run "$WORK/tio-$f.txt" "$TIO" print "$file")
+	read -r T[dummy_$f] M[dummy_$f] C[dummy_$f] < <(run /dev/null "$TIO" print -o dummy "$file")
 	for k in tc tio dummy; do
 		case $k in tc) c="trace-cmd report ($f)";; tio) c="traceio print ($f)";; dummy) c="traceio print -o dummy ($f)";; esac
-		printf '%-34s %9s %9s\n' "$c" "${T[${k}_$f]}" "$(( ${M[${k}_$f]} / 1024 ))"
+		printf '%-34s %9s %9s %9s\n' "$c" "${T[${k}_$f]}" "${C[${k}_$f]}" "$(( ${M[${k}_$f]} / 1024 ))"
 	done
 	if cmp -s "$WORK/tc-$f.txt" "$WORK/tio-$f.txt"; then echo "  $f: texts identical ($(wc -l < "$WORK/tio-$f.txt") lines)"
 	else echo "  $f: TEXTS DIFFER: $(cmp "$WORK/tc-$f.txt" "$WORK/tio-$f.txt" | head -1)"; fi
 	rm -f "$WORK/tc-$f.txt" "$WORK/tio-$f.txt"
 done
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
-echo "speed-up of traceio print over trace-cmd report: v6 $(ratio "${T[tc_v6]}" "${T[tio_v6]}")x, v7 zstd $(ratio "${T[tc_v7]}" "${T[tio_v7]}")x"
-echo "traceio print v7 zstd / v6 time: $(ratio "${T[tio_v7]}" "${T[tio_v6]}")x (trace-cmd: $(ratio "${T[tc_v7]}" "${T[tc_v6]}")x)"
+echo "speed-up of traceio print over trace-cmd report, wall: v6 $(ratio "${T[tc_v6]}" "${T[tio_v6]}")x, v7 zstd $(ratio "${T[tc_v7]}" "${T[tio_v7]}")x"
+echo "speed-up of traceio print over trace-cmd report, cpu:  v6 $(ratio "${C[tc_v6]}" "${C[tio_v6]}")x, v7 zstd $(ratio "${C[tc_v7]}" "${C[tio_v7]}")x"
+echo "traceio print v7 zstd / v6, wall: $(ratio "${T[tio_v7]}" "${T[tio_v6]}")x, cpu: $(ratio "${C[tio_v7]}" "${C[tio_v6]}")x (trace-cmd: $(ratio "${T[tc_v7]}" "${T[tc_v6]}")x, $(ratio "${C[tc_v7]}" "${C[tc_v6]}")x)"
