@@ -27,6 +27,14 @@ const char *tio_msg_event_name(const tio_msg *m);
 /* Timestamp in ns from the clock origin; false when the message has none. */
 bool tio_msg_time_ns(const tio_msg *m, int64_t *ns);
 
+/*
+ * Where the message comes from, for reports such as `traceio check`: the
+ * path of its stream's (first) data file, NULL when unknown, and the byte
+ * offset of the record in that file (0 when the reader does not say).
+ */
+const char *tio_msg_stream_path(const tio_msg *m);
+uint64_t tio_msg_offset(const tio_msg *m);
+
 #ifdef __cplusplus
 }
 #endif

@@ -19,10 +19,12 @@ static void usage(FILE *f)
 		"                    when the first argument is a path)\n"
 		"  info TRACE...     formats, streams, event classes with counts, time range,\n"
 		"                    discarded events\n"
+		"  check TRACE...    read every TRACE to the end and list every problem with its\n"
+		"                    location; exit 0 only when clean\n"
 		"  help [COMMAND]    this text, or the options of COMMAND\n"
 		"\n"
 		"formats read: %s\n"
-		"Not yet available: convert, check (see README.md).\n",
+		"Not yet available: convert (see README.md).\n",
 		TRACEIO_VERSION, cli_format_list());
 }
 
@@ -38,6 +40,8 @@ int main(int argc, char **argv)
 			return cli_print(2, (char *[]){"print", "--help", NULL});
 		if (argc > 2 && !strcmp(argv[2], "info"))
 			return cli_info(2, (char *[]){"info", "--help", NULL});
+		if (argc > 2 && !strcmp(argv[2], "check"))
+			return cli_check(2, (char *[]){"check", "--help", NULL});
 		usage(stdout);
 		return 0;
 	}
@@ -49,6 +53,8 @@ int main(int argc, char **argv)
 		return cli_print(argc - 1, argv + 1);
 	if (!strcmp(cmd, "info"))
 		return cli_info(argc - 1, argv + 1);
+	if (!strcmp(cmd, "check"))
+		return cli_check(argc - 1, argv + 1);
 	if (cmd[0] == '-' || strchr(cmd, '/') || cli_path_exists(cmd))
 		return cli_print(argc, argv); /* argv[0] stands for "print" */
 	fprintf(stderr, "traceio: unknown command '%s' (try 'traceio --help')\n", cmd);

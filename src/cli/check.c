@@ -1,0 +1,196 @@
+/*
+ * traceio check: read every input to the end and list every problem found,
+ * each with its location (file and byte offset, or metadata line:column,
+ * and the field), as the readers report them.  Besides what the readers
+ * refuse, it checks what only a whole read can see: event times that go
+ * backwards after the merge (a stream whose clock is not monotonic).
+ * Exit status: 0 clean, 1 problems found, 2 usage.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void print_help(void)
+{
+	printf("usage: traceio check [-i FORMAT] [-q] [--max N] TRACE...\n"
+	       "\n"
+	       "Reads every TRACE (of any format; a directory is searched for traces) to\n"
+	       "the end and lists every problem found with its location: file and byte\n"
+	       "offset (or metadata line:column) and the field.  Damaged packets, pages or\n"
+	       "blocks are skipped and reading goes on, so every problem is listed.\n"
+	       "\n"
+	       "  -i, --format FMT   read the inputs as FMT (%s) instead of guessing\n"
+	       "  -q, --quiet        print only the one-line summary of each trace\n"
+	       "  --max N            stop listing (not reading) after N problems per trace\n"
+	       "\n"
+	       "Exit status: 0 when every trace is clean, 1 when a problem was found, 2 on\n"
+	       "bad usage.\n",
+	       cli_format_list());
+}
+
+typedef struct check_opts {
+	const char *format;
+	bool quiet;
+	uint64_t max;
+} check_opts;
+
+typedef struct tally {
+	uint64_t problems, events, discarded_events, discarded_packets;
+} tally;
+
+static void problem(const check_opts *o, tally *t, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void problem(const check_opts *o, tally *t, const char *fmt, ...)
+{
+	t->problems++;
+	if (o->quiet || (o->max && t->problems > o->max))
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("  ", stdout);
+	vprintf(fmt, ap);
+	fputc('\n', stdout);
+	va_end(ap);
+}
+
+/* Read one opened trace to the end; returns the number of problems. */
+static uint64_t check_trace(const check_opts *o, tio_trace *trace)
+{
+	tally t = {0};
+	tio_mux *mux = NULL;
+	const char *path = tio_trace_path(trace);
+	if (!o->quiet)
+		printf("%s: %s\n", path, tio_trace_format(trace));
+	fflush(stdout);
+	if (tio_mux_new(&trace, 1, &mux)) {
+		problem(o, &t, "%s", tio_error_message());
+		goto out;
+	}
+	bool has_last = false;
+	int64_t last_ns = 0;
+	for (;;) {
+		const tio_msg *m;
+		int r = tio_mux_next(mux, &m);
+		if (r == 0)
+			break;
+		if (r < 0) {
+			problem(o, &t, "%s", tio_error_message());
+			tio_error_clear();
+			if (r == TIO_ERR_NOMEM)
+				break;
+			continue;
+		}
+		int kind = tio_msg_kind(m);
+		if (kind == TIO_MSG_KIND_DISCARDED_EVENTS)
+			t.discarded_events++;
+		else if (kind == TIO_MSG_KIND_DISCARDED_PACKETS)
+			t.discarded_packets++;
+		if (kind != TIO_MSG_KIND_EVENT)
+			continue;
+		t.events++;
+		int64_t ns;
+		if (!tio_msg_time_ns(m, &ns))
+			continue;
+		if (has_last && ns < last_ns) {
+			const char *f = tio_msg_stream_path(m);
+			problem(o, &t,
+				"%s@0x%" PRIx64 ": event '%s': time %" PRId64 " ns is before the previous event's (%" PRId64 " ns): its stream's clock went backwards",
+				f ? f : path, tio_msg_offset(m), tio_msg_event_name(m) ? tio_msg_event_name(m) : "?",
+				ns, last_ns);
+		}
+		if (!has_last || ns > last_ns)
+			last_ns = ns;
+		has_last = true;
+	}
+out:
+	tio_mux_free(mux);
+	if (o->max && t.problems > o->max && !o->quiet)
+		printf("  ... %" PRIu64 " more problems not listed\n", t.problems - o->max);
+	printf("%s: %" PRIu64 " events", path, t.events);
+	if (t.discarded_events || t.discarded_packets)
+		printf(" (%" PRIu64 " discarded-events and %" PRIu64 " discarded-packets records)",
+		       t.discarded_events, t.discarded_packets);
+	if (t.problems)
+		printf(", %" PRIu64 " problem%s\n", t.problems, t.problems > 1 ? "s" : "");
+	else
+		printf(", ok\n");
+	fflush(stdout);
+	return t.problems;
+}
+
+int cli_check(int argc, char **argv)
+{
+	check_opts o = {0};
+	char **inputs = calloc((size_t)argc, sizeof(char *));
+	size_t n = 0;
+	if (!inputs) {
+		fprintf(stderr, "traceio: out of memory\n");
+		return 2;
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			print_help();
+			free(inputs);
+			return 0;
+		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			o.quiet = true;
+		} else if (!strcmp(a, "-i") || !strcmp(a, "--format") || !strcmp(a, "--max")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "traceio: %s needs a value\n", a);
+				free(inputs);
+				return 2;
+			}
+			if (!strcmp(a, "--max")) {
+				char *e;
+				o.max = strtoull(argv[++i], &e, 10);
+				if (*e || !o.max) {
+					fprintf(stderr, "traceio: --max needs a positive number\n");
+					free(inputs);
+					return 2;
+				}
+			} else {
+				o.format = argv[++i];
+			}
+		} else if (!strncmp(a, "--format=", 9)) {
+			o.format = a + 9;
+		} else if (!strcmp(a, "--")) {
+			while (++i < argc)
+				inputs[n++] = argv[i];
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "traceio: unknown option '%s' (see traceio check --help)\n", a);
+			free(inputs);
+			return 2;
+		} else {
+			inputs[n++] = argv[i];
+		}
+	}
+	if (!n) {
+		fprintf(stderr, "traceio: no input trace (see traceio check --help)\n");
+		free(inputs);
+		return 2;
+	}
+	uint64_t problems = 0;
+	for (size_t i = 0; i < n; i++) {
+		tio_trace **traces = NULL;
+		size_t k = 0;
+		if (tio_trace_open_all(inputs[i], o.format, &traces, &k)) {
+			/* a trace that does not open is one problem, with its location */
+			printf("%s: cannot be opened\n  %s\n%s: 0 events, 1 problem\n", inputs[i],
+			       tio_error_message(), inputs[i]);
+			tio_error_clear();
+			problems++;
+			continue;
+		}
+		for (size_t j = 0; j < k; j++)
+			problems += check_trace(&o, traces[j]);
+		cli_free_traces(traces, k);
+	}
+	free(inputs);
+	return problems ? 1 : 0;
+}
