@@ -9,6 +9,8 @@ extern const tio_sink_ops tio_sink_dummy_ops;
 extern const tio_sink_ops tio_sink_info_ops;
 extern const tio_sink_ops tio_sink_lttv_ops;
 extern const tio_sink_ops tio_sink_tcreport_ops;
+extern const tio_sink_ops tio_sink_ctf_ops;
+extern const tio_sink_ops tio_sink_json_ops;
 
 static const tio_sink_ops *const sinks[] = {
 	&tio_sink_pretty_ops,
@@ -16,6 +18,8 @@ static const tio_sink_ops *const sinks[] = {
 	&tio_sink_info_ops,
 	&tio_sink_lttv_ops,
 	&tio_sink_tcreport_ops,
+	&tio_sink_ctf_ops, /* writer: src/ctf/ctf-writer.c */
+	&tio_sink_json_ops,
 };
 
 const char *const *tio_sinks(void)
