@@ -1011,6 +1011,8 @@ static int add_stream(tio_trace *t, ctf_trace *ct, file_info *fis, size_t n, uin
 		s->base.sc = t->tc->nscs ? t->tc->scs[0] : NULL;
 	}
 	if (!s->base.sc) {
+		free(s->base.name);
+		free(s->base.path);
 		ctf_stream_free(&s->base);
 		return tio_err_set(TIO_ERR_FORMAT, "%s: trace has data files but no stream class", t->path);
 	}
@@ -1020,6 +1022,8 @@ static int add_stream(tio_trace *t, ctf_trace *ct, file_info *fis, size_t n, uin
 				s->clock_base >= 0;
 	}
 	if (tio_grow(&t->streams, &(size_t){t->nstreams}, t->nstreams + 1, sizeof(*t->streams))) {
+		free(s->base.name);
+		free(s->base.path);
 		ctf_stream_free(&s->base);
 		return TIO_ERR_NOMEM;
 	}
