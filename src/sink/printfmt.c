@@ -77,17 +77,26 @@ struct arg {
 	arg *next;
 	int type;
 	union {
-		struct { char *atom; unsigned long long val; bool ready; } atom; /* val: cached */
+		struct { char *atom; } atom;
 		struct { char *name; pf_field *field; } field;
 		struct { arg *field; char *delim; flag_sym *flags; } flags;
 		struct { arg *field; flag_sym *symbols; } symbol;
 		struct { arg *field, *size; } hex;
 		struct { arg *field, *count, *el_size; } int_array;
-		struct { char *type; arg *item; int mask; } typecast; /* mask: cached, 0 = unknown */
+		struct { char *type; arg *item; } typecast;
 		struct { char *string; pf_field *field; } string;
 		struct { pf_field *field; } dynarray;
-		struct { char *op; arg *left, *right; int prio; int code; } op; /* code: cached */
+		struct { char *op; arg *left, *right; int prio; } op;
 	};
+	/*
+	 * Evaluation caches, filled on first evaluation (after parsing, which
+	 * rewrites args freely: they are outside the union so that a rewrite
+	 * never leaves a stale value): A_ATOM value, A_OP operator code,
+	 * A_TYPE cast class.
+	 */
+	bool ready;
+	int code;
+	unsigned long long cval;
 };
 
 enum { P_STRING, P_DIGIT, P_POINTER, P_ARGSTR };
@@ -1431,9 +1440,9 @@ static int type_class(const char *type)
 
 static unsigned long long type_cast(arg *a, unsigned long long val)
 {
-	if (TIO_UNLIKELY(!a->typecast.mask))
-		a->typecast.mask = type_class(a->typecast.type);
-	switch (a->typecast.mask) {
+	if (TIO_UNLIKELY(!a->code))
+		a->code = type_class(a->typecast.type);
+	switch (a->code) {
 	case TC_U8: return val & 0xff;
 	case TC_U16: return val & 0xffff;
 	case TC_U32: return val & 0xffffffff;
@@ -2750,13 +2759,13 @@ static unsigned long long eval_num_arg(const uint8_t *data, int size, pf_event *
 		return 0;
 	case A_ATOM:
 		/* the parse is final by now: the value never changes, so compute it once */
-		if (TIO_LIKELY(a->atom.ready))
-			return a->atom.val;
+		if (TIO_LIKELY(a->ready))
+			return a->cval;
 		val = strtoull(a->atom.atom, NULL, 0);
 		if (!val)
 			val = test_for_symbol(c, a);
-		a->atom.val = val;
-		a->atom.ready = true;
+		a->cval = val;
+		a->ready = true;
 		return val;
 	case A_FIELD:
 		if (!a->field.field) {
@@ -2782,9 +2791,9 @@ static unsigned long long eval_num_arg(const uint8_t *data, int size, pf_event *
 	case A_CPUMASK:
 		return 0;
 	case A_OP:
-		if (TIO_UNLIKELY(!a->op.code))
-			a->op.code = op_code(a->op.op);
-		if (a->op.code == OPC_INDEX) {
+		if (TIO_UNLIKELY(!a->code))
+			a->code = op_code(a->op.op);
+		if (a->code == OPC_INDEX) {
 			right = eval_num_arg(data, size, e, a->op.right);
 			larg = a->op.left;
 			while (larg->type == A_TYPE) {
@@ -2819,7 +2828,7 @@ static unsigned long long eval_num_arg(const uint8_t *data, int size, pf_event *
 			if (typearg)
 				val = eval_type_str(val, typearg->typecast.type, 1);
 			break;
-		} else if (a->op.code == OPC_COND) {
+		} else if (a->code == OPC_COND) {
 			left = eval_num_arg(data, size, e, a->op.left);
 			a = a->op.right;
 			if (!a)
@@ -2833,7 +2842,7 @@ static unsigned long long eval_num_arg(const uint8_t *data, int size, pf_event *
 	default_op:
 		left = eval_num_arg(data, size, e, a->op.left);
 		right = eval_num_arg(data, size, e, a->op.right);
-		switch (a->op.code) {
+		switch (a->code) {
 		case OPC_NOT: val = !right; break;
 		case OPC_NE: val = left != right; break;
 		case OPC_BNOT: val = ~right; break;
