@@ -4,11 +4,13 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "traceio/traceio.h"
 
 int cli_print(int argc, char **argv);
 int cli_info(int argc, char **argv);
+int cli_convert(int argc, char **argv);
 int cli_check(int argc, char **argv);
 
 bool cli_path_exists(const char *path);
@@ -18,6 +20,12 @@ const char *cli_format_list(void);
 int cli_open_inputs(char **paths, size_t npaths, const char *format, tio_trace ***traces,
 		    size_t *ntraces);
 void cli_free_traces(tio_trace **traces, size_t n);
+
+/*
+ * Parse a babeltrace2 time (print.c): "[-]SEC[.NS]" (ns from origin),
+ * "YYYY-MM-DD HH:MM[:SS[.NS]]" or "HH:MM[:SS[.NS]]" (*tod set).  0 or -1.
+ */
+int cli_parse_time(const char *s, bool gmt, int64_t *ns, bool *tod);
 
 /* Print "traceio: <message>" for the last library error. */
 void cli_error(const char *what);

@@ -21,10 +21,13 @@ static void usage(FILE *f)
 		"                    discarded events\n"
 		"  check TRACE...    read every TRACE to the end and list every problem with its\n"
 		"                    location; exit 0 only when clean\n"
+		"  convert -o OUT INPUT...\n"
+		"                    write every INPUT, merged by time, as one trace in another\n"
+		"                    format (CTF 1.8 now; trace.dat, LTT writers not yet)\n"
 		"  help [COMMAND]    this text, or the options of COMMAND\n"
 		"\n"
 		"formats read: %s\n"
-		"Not yet available: convert (see README.md).\n",
+		"formats written: ctf\n",
 		TRACEIO_VERSION, cli_format_list());
 }
 
@@ -42,6 +45,8 @@ int main(int argc, char **argv)
 			return cli_info(2, (char *[]){"info", "--help", NULL});
 		if (argc > 2 && !strcmp(argv[2], "check"))
 			return cli_check(2, (char *[]){"check", "--help", NULL});
+		if (argc > 2 && !strcmp(argv[2], "convert"))
+			return cli_convert(2, (char *[]){"convert", "--help", NULL});
 		usage(stdout);
 		return 0;
 	}
@@ -55,6 +60,8 @@ int main(int argc, char **argv)
 		return cli_info(argc - 1, argv + 1);
 	if (!strcmp(cmd, "check"))
 		return cli_check(argc - 1, argv + 1);
+	if (!strcmp(cmd, "convert"))
+		return cli_convert(argc - 1, argv + 1);
 	if (cmd[0] == '-' || strchr(cmd, '/') || cli_path_exists(cmd))
 		return cli_print(argc, argv); /* argv[0] stands for "print" */
 	fprintf(stderr, "traceio: unknown command '%s' (try 'traceio --help')\n", cmd);

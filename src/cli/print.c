@@ -92,7 +92,7 @@ static int parse_frac(const char **pp, int64_t *f)
  * "YYYY-MM-DD HH:MM[:SS[.NS]]", or "HH:MM[:SS[.NS]]" (*tod set: a time
  * of day, resolved against the first event's day by the mux).
  */
-static int parse_time(const char *s, bool gmt, int64_t *ns, bool *tod)
+int cli_parse_time(const char *s, bool gmt, int64_t *ns, bool *tod)
 {
 	int y, mo, d, h, mi, n = 0;
 	*tod = false;
@@ -290,7 +290,7 @@ int cli_print(int argc, char **argv)
 	int64_t ns;
 	bool tod;
 	if (begin) {
-		if (parse_time(begin, gmt, &ns, &tod)) {
+		if (cli_parse_time(begin, gmt, &ns, &tod)) {
 			fprintf(stderr, "traceio: cannot parse time '%s'\n", begin);
 			status = 2;
 			goto out;
@@ -301,7 +301,7 @@ int cli_print(int argc, char **argv)
 			tio_mux_set_begin(mux, ns);
 	}
 	if (end) {
-		if (parse_time(end, gmt, &ns, &tod)) {
+		if (cli_parse_time(end, gmt, &ns, &tod)) {
 			fprintf(stderr, "traceio: cannot parse time '%s'\n", end);
 			status = 2;
 			goto out;

@@ -1,0 +1,299 @@
+/*
+ * traceio convert: read every input, merge them by time and hand the
+ * messages to a writer sink ("ctf", "tracedat"...).  The writer is chosen
+ * by name (--to, or guessed from the output path): a new writer needs one
+ * line in `writers` below.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+/* --to NAME -> sink name, and the output names it is guessed from. */
+static const struct writer {
+	const char *to;
+	const char *sink;
+	const char *suffix; /* OUT ending in this means this format ("" = a directory) */
+} writers[] = {
+	{"ctf", "ctf", ""},
+	{"tracedat", "tracedat", ".dat"},
+};
+
+static void help(void)
+{
+	printf("usage: traceio convert [OPTIONS] -o OUT INPUT...\n"
+	       "\n"
+	       "Writes the events of every INPUT (any format traceio reads: %s),\n"
+	       "merged by time, as one trace in another format.  Several input traces go to\n"
+	       "OUT/<trace name>/ each.  OUT is written under a temporary name and renamed at\n"
+	       "the end; an existing OUT is replaced only with --force.\n"
+	       "\n"
+	       "  -o, --output OUT      the output path (required)\n"
+	       "  -t, --to FORMAT       ctf (a CTF 1.8 directory) or tracedat; default: guessed\n"
+	       "                        from OUT (a directory or no extension: ctf, *.dat: tracedat)\n"
+	       "  -i, --format FMT      read the inputs as FMT instead of guessing\n"
+	       "  -b, --begin TIME      drop events before TIME\n"
+	       "  -e, --end TIME        drop events after TIME\n"
+	       "                        TIME: [-]SEC[.NS] from the clock origin, or\n"
+	       "                        'YYYY-MM-DD HH:MM[:SS[.NS]]' (UTC with --clock-gmt)\n"
+	       "  --clock-gmt           read TIME in UTC\n"
+	       "  -n, --names E,...     keep only the events with these names\n"
+	       "  -f, --force           replace OUT if it exists (a CTF directory or a file)\n"
+	       "  --packet-size N       ctf: packet content size in bytes (K, M suffixes;\n"
+	       "                        default 256K; a packet holding one bigger event grows)\n"
+	       "  --packetize-metadata  ctf: write the metadata as packets (as LTTng does)\n"
+	       "  --strict              stop at the first input error instead of skipping\n"
+	       "  -q, --quiet           no progress line (shown only when stderr is a terminal)\n"
+	       "\n"
+	       "Writers built in: ctf.  Not yet: tracedat, ltt, lttng0 (see README.md).\n",
+	       cli_format_list());
+}
+
+static bool sink_exists(const char *name)
+{
+	const char *const *s = tio_sinks();
+	for (size_t i = 0; s[i]; i++)
+		if (!strcmp(s[i], name))
+			return true;
+	return false;
+}
+
+/* The writer for OUT's name: NULL when it cannot be guessed. */
+static const struct writer *guess(const char *out)
+{
+	size_t l = strlen(out);
+	const char *slash = strrchr(out, '/');
+	const char *base = slash ? slash + 1 : out;
+	if (l && out[l - 1] == '/')
+		return &writers[0];
+	for (size_t i = 0; i < sizeof(writers) / sizeof(writers[0]); i++) {
+		size_t sl = strlen(writers[i].suffix);
+		if (sl && l > sl && !strcmp(out + l - sl, writers[i].suffix))
+			return &writers[i];
+	}
+	if (!strchr(base, '.'))
+		return &writers[0]; /* no extension: a directory */
+	return NULL;
+}
+
+/* Is `name` in the comma-separated list? */
+static bool in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; *p;) {
+		const char *c = strchr(p, ',');
+		size_t l = c ? (size_t)(c - p) : strlen(p);
+		if (l == n && !memcmp(p, name, n))
+			return true;
+		if (!c)
+			break;
+		p = c + 1;
+	}
+	return false;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The message loop of cli_run() with the name filter and a progress line. */
+static int run(tio_mux *mux, tio_sink *sink, const char *names, bool strict, bool progress)
+{
+	int status = 0;
+	uint64_t nev = 0, nmsg = 0;
+	double t0 = now(), last = t0;
+	for (;;) {
+		const tio_msg *m;
+		int r = tio_mux_next(mux, &m);
+		if (r == 0)
+			break;
+		if (r < 0) {
+			if (progress)
+				fputc('\n', stderr);
+			cli_error(NULL);
+			status = 1;
+			if (strict || r == TIO_ERR_NOMEM)
+				break;
+			continue;
+		}
+		const char *en = tio_msg_event_name(m);
+		if (names && en && !in_list(names, en))
+			continue;
+		if (en)
+			nev++;
+		if (tio_sink_consume(sink, m)) {
+			if (progress)
+				fputc('\n', stderr);
+			cli_error(NULL);
+			return 1;
+		}
+		if (progress && (++nmsg & 0xffff) == 0) {
+			double t = now();
+			if (t - last >= 0.5) {
+				last = t;
+				fprintf(stderr, "\rtraceio convert: %llu events, %.1f s", (unsigned long long)nev, t - t0);
+				fflush(stderr);
+			}
+		}
+	}
+	if (progress && last > t0)
+		fprintf(stderr, "\rtraceio convert: %llu events, %.1f s\n", (unsigned long long)nev, now() - t0);
+	if (tio_sink_finish(sink)) {
+		cli_error(NULL);
+		return 1;
+	}
+	return status;
+}
+
+int cli_convert(int argc, char **argv)
+{
+	const char *out = NULL, *to = NULL, *format = NULL, *begin = NULL, *end = NULL, *names = NULL;
+	const char *packet_size = NULL;
+	bool force = false, strict = false, gmt = false, quiet = false, packetize = false;
+	char **inputs = calloc((size_t)argc, sizeof(char *));
+	size_t ninputs = 0;
+	int status = 2;
+	tio_trace **traces = NULL;
+	size_t ntraces = 0;
+	tio_mux *mux = NULL;
+	tio_sink *sink = NULL;
+	if (!inputs) {
+		fprintf(stderr, "traceio: out of memory\n");
+		return 2;
+	}
+	for (int i = 1; i < argc; i++) {
+		char *a = argv[i];
+		if (a[0] != '-' || !a[1]) {
+			inputs[ninputs++] = a;
+			continue;
+		}
+		if (!strcmp(a, "--")) {
+			while (++i < argc)
+				inputs[ninputs++] = argv[i];
+			break;
+		}
+		char *eq = a[1] == '-' ? strchr(a, '=') : NULL;
+		size_t nl = eq ? (size_t)(eq - a) : strlen(a);
+#define IS(s) (nl == strlen(s) && !strncmp(a, s, nl))
+#define VALUE()                                                                                    \
+	(eq ? eq + 1 : (i + 1 < argc ? argv[++i] : (fprintf(stderr, "traceio: %s needs a value\n", a), \
+						     (char *)NULL)))
+		const char **dst = NULL;
+		if (IS("-h") || IS("--help")) {
+			help();
+			status = 0;
+			goto done;
+		} else if (IS("-o") || IS("--output")) {
+			dst = &out;
+		} else if (IS("-t") || IS("--to")) {
+			dst = &to;
+		} else if (IS("-i") || IS("--format")) {
+			dst = &format;
+		} else if (IS("-b") || IS("--begin")) {
+			dst = &begin;
+		} else if (IS("-e") || IS("--end")) {
+			dst = &end;
+		} else if (IS("-n") || IS("--names")) {
+			dst = &names;
+		} else if (IS("--packet-size")) {
+			dst = &packet_size;
+		} else if (IS("-f") || IS("--force")) {
+			force = true;
+		} else if (IS("--packetize-metadata")) {
+			packetize = true;
+		} else if (IS("--strict")) {
+			strict = true;
+		} else if (IS("--clock-gmt")) {
+			gmt = true;
+		} else if (IS("-q") || IS("--quiet")) {
+			quiet = true;
+		} else {
+			fprintf(stderr, "traceio: unknown option '%s' (see traceio convert --help)\n", a);
+			goto done;
+		}
+		if (dst && !(*dst = VALUE()))
+			goto done;
+#undef IS
+#undef VALUE
+	}
+	if (!out) {
+		fprintf(stderr, "traceio: convert needs -o OUT (see traceio convert --help)\n");
+		goto done;
+	}
+	if (!ninputs) {
+		fprintf(stderr, "traceio: no input trace (see traceio convert --help)\n");
+		goto done;
+	}
+	const struct writer *w = NULL;
+	if (to) {
+		for (size_t i = 0; i < sizeof(writers) / sizeof(writers[0]); i++)
+			if (!strcmp(writers[i].to, to))
+				w = &writers[i];
+		if (!w) {
+			fprintf(stderr, "traceio: no writer for '%s' (writers: ctf, tracedat)\n", to);
+			goto done;
+		}
+	} else if (!(w = guess(out))) {
+		fprintf(stderr, "traceio: cannot guess the output format from '%s': use --to ctf|tracedat\n", out);
+		goto done;
+	}
+	if (!sink_exists(w->sink)) {
+		fprintf(stderr, "traceio: writing %s is not available yet (see README.md)\n", w->to);
+		goto done;
+	}
+	if (!force && cli_path_exists(out)) {
+		fprintf(stderr, "traceio: %s: already exists (--force replaces it)\n", out);
+		goto done;
+	}
+	if (packet_size && strcmp(w->sink, "ctf")) {
+		fprintf(stderr, "traceio: --packet-size is for --to ctf\n");
+		goto done;
+	}
+	int64_t bns = 0, ens = 0;
+	bool btod = false, etod = false;
+	if ((begin && cli_parse_time(begin, gmt, &bns, &btod)) || (end && cli_parse_time(end, gmt, &ens, &etod))) {
+		fprintf(stderr, "traceio: cannot parse time '%s'\n", begin && cli_parse_time(begin, gmt, &bns, &btod) ? begin : end);
+		goto done;
+	}
+
+	status = 1;
+	if (cli_open_inputs(inputs, ninputs, format, &traces, &ntraces))
+		goto done;
+	if (tio_sink_new(w->sink, stdout, stderr, &sink) || tio_sink_set(sink, "output", out) ||
+	    (force && tio_sink_set(sink, "force", "1")) || (packet_size && tio_sink_set(sink, "packet-size", packet_size)) ||
+	    (packetize && tio_sink_set(sink, "packetize-metadata", "1"))) {
+		cli_error(NULL);
+		status = 2;
+		goto done;
+	}
+	if (tio_mux_new(traces, ntraces, &mux)) {
+		cli_error(NULL);
+		goto done;
+	}
+	if (begin) {
+		if (btod)
+			tio_mux_set_begin_time_of_day(mux, bns, gmt);
+		else
+			tio_mux_set_begin(mux, bns);
+	}
+	if (end) {
+		if (etod)
+			tio_mux_set_end_time_of_day(mux, ens, gmt);
+		else
+			tio_mux_set_end(mux, ens);
+	}
+	status = run(mux, sink, names, strict, !quiet && isatty(STDERR_FILENO));
+done:
+	tio_sink_free(sink);
+	tio_mux_free(mux);
+	cli_free_traces(traces, ntraces);
+	free(inputs);
+	return status;
+}
