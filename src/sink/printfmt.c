@@ -120,7 +120,10 @@ typedef struct parse {
 
 enum { EV_FAILED = 1, EV_FTRACE = 2, EV_BPRINT = 4 };
 
-enum handler { H_NONE, H_SCHED_SWITCH, H_SCHED_WAKEUP, H_KSTACK, H_HRTIMER_START, H_HRTIMER_EXPIRE, H_FUTEX };
+enum handler {
+	H_NONE, H_SCHED_SWITCH, H_SCHED_WAKEUP, H_KSTACK, H_HRTIMER_START, H_HRTIMER_EXPIRE, H_FUTEX,
+	H_KMEM, H_TLB,
+};
 
 struct pf_event {
 	pf_ctx *ctx;
@@ -2652,6 +2655,13 @@ pf_event *pf_event_parse(pf_ctx *c, const char *system, const char *text, size_t
 		e->handler = H_HRTIMER_EXPIRE;
 	else if (!strcmp(e->system, "syscalls") && !strcmp(e->name, "sys_enter_futex"))
 		e->handler = H_FUTEX;
+	else if (!strcmp(e->system, "kmem") &&
+		 (!strcmp(e->name, "kfree") || !strcmp(e->name, "kmalloc") ||
+		  !strcmp(e->name, "kmalloc_node") || !strcmp(e->name, "kmem_cache_alloc") ||
+		  !strcmp(e->name, "kmem_cache_alloc_node") || !strcmp(e->name, "kmem_cache_free")))
+		e->handler = H_KMEM;
+	else if (!strcmp(e->system, "tlb") && !strcmp(e->name, "tlb_flush"))
+		e->handler = H_TLB;
 	if (!f) {
 		e->flags |= EV_FAILED;
 		return e;
@@ -3980,6 +3990,35 @@ static bool run_handler(pf_event *e, tio_buf *s, const uint8_t *data, int size)
 	}
 	case H_FUTEX:
 		return futex_handler(e, s, data, size);
+	case H_KMEM: {
+		/* the kmem plugin: "(function+0xoffset) " of call_site, then the event's own text */
+		if (!get_field_val(e, "call_site", data, size, &val, true)) {
+			const func_ent *fn = find_func(e->ctx, val);
+			if (fn) {
+				seq_putc(s, '(');
+				seq_puts(s, fn->name);
+				seq_printf(s, "+0x%x) ", (unsigned)(int)(val - fn->addr));
+			}
+		}
+		return true;
+	}
+	case H_TLB: {
+		/* the tlb plugin: its own names for reasons 0..3, nothing for the others */
+		static const char *const reasons[] = {"flush on task switch", "remote shootdown",
+						      "local shootdown", "local mm shootdown"};
+		seq_puts(s, "pages=");
+		if (!get_field_val(e, "pages", data, size, &val, false))
+			seq_printf(s, "%ld", (long)val);
+		else
+			seq_puts(s, "CAN'T FIND FIELD \"pages\"");
+		if (!get_field_val(e, "reason", data, size, &val, true)) {
+			seq_puts(s, " reason=");
+			if (val < TIO_ARRAY_LEN(reasons))
+				seq_puts(s, reasons[val]);
+			seq_printf(s, " (%d)", (int)val);
+		}
+		return false;
+	}
 	default:
 		return true;
 	}

@@ -40,6 +40,7 @@ for f in "$D"/samples/*.dat "$D"/converted-by-trace-cmd-3.1.6/*.dat; do
 	check "$b" "$f" "$E/$b"
 done
 check v7-zstd-small "$TIO_TOP/tests/data/ftrace/v7-zstd-small.dat" "$TIO_TOP/tests/data/ftrace/v7-zstd-small"
+check kmem-tlb-v7-zstd "$TIO_TOP/tests/data/ftrace/kmem-tlb-v7-zstd.dat" "$TIO_TOP/tests/data/ftrace/kmem-tlb-v7-zstd"
 
 # --cpu keeps one CPU's lines (and the header)
 expected "$TIO_TOP/tests/data/ftrace/v7-zstd-small.report.txt" | awk 'NR==1 || / \[001\] /' > "$TMP/exp"
