@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 static int emit(plan *p, const tio_fc *fc, const char *name, uint32_t parent, uint32_t *nslots);
+static int32_t cur_def_clock; /* set by plan_compile for emit_int */
 
 static int add(plan *p, uint32_t *idx)
 {
@@ -102,7 +103,7 @@ static int emit_int(plan_ins *in, const tio_fc *fc)
 		in->flags |= PF_SIGNED;
 	if (be)
 		in->flags |= PF_BE;
-	if (fc->i.clock >= 0)
+	if (fc->i.clock >= 0 && fc->i.clock == cur_def_clock)
 		in->flags |= PF_CLOCK;
 	if (fc->role)
 		in->flags |= PF_ROLE;
@@ -114,6 +115,12 @@ static int emit_int(plan_ins *in, const tio_fc *fc)
 		return 0;
 	}
 	in->mask = size == 64 ? UINT64_MAX : (1ULL << size) - 1;
+	if (fc->i.bf_unit) {
+		/* generic path: run() applies the unit rule before reading */
+		in->bf_unit = fc->i.bf_unit;
+		in->op = be ? OP_BITSBE : OP_BITSLE;
+		return 0;
+	}
 	if (fc->i.bit_rev) {
 		/* rare: the generic bit reader, then reverse (see run_int) */
 		in->flags |= PF_BITREV;
@@ -314,9 +321,10 @@ static int emit(plan *p, const tio_fc *fc, const char *name, uint32_t parent, ui
 	return 0;
 }
 
-int plan_compile(plan *p, const tio_fc *fc, const char *scope, uint32_t *nslots)
+int plan_compile(plan *p, const tio_fc *fc, const char *scope, int32_t def_clock, uint32_t *nslots)
 {
 	memset(p, 0, sizeof(*p));
+	cur_def_clock = def_clock;
 	p->scope = scope;
 	if (!fc)
 		return 0;

@@ -68,6 +68,7 @@ typedef struct plan_ins {
 	plan_vrange *vr; /* VARIANT: sorted selector ranges */
 	uint64_t mask;	 /* OP_BITS*: (1 << size) - 1 */
 	uint8_t unit;	 /* OP_STRING: code unit size in bytes (1, 2, 4) */
+	uint32_t bf_unit;/* GNU/C bit-field unit in bits (start at the next unit rather than cross one) */
 } plan_ins;
 
 /* One compiled scope: instructions in pre-order, the root at index 0. */
@@ -81,7 +82,11 @@ typedef struct plan {
  * Compile a scope.  `nslots` counts the save slots handed out so far in
  * the trace (shared by every plan of the trace).
  */
-int plan_compile(plan *p, const tio_fc *fc, const char *scope, uint32_t *nslots);
+/*
+ * `def_clock` is the stream class's default clock: only integers mapped to
+ * it update the stream's clock (a stream may map fields to other clocks too).
+ */
+int plan_compile(plan *p, const tio_fc *fc, const char *scope, int32_t def_clock, uint32_t *nslots);
 void plan_free(plan *p);
 
 /* Give every field class that some reference targets a save slot. */

@@ -20,6 +20,8 @@ typedef struct ctf_trace {
 	tio_ctf_meta meta;
 	plan pkt_header;
 	uint32_t nslots;
+	uint8_t magic[4]; /* the packet magic as stored (resync), when has_magic */
+	bool has_magic;
 } ctf_trace;
 
 typedef struct ctf_sc {
@@ -81,6 +83,11 @@ typedef struct ctf_stream {
 	char *pending_err; /* error found while opening, returned by the first next() */
 	bool fast_clock;   /* the default clock ticks at 1 GHz: ns = clock_base + value */
 	int64_t clock_base;
+	/* recovery after a damaged packet (see resync()) */
+	dec scratch;	   /* decodes candidate packet headers without touching d */
+	uint64_t good_end; /* end of the content of the last good packet of the current file */
+	bool has_good_end;
+	uint64_t scan_min; /* resync never starts before this offset again */
 } ctf_stream;
 
 /* ---------------------------------------------------------------- decoding */
@@ -231,7 +238,7 @@ static int run_children(dec *d, const plan *p, uint32_t first, uint32_t n, int d
 		const plan_ins *c = &p->ins[j];
 		int r;
 		/* the common case inline: a member that is a plain integer */
-		if (TIO_LIKELY(c->op <= OP_BITSBE && d->nvals < d->cap)) {
+		if (TIO_LIKELY(c->op <= OP_BITSBE && d->nvals < d->cap && !c->bf_unit)) {
 			if (c->align > 1)
 				d->pos = (d->pos + c->align - 1) & ~(uint64_t)(c->align - 1);
 			uint32_t vi = (uint32_t)d->nvals++;
@@ -313,6 +320,8 @@ static int run(dec *d, const plan *p, uint32_t i, int depth)
 		return dec_err(d, p, i, "nesting deeper than 256");
 	if (in->align > 1)
 		d->pos = (d->pos + in->align - 1) & ~(uint64_t)(in->align - 1);
+	if (TIO_UNLIKELY(in->bf_unit) && d->pos % in->bf_unit + in->size > in->bf_unit)
+		d->pos += in->bf_unit - d->pos % in->bf_unit; /* would cross its unit: next unit */
 	if ((r = new_val(d, p, i, &vi)))
 		return r;
 	d->vals[vi].fc = in->fc;
@@ -763,7 +772,109 @@ static void skip_file(ctf_stream *s)
 {
 	s->cur++;
 	s->pkt_off = 0;
+	s->has_good_end = false;
+	s->scan_min = 0;
 	s->state = ST_NEED_PACKET;
+}
+
+/*
+ * Does a packet that can be decoded begin at `off` of the current file?
+ * Its header must hold the CTF magic and this stream's class, its context
+ * sizes that fit the file.  Decodes into s->scratch: the current packet's
+ * values stay intact.
+ */
+static bool packet_at(ctf_stream *s, uint64_t off)
+{
+	ctf_file *f = &s->files[s->cur];
+	dec *d = &s->scratch;
+	if (!d->slots && !(d->slots = tio_calloc(s->ct->nslots ? s->ct->nslots : 1, sizeof(uint64_t))))
+		return false;
+	d->base = f->map.p + off;
+	d->pos = 0;
+	d->end = (f->map.size - off) * 8;
+	d->nvals = 0;
+	d->role_set = 0;
+	d->path = f->map.path;
+	d->file_off = off;
+	uint32_t root;
+	bool ok = !run_scope(d, &s->ct->pkt_header, &root) && role_has(d, TIO_ROLE_MAGIC) &&
+		  d->role_val[TIO_ROLE_MAGIC] == CTF_MAGIC &&
+		  (!role_has(d, TIO_ROLE_STREAM_CLASS_ID) || d->role_val[TIO_ROLE_STREAM_CLASS_ID] == s->base.sc->id) &&
+		  !run_scope(d, &sc_of(s->base.sc)->pkt_ctx, &root);
+	if (ok) {
+		uint64_t pkt = role_has(d, TIO_ROLE_PACKET_SIZE) ? d->role_val[TIO_ROLE_PACKET_SIZE] : d->end;
+		uint64_t content = role_has(d, TIO_ROLE_CONTENT_SIZE) ? d->role_val[TIO_ROLE_CONTENT_SIZE] : pkt;
+		if (!role_has(d, TIO_ROLE_PACKET_SIZE) && role_has(d, TIO_ROLE_CONTENT_SIZE))
+			pkt = (content + 7) & ~7ULL;
+		ok = pkt % 8 == 0 && pkt && pkt <= d->end && content <= pkt && content >= d->pos;
+	}
+	return ok;
+}
+
+/* The first offset in [from, to) of the current file where a decodable packet begins, or `to`. */
+static uint64_t find_packet(ctf_stream *s, uint64_t from, uint64_t to)
+{
+	const tio_map *m = &s->files[s->cur].map;
+	if (!s->ct->has_magic || to > m->size)
+		return to;
+	while (from < to && to - from >= 4) {
+		const uint8_t *hit = memmem(m->p + from, to - from, s->ct->magic, 4);
+		if (!hit)
+			break;
+		uint64_t off = (uint64_t)(hit - m->p);
+		if (packet_at(s, off))
+			return off;
+		from = off + 1;
+	}
+	return to;
+}
+
+/*
+ * After a packet that cannot be begun at s->pkt_off, go on at the next
+ * packet of the file: the first offset after the last good packet's content
+ * (its size field may be what was damaged) or after the failed offset where
+ * the packet magic starts a decodable header.  Scans only go forward.
+ * Without a magic number nothing says where a packet begins: the rest of
+ * the file is skipped.
+ */
+static void resync(ctf_stream *s)
+{
+	uint64_t failed = s->pkt_off;
+	uint64_t from = s->has_good_end && s->good_end <= failed ? s->good_end : failed + 1;
+	if (from < s->scan_min)
+		from = s->scan_min > failed ? s->scan_min : failed + 1;
+	s->scan_min = from + 1;
+	uint64_t size = s->files[s->cur].map.size;
+	uint64_t off = find_packet(s, from, size);
+	if (off >= size) {
+		skip_file(s);
+		return;
+	}
+	s->pkt_off = off;
+	s->state = ST_NEED_PACKET;
+}
+
+/*
+ * A packet whose padding holds the start of a decodable packet has a
+ * damaged size: end it there, so that the packets it would swallow are read.
+ */
+static int check_padding(ctf_stream *s)
+{
+	uint64_t content_end = s->pkt_off + (s->content_bits + 7) / 8, end = s->pkt_off + s->pkt_bits / 8;
+	s->good_end = content_end;
+	s->has_good_end = true;
+	if (!s->ct->has_magic || end - content_end < 4)
+		return 0;
+	uint64_t next = find_packet(s, content_end, end);
+	if (next >= end)
+		return 0;
+	uint64_t declared = s->pkt_bits;
+	s->pkt_bits = (next - s->pkt_off) * 8;
+	return tio_err_set(TIO_ERR_FORMAT,
+			   "%s@0x%llx: packet.context.packet_size: %llu bits, but a packet begins at 0x%llx: size taken as %llu bits",
+			   s->files[s->cur].map.path, (unsigned long long)s->pkt_off,
+			   (unsigned long long)declared, (unsigned long long)next,
+			   (unsigned long long)s->pkt_bits);
 }
 
 static int ctf_next(tio_stream *base, const tio_msg **out)
@@ -792,10 +903,12 @@ static int ctf_next(tio_stream *base, const tio_msg **out)
 			}
 			int r = begin_packet(s);
 			if (r) {
-				skip_file(s);
+				resync(s);
 				return r;
 			}
 			s->state = ST_IN_PACKET;
+			if ((r = check_padding(s)))
+				return r;
 			continue;
 		}
 		if (s->state == ST_DONE)
@@ -822,6 +935,8 @@ static void ctf_stream_free(tio_stream *base)
 	free(s->files);
 	free(s->d.vals);
 	free(s->d.slots);
+	free(s->scratch.vals);
+	free(s->scratch.slots);
 	free(s->pending_err);
 	free(s);
 }
@@ -937,18 +1052,18 @@ static int compile_all(ctf_trace *ct, tio_trace_class *tc)
 {
 	int r = plan_assign_slots(tc, &ct->nslots);
 	if (!r)
-		r = plan_compile(&ct->pkt_header, tc->pkt_header, "packet.header", &ct->nslots);
+		r = plan_compile(&ct->pkt_header, tc->pkt_header, "packet.header", -1, &ct->nslots);
 	for (uint32_t i = 0; !r && i < tc->nscs; i++) {
 		tio_stream_class *sc = tc->scs[i];
 		ctf_sc *csc = tio_calloc(1, sizeof(*csc));
 		if (!csc)
 			return TIO_ERR_NOMEM;
 		sc->user = csc;
-		r = plan_compile(&csc->pkt_ctx, sc->pkt_ctx, "packet.context", &ct->nslots);
+		r = plan_compile(&csc->pkt_ctx, sc->pkt_ctx, "packet.context", sc->clock, &ct->nslots);
 		if (!r)
-			r = plan_compile(&csc->ev_header, sc->ev_header, "event.header", &ct->nslots);
+			r = plan_compile(&csc->ev_header, sc->ev_header, "event.header", sc->clock, &ct->nslots);
 		if (!r)
-			r = plan_compile(&csc->ev_common_ctx, sc->ev_common_ctx, "event.common_context", &ct->nslots);
+			r = plan_compile(&csc->ev_common_ctx, sc->ev_common_ctx, "event.common_context", sc->clock, &ct->nslots);
 		uint64_t max_id = 0;
 		for (uint32_t j = 0; j < sc->necs; j++)
 			max_id = sc->ecs[j]->id > max_id ? sc->ecs[j]->id : max_id;
@@ -965,9 +1080,9 @@ static int compile_all(ctf_trace *ct, tio_trace_class *tc)
 			if (!cec)
 				return TIO_ERR_NOMEM;
 			sc->ecs[j]->user = cec;
-			r = plan_compile(&cec->spec_ctx, sc->ecs[j]->spec_ctx, "event.specific_context", &ct->nslots);
+			r = plan_compile(&cec->spec_ctx, sc->ecs[j]->spec_ctx, "event.specific_context", sc->clock, &ct->nslots);
 			if (!r)
-				r = plan_compile(&cec->payload, sc->ecs[j]->payload, "event.payload", &ct->nslots);
+				r = plan_compile(&cec->payload, sc->ecs[j]->payload, "event.payload", sc->clock, &ct->nslots);
 			if (r)
 				tio_err_push(r, "event class '%s'", sc->ecs[j]->name ? sc->ecs[j]->name : "?");
 		}
@@ -1057,6 +1172,16 @@ static int ctf_open(tio_trace *t, const char *path)
 		return r;
 	if ((r = compile_all(ct, t->tc)))
 		return r;
+	/* the packet magic, when the header starts with it: what resync() looks for */
+	const tio_fc *ph = t->tc->pkt_header;
+	if (ph && ph->kind == TIO_FC_STRUCT && ph->st.nmembers) {
+		const tio_fc *mf = ph->st.members[0].fc;
+		if (mf->role == TIO_ROLE_MAGIC && mf->kind == TIO_FC_INT && mf->i.size == 32 && !mf->i.bit_rev) {
+			static const uint8_t le[4] = {0xc1, 0x1f, 0xfc, 0xc1}, be[4] = {0xc1, 0xfc, 0x1f, 0xc1};
+			memcpy(ct->magic, mf->i.byte_order == TIO_BE ? be : le, 4);
+			ct->has_magic = true;
+		}
+	}
 
 	char **names = NULL;
 	size_t n = 0;

@@ -628,8 +628,10 @@ static int int_attr(parser *p, tio_fc *fc, const char *key, const val *v, void *
 	if (!strcmp(key, "size")) {
 		if ((rc = val_u64(p, v, key, &u)))
 			return rc;
-		if (u < 1 || u > 64)
-			return perr(p, v->at, "integer size %llu is out of range (1 to 64 bits)", (unsigned long long)u);
+		/* wider than 64 bits (which babeltrace2 refuses): whole bytes, kept as raw bytes */
+		if (u < 1 || (u > 64 && (u % 8 || u > 4096)))
+			return perr(p, v->at, "integer size %llu is out of range (1 to 64 bits, or whole bytes up to 4096)",
+				    (unsigned long long)u);
 		fc->i.size = (uint32_t)u;
 		ctx->has_size = true;
 	} else if (!strcmp(key, "align")) {
@@ -827,6 +829,10 @@ static int add_member(parser *p, tio_fc *c, const tsdl_tok *name_at, tio_fc *fc)
 	(*n)++;
 	if (!var && fc->align > c->align)
 		c->align = fc->align;
+	/* a structure holding GNU/C bit-fields is aligned on their unit, as GCC lays it out */
+	if (!var && (fc->kind == TIO_FC_INT || fc->kind == TIO_FC_ENUM) && fc->i.bf_unit > c->align &&
+	    (fc->i.bf_unit & (fc->i.bf_unit - 1)) == 0)
+		c->align = fc->i.bf_unit;
 	return 0;
 }
 
@@ -1328,6 +1334,8 @@ typedef struct decl {
 		char *path; /* sequence length path, NULL for arrays */
 		const tsdl_tok *at;
 	} dims[MAX_DIMS];
+	uint64_t bitfield;	/* GNU/C bit-field size ("unit_type name:size"), 0 if none */
+	const tsdl_tok *bf_at;
 } decl;
 
 static void decl_free(decl *d)
@@ -1392,9 +1400,24 @@ static int parse_declarator(parser *p, bool abstract, decl *d)
 			return rc;
 		}
 	}
-	if (is_p(cur(p), ':')) {
-		decl_free(d);
-		return perr_st(p, TIO_ERR_UNSUPPORTED, cur(p), "GNU/C bit-field declarators are not supported");
+	if (is_p(cur(p), ':') && d->name && !abstract) {
+		/* GNU/C bit-field (CTF 1.8.3 4.1.6): unit_type name:size */
+		d->bf_at = cur(p);
+		accept(p, ':');
+		val v;
+		if ((rc = parse_value(p, &v))) {
+			decl_free(d);
+			return rc;
+		}
+		rc = val_u64(p, &v, "bit-field size", &d->bitfield);
+		val_free(&v);
+		if (!rc && (d->bitfield < 1 || d->bitfield > 64))
+			rc = perr(p, d->bf_at, "bit-field size %llu is out of range (1 to 64 bits)",
+				  (unsigned long long)d->bitfield);
+		if (rc) {
+			decl_free(d);
+			return rc;
+		}
 	}
 	return 0;
 }
@@ -1438,6 +1461,24 @@ static int decl_type(parser *p, const spec *s, decl *d, tio_fc **out)
 	int rc = spec_take(p, s, d->nptr, at, out);
 	if (rc)
 		return rc;
+	if (d->bitfield) {
+		tio_fc *u = *out;
+		if ((u->kind != TIO_FC_INT && u->kind != TIO_FC_ENUM) || d->ndims) {
+			tio_fc_free(u);
+			*out = NULL;
+			return perr(p, d->bf_at, "a bit-field's type must be an integer or an enumeration");
+		}
+		if (d->bitfield > u->i.size) {
+			uint32_t us = u->i.size;
+			tio_fc_free(u);
+			*out = NULL;
+			return perr(p, d->bf_at, "bit-field of %llu bits does not fit its %u-bit unit",
+				    (unsigned long long)d->bitfield, us);
+		}
+		u->i.bf_unit = u->i.size;
+		u->i.size = (uint32_t)d->bitfield;
+		u->align = 1;
+	}
 	if (!(rc = apply_dims(p, d, out)) && fc_depth(*out) > TSDL_MAX_DEPTH)
 		rc = perr_st(p, TIO_ERR_LIMIT, at, "field classes nested more than %d levels deep", TSDL_MAX_DEPTH);
 	if (rc) {

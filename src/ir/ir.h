@@ -114,6 +114,9 @@ struct tio_fc {
 			uint8_t bit_rev;    /* CTF 2 bit order opposite to the byte order's own
 					       (LE + last-to-first, BE + first-to-last): 0 normally */
 			int32_t clock;	    /* index in trace class clocks, -1 if none */
+			uint32_t bf_unit;   /* CTF 1 GNU/C bit-field (4.1.6): the unit size in bits; a
+					       field that would cross a unit boundary starts at the
+					       next unit; 0 for ordinary integers */
 			tio_mapping *mappings;
 			uint32_t nmappings;
 		} i;

@@ -78,3 +78,8 @@ for d in def-clk-freq meta-ctx-sequence; do
 	"$TIO" print "$d" >"$TMP/tio.out" 2>"$TMP/tio.err" || { notok "succeed/$d: exit $?" "$(cat "$TMP/tio.err")"; continue; }
 	same "succeed/$d (2.1 expectations)" "$TIO_TOP/tests/data/expect/$d.txt" "$TMP/tio.out"
 done
+
+# what babeltrace2 cannot read (bit-fields, wide integers, binary16, a second
+# clock in a stream): a hand-made trace and its hand-worked expected text
+"$TIO" print "$TIO_TOP/tests/data/ctf/handmade-bitfields" >"$TMP/tio.out" 2>"$TMP/tio.err" || notok "handmade-bitfields: exit $?" "$(cat "$TMP/tio.err")"
+same "handmade-bitfields (GNU/C bit-fields, 72-bit integer, binary16, two clocks)" "$TIO_TOP/tests/data/expect/handmade-bitfields.txt" "$TMP/tio.out"

@@ -727,8 +727,10 @@ static void test_snippets(void)
 	FAILS("trace { byte_order = le; }; env { s = \"abc\n\"; };", "snippet:1:", "unterminated string");
 	FAILS("trace { byte_order = le; } @", "snippet:1:28:", "unexpected character '@'");
 	FAILS("trace { byte_order = le; } event { name = 09; };", "invalid digit '9' in octal");
-	FAILS("trace { byte_order = le; } event { name = x; fields := struct { integer { size = 8; } a : 3; }; };",
-	      "bit-field");
+	FAILS("trace { byte_order = le; } event { name = x; fields := struct { integer { size = 8; } a : 9; }; };",
+	      "bit-field of 9 bits does not fit its 8-bit unit");
+	FAILS("trace { byte_order = le; } event { name = x; fields := struct { string s : 3; }; };",
+	      "bit-field's type must be an integer");
 	FAILS("trace { byte_order = le; ", "snippet:1:", "end of metadata");
 	FAILS("trace { byte_order = le; }; env { a = 0x1ffffffffffffffff; };", "more than 64 bits");
 	FAILS("trace { byte_order = le; }; clock { freq = 0; name = c; };", "must not be 0");
