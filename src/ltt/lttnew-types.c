@@ -683,6 +683,22 @@ static int fc_rec(const lt_type *t, const lt_arch *a, const char *path, int dept
 		fc->attrs = tio_strdup(t->format);
 		if (!fc->attrs)
 			r = TIO_ERR_NOMEM;
+		/* the conversion gives the display base: %x / %X hexadecimal, %o octal */
+		const char *pc = strrchr(t->format, '%');
+		size_t cl = pc ? strcspn(pc + 1, "diouxXc") : 0;
+		if (fc->kind == TIO_FC_INT && pc && pc[1 + cl])
+			fc->i.base = strchr("xX", pc[1 + cl]) ? 16 : pc[1 + cl] == 'o' ? 8 : 10;
+	}
+	/* an array or sequence of 1-byte integers formatted %c is text */
+	tio_fc *el = !r && fc->kind == TIO_FC_ARRAY		 ? fc->a.elem
+		     : !r && t->kind == LT_SEQUENCE && fc->st.nmembers == 2 ? fc->st.members[1].fc->a.elem
+									 : NULL;
+	if (el && el->kind == TIO_FC_INT && el->i.size == 8 && el->attrs && !strcmp(el->attrs, "%c")) {
+		el->i.encoding = TIO_ENC_UTF8;
+		if (fc->kind == TIO_FC_ARRAY)
+			fc->a.text = 1;
+		else
+			fc->st.members[1].fc->a.text = 1;
 	}
 	if (r) {
 		tio_fc_free(fc);
@@ -816,9 +832,25 @@ static int from_fc(const tio_fc *fc, const char *path, int depth, lt_type **out)
 	}
 	if (!t)
 		return TIO_ERR_NOMEM;
-	if (!r && fc->attrs && strncmp(fc->attrs, "ltt:", 4) && t->kind != LT_STRUCT && t->kind != LT_ARRAY) {
+	/* attrs is a printf format when it came from this format (CTF 2 keeps JSON there) */
+	if (!r && fc->attrs && strncmp(fc->attrs, "ltt:", 4) && fc->attrs[0] != '{' && t->kind != LT_STRUCT &&
+	    t->kind != LT_ARRAY) {
 		t->format = tio_strdup(fc->attrs);
 		if (!t->format)
+			r = TIO_ERR_NOMEM;
+	} else if (!r && (t->kind == LT_INT || t->kind == LT_UINT) && (fc->i.base == 16 || fc->i.base == 8)) {
+		t->format = tio_strdup(fc->i.base == 16 ? "0x%llx" : "0%llo");
+		if (!t->format)
+			r = TIO_ERR_NOMEM;
+	}
+	/* text: an array or sequence of 1-byte integers formatted %c */
+	lt_type *tel = !r && (t->kind == LT_ARRAY || t->kind == LT_SEQUENCE) ? t->elem : NULL;
+	bool text = (fc->kind == TIO_FC_ARRAY && fc->a.text) ||
+		    (is_seq && fc->st.members[1].fc->a.text);
+	if (tel && text && (tel->kind == LT_INT || tel->kind == LT_UINT) && !strcmp(tel->size, "1")) {
+		free(tel->format);
+		tel->format = tio_strdup("%c");
+		if (!tel->format)
 			r = TIO_ERR_NOMEM;
 	}
 	if (r) {

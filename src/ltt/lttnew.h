@@ -127,4 +127,34 @@ int lt_type_fc(const lt_type *t, const lt_arch *a, const char *path, tio_fc **ou
 /* The inverse: a type from a model field class (TIO_ERR_UNSUPPORTED when none fits). */
 int lt_type_from_fc(const tio_fc *fc, const char *path, lt_type **out);
 
+/* ---------------------------------------------------------------- tracefiles */
+
+/* Builtin event ids (base code 0) and the fixed sizes of the framing events. */
+enum {
+	LT_ID_FACILITY_LOAD = 0,
+	LT_ID_BLOCK_START = 1,
+	LT_ID_BLOCK_END = 2,
+	LT_ID_HEARTBEAT = 3,
+	LT_NBUILTIN = 4,
+};
+#define LT_EV_HDR 6u	    /* u16 event type id, u32 time delta */
+#define LT_TIMESTAMP 16u    /* timestamp: u32 seconds, u32 nanoseconds, u64 cycle_count */
+#define LT_BLOCK_TS 20u	    /* block_timestamp: timestamp, u32 block_id */
+#define LT_FRAME (LT_EV_HDR + LT_BLOCK_TS) /* a block_start or block_end event */
+#define LT_BLOCK_MIN (2 * LT_FRAME + 4u)     /* smallest block: start, end, trailer */
+#define LT_BLOCK_MAX (1u << 30)
+
+/*
+ * Event types whose top-level struct has exactly these member names, in
+ * this order, the last one being event_fields, carry the model's other
+ * event scopes (the writer makes them for traces that have contexts).
+ */
+#define LT_WRAP_PKT "stream_packet_context"
+#define LT_WRAP_COMMON "stream_event_context"
+#define LT_WRAP_SPEC "event_context"
+#define LT_WRAP_FIELDS "event_fields"
+
+/* system.xml's arch_size word to type sizes; false when it is not one. */
+bool lt_arch_parse(const char *word, lt_arch *a);
+
 #endif

@@ -11,11 +11,13 @@
 
 extern const tio_format_ops tio_format_ctf;
 extern const tio_format_ops tio_format_lttng0;
+extern const tio_format_ops tio_format_ltt;
 extern const tio_format_ops tio_format_tracedat;
 
 static const tio_format_ops *const formats[] = {
 	&tio_format_ctf,
 	&tio_format_lttng0,
+	&tio_format_ltt,
 	&tio_format_tracedat,
 };
 
