@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "traceio/msg.h"
+#include "traceio/trace.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -26,6 +27,14 @@ int tio_sink_new(const char *name, FILE *out, FILE *err, tio_sink **sink);
  * return TIO_ERR_USAGE.
  */
 int tio_sink_set(tio_sink *s, const char *key, const char *value);
+
+/*
+ * Announce an input before the first message (writers: a trace none of
+ * whose messages arrive, e.g. no event in range, is still written with
+ * its classes).  Sinks that do not need it ignore it.  The trace must
+ * outlive the sink's use.
+ */
+int tio_sink_add_trace(tio_sink *s, const tio_trace *t);
 
 int tio_sink_consume(tio_sink *s, const tio_msg *m);
 

@@ -273,6 +273,12 @@ int cli_convert(int argc, char **argv)
 		status = 2;
 		goto done;
 	}
+	for (size_t i = 0; i < ntraces; i++) {
+		if (tio_sink_add_trace(sink, traces[i])) {
+			cli_error(NULL);
+			goto done;
+		}
+	}
 	if (tio_mux_new(traces, ntraces, &mux)) {
 		cli_error(NULL);
 		goto done;

@@ -92,6 +92,7 @@ typedef struct wtrace {
 	tio_buf meta;
 	wsclass *scs;
 	wstream *streams;
+	bool ready; /* prepare() done */
 } wtrace;
 
 typedef struct ctfw {
@@ -232,6 +233,7 @@ static int put_val(wstream *s, const wnode *nodes, uint32_t ni, const tio_val *v
 	case W_STRUCT: {
 		if (v->n != nd->nchild)
 			return bad_value(nd->fc);
+		align_to(s, nd->align);
 		uint32_t c = ni + 1, j = vi + 1;
 		for (uint32_t k = 0; k < nd->nchild; k++) {
 			if (TIO_UNLIKELY(nodes[c].synth) &&
@@ -294,6 +296,7 @@ static int put_zero(wstream *s, const wnode *nodes, uint32_t ni, bool be_default
 		return 0;
 	case W_STRUCT: {
 		uint32_t c = ni + 1;
+		align_to(s, nd->align);
 		for (uint32_t k = 0; k < nd->nchild && !r; k++) {
 			if (nodes[c].synth)
 				r = put_uint(s, 8, 32, be_default, 0);
@@ -843,27 +846,33 @@ static int start(ctfw *w)
 	return 0;
 }
 
-static int add_trace(ctfw *w, const tio_msg *m, wtrace **out)
+static wtrace *register_trace(ctfw *w, const tio_trace *in)
 {
-	const tio_trace *in = m->stream->trace;
-	int r;
-	if (!w->tmpdir && (r = start(w)))
-		return r;
 	if (tio_grow(&w->traces, &w->cap, w->ntraces + 1, sizeof(wtrace *)))
-		return TIO_ERR_NOMEM;
+		return NULL;
 	wtrace *t = tio_calloc(1, sizeof(*t));
 	if (!t)
-		return TIO_ERR_NOMEM;
+		return NULL;
 	w->traces[w->ntraces++] = t;
 	t->in = in;
 	t->tc = in->tc;
 	t->be = in->tc->byte_order == TIO_BE;
+	return t;
+}
+
+/* Metadata, plans and streams of a trace: at its first message (`m`), or at the end (NULL). */
+static int prepare(ctfw *w, wtrace *t, const tio_msg *m)
+{
+	const tio_trace *in = t->in;
+	int r;
+	if (!w->tmpdir && (r = start(w)))
+		return r;
 	/*
 	 * Clock values are written as the reader counted them unless its ns
 	 * are not the clock's (LTTng 0.x: LTTV's own conversion): then the
 	 * stream's clock is written as ns from the origin at 1 GHz.
 	 */
-	const tio_stream_class *sc = m->stream->sc;
+	const tio_stream_class *sc = m ? m->stream->sc : NULL;
 	if (sc && sc->clock >= 0 && (uint32_t)sc->clock < in->tc->nclocks) {
 		const tio_clock *c = in->tc->clocks[sc->clock];
 		int64_t ns;
@@ -873,7 +882,10 @@ static int add_trace(ctfw *w, const tio_msg *m, wtrace **out)
 		if (has && (tio_clock_ns(c, cy, &ns) || ns != want))
 			t->ns_mode = true;
 	}
-	if (!(t->dir = tio_asprintf("%s/.w%zu", w->tmpdir, w->ntraces - 1)))
+	size_t idx = 0;
+	while (w->traces[idx] != t)
+		idx++;
+	if (!(t->dir = tio_asprintf("%s/.w%zu", w->tmpdir, idx)))
 		return TIO_ERR_NOMEM;
 	if (mkdir(t->dir, 0777))
 		return tio_err_set(TIO_ERR_IO, "%s: %s", t->dir, strerror(errno));
@@ -893,7 +905,7 @@ static int add_trace(ctfw *w, const tio_msg *m, wtrace **out)
 	}
 	if ((r = name_streams(t)))
 		return r;
-	*out = t;
+	t->ready = true;
 	return 0;
 }
 
@@ -1083,6 +1095,14 @@ static int write_discarded(ctfw *w, wtrace *t, wstream *s, const tio_msg *m)
 	return 0;
 }
 
+static int ctfw_add_trace(tio_sink *sk, const tio_trace *in)
+{
+	ctfw *w = (ctfw *)sk;
+	if (find_trace(w, in))
+		return 0;
+	return register_trace(w, in) ? 0 : TIO_ERR_NOMEM;
+}
+
 static int ctfw_consume(tio_sink *sk, const tio_msg *m)
 {
 	ctfw *w = (ctfw *)sk;
@@ -1094,7 +1114,11 @@ static int ctfw_consume(tio_sink *sk, const tio_msg *m)
 		return 0;
 	wtrace *t = find_trace(w, m->stream->trace);
 	int r = 0;
-	if (!t && (r = add_trace(w, m, &t))) {
+	if (!t && !(t = register_trace(w, m->stream->trace))) {
+		w->failed = true;
+		return TIO_ERR_NOMEM;
+	}
+	if (!t->ready && (r = prepare(w, t, m))) {
 		w->failed = true;
 		return r;
 	}
@@ -1217,10 +1241,11 @@ static int ctfw_finish(tio_sink *sk)
 	if (w->failed)
 		return tio_err_set(TIO_ERR_USAGE, "CTF writer: nothing written after an error");
 	if (!w->ntraces)
-		return tio_err_set(TIO_ERR_USAGE, "%s: nothing to write: no event or discarded record in range",
-				   w->out ? w->out : "CTF writer");
+		return tio_err_set(TIO_ERR_USAGE, "%s: nothing to write: no input trace", w->out ? w->out : "CTF writer");
 	for (size_t k = 0; k < w->ntraces && !r; k++) {
 		wtrace *t = w->traces[k];
+		if (!t->ready && (r = prepare(w, t, NULL)))
+			break;
 		for (uint32_t j = 0; j < t->in->nstreams && !r; j++) {
 			wstream *s = &t->streams[j];
 			if (s->open)
@@ -1353,6 +1378,7 @@ const tio_sink_ops tio_sink_ctf_ops = {
 	.size = sizeof(ctfw),
 	.init = ctfw_init,
 	.set = ctfw_set,
+	.add_trace = ctfw_add_trace,
 	.consume = ctfw_consume,
 	.finish = ctfw_finish,
 	.fini = ctfw_fini,

@@ -169,6 +169,37 @@ static const char *ref_path(tsdlw *w, const tio_fc *target, const tio_member *si
 	return NULL;
 }
 
+static bool is_ident(const char *s)
+{
+	if (!s || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_'))
+			return false;
+	return true;
+}
+
+/*
+ * babeltrace2 matches a variant option to the tag label equal to the
+ * option's name as written, then shows the name without one leading '_'.
+ * So option k is written as its label, which must read back as the
+ * option's name: label "_NAME", or "NAME" when NAME has no leading '_'.
+ */
+static bool variant_labels_ok(const tio_fc *fc)
+{
+	const tio_fc *target = fc->v.sel.target;
+	if (!target || target->kind != TIO_FC_ENUM || !fc->v.ranges)
+		return false;
+	for (uint32_t k = 0; k < fc->v.noptions; k++) {
+		const char *l = fc->v.ranges[k].label, *o = fc->v.options[k].name;
+		if (!l || !o || !is_ident(l))
+			return false;
+		if (!(l[0] == '_' && !strcmp(l + 1, o)) && !(o[0] != '_' && !strcmp(l, o)))
+			return false;
+	}
+	return true;
+}
+
 static bool is_len_fc(const tio_fc *fc)
 {
 	return fc && (fc->kind == TIO_FC_INT || fc->kind == TIO_FC_ENUM) && !fc->i.is_signed && fc->i.size <= 64;
@@ -179,6 +210,7 @@ typedef struct mctx {
 	uint32_t nsib;
 	bool in_struct;	       /* a synthesized member can be declared before this one */
 	const char *prefix;    /* absolute path of the enclosing structure, NULL if not referable */
+	const char *wname;     /* the name to write as is (a variant option's label), or NULL */
 } mctx;
 
 static int type_spec(tsdlw *w, wplan *plan, const tio_fc *fc, const char *name, int ind, const mctx *mc,
@@ -194,7 +226,7 @@ static int member(tsdlw *w, wplan *plan, const tio_fc *fc, const char *name, int
 	tio_buf *b = w->out;
 	tio_buf wn = {0}, tmp = {0}, suf = {0};
 	int r = 0;
-	if ((r = tsdlw_name(&wn, name)))
+	if ((r = mc->wname ? tio_buf_adds(&wn, mc->wname) : tsdlw_name(&wn, name)))
 		goto out;
 	const char *wname = tio_buf_cstr(&wn);
 
@@ -280,6 +312,7 @@ static int member(tsdlw *w, wplan *plan, const tio_fc *fc, const char *name, int
 	} else {
 		uint32_t node;
 		mctx inner = *mc;
+		inner.wname = NULL;
 		if (nchain) { /* elements are not members: no absolute path into them */
 			inner.in_struct = false;
 			inner.prefix = NULL;
@@ -395,15 +428,9 @@ static int type_spec(tsdlw *w, wplan *plan, const tio_fc *fc, const char *name, 
 		nd->align = 1;
 		tio_buf tmp = {0};
 		const char *tag = NULL;
-		const tio_fc *target = fc->v.sel.target;
-		bool labels_ok = target && target->kind == TIO_FC_ENUM;
-		/* every option must be selected by a label of the tag that names it */
-		for (uint32_t k = 0; labels_ok && k < fc->v.noptions; k++)
-			labels_ok = fc->v.ranges && fc->v.ranges[k].label && fc->v.options[k].name &&
-				    (!strcmp(fc->v.ranges[k].label, fc->v.options[k].name) ||
-				     (fc->v.ranges[k].label[0] == '_' && !strcmp(fc->v.ranges[k].label + 1, fc->v.options[k].name)));
+		bool labels_ok = variant_labels_ok(fc);
 		if (labels_ok)
-			tag = ref_path(w, target, mc->sib, mc->nsib, &tmp);
+			tag = ref_path(w, fc->v.sel.target, mc->sib, mc->nsib, &tmp);
 		if (!tag) {
 			if (!mc->in_struct) {
 				tio_buf_free(&tmp);
@@ -416,10 +443,12 @@ static int type_spec(tsdlw *w, wplan *plan, const tio_fc *fc, const char *name, 
 			tio_buf_addl(&tmp, "_tag");
 			tag = tio_buf_cstr(&tmp);
 		}
+		bool tag_is_enum = nd->synth != SYN_TAG;
 		tio_buf_addf(b, "variant <%s> {\n", tag);
 		tio_buf_free(&tmp);
 		for (uint32_t k = 0; k < fc->v.noptions; k++) {
-			mctx oc = {.sib = mc->sib, .nsib = mc->nsib, .in_struct = false, .prefix = NULL};
+			mctx oc = {.sib = mc->sib, .nsib = mc->nsib, .in_struct = false, .prefix = NULL,
+				   .wname = tag_is_enum ? fc->v.ranges[k].label : NULL};
 			char nm[32];
 			const char *on = fc->v.options[k].name;
 			if (!on) {
@@ -470,16 +499,10 @@ static int synth_tag(tsdlw *w, const tio_fc *fc, const char *name, int ind)
 
 static bool variant_needs_tag(tsdlw *w, const tio_fc *fc, const tio_member *sib, uint32_t nsib)
 {
-	const tio_fc *target = fc->v.sel.target;
-	if (!target || target->kind != TIO_FC_ENUM || !fc->v.ranges)
+	if (!variant_labels_ok(fc))
 		return true;
-	for (uint32_t k = 0; k < fc->v.noptions; k++) {
-		const char *l = fc->v.ranges[k].label, *o = fc->v.options[k].name;
-		if (!l || !o || (strcmp(l, o) && !(l[0] == '_' && !strcmp(l + 1, o))))
-			return true;
-	}
 	tio_buf tmp = {0};
-	bool found = ref_path(w, target, sib, nsib, &tmp) != NULL;
+	bool found = ref_path(w, fc->v.sel.target, sib, nsib, &tmp) != NULL;
 	tio_buf_free(&tmp);
 	return !found;
 }

@@ -61,6 +61,11 @@ int tio_sink_set(tio_sink *s, const char *key, const char *value)
 	return s->ops->set(s, key, value);
 }
 
+int tio_sink_add_trace(tio_sink *s, const tio_trace *t)
+{
+	return s->ops->add_trace ? s->ops->add_trace(s, t) : 0;
+}
+
 int tio_sink_consume(tio_sink *s, const tio_msg *m) { return s->ops->consume(s, m); }
 
 int tio_sink_finish(tio_sink *s) { return s->ops->finish ? s->ops->finish(s) : 0; }

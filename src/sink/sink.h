@@ -14,6 +14,7 @@ typedef struct tio_sink_ops {
 	size_t size;
 	int (*init)(tio_sink *s);
 	int (*set)(tio_sink *s, const char *key, const char *value);
+	int (*add_trace)(tio_sink *s, const tio_trace *t); /* optional: an input, before messages */
 	int (*consume)(tio_sink *s, const tio_msg *m);
 	int (*finish)(tio_sink *s);
 	void (*fini)(tio_sink *s);
