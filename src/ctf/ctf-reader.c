@@ -46,6 +46,8 @@ typedef struct dec {
 	uint64_t role_val[TIO_ROLE_METADATA_UUID + 1];
 	uint32_t role_set;   /* bit per role */
 	uint32_t uuid_val;   /* index of the UUID array value */
+	uint64_t bo_end;     /* where the last integer ending inside a byte ended (UINT64_MAX: none) */
+	bool bo_be;          /* and its byte order */
 	/* for messages */
 	const char *path;
 	uint64_t file_off;   /* packet offset in file */
@@ -203,8 +205,18 @@ static inline __attribute__((always_inline)) int run_int(dec *d, const plan *p, 
 	case OP_U16BE: u = tio_be16(b + (d->pos >> 3)); break;
 	case OP_U32BE: u = tio_be32(b + (d->pos >> 3)); break;
 	case OP_U64BE: u = tio_be64(b + (d->pos >> 3)); break;
-	case OP_BITSLE: u = tio_bits_le(b, d->pos, in->size); break;
-	default: u = tio_bits_be(b, d->pos, in->size); break;
+	case OP_BITSLE:
+	default:
+		/* CTF: two integers sharing a byte have the same byte order (yactfr refuses it too) */
+		if (TIO_UNLIKELY((d->pos & 7) && d->bo_end >> 3 == d->pos >> 3 && d->bo_be != (in->op != OP_BITSLE)))
+			return dec_err(d, p, i, "byte order changes within a byte (from %s-endian to %s-endian)",
+				       d->bo_be ? "big" : "little", d->bo_be ? "little" : "big");
+		u = in->op == OP_BITSLE ? tio_bits_le(b, d->pos, in->size) : tio_bits_be(b, d->pos, in->size);
+		if ((d->pos + in->size) & 7) {
+			d->bo_end = d->pos + in->size;
+			d->bo_be = in->op != OP_BITSLE;
+		}
+		break;
 	}
 	d->pos += in->size;
 	if (TIO_UNLIKELY(in->flags & PF_BITREV)) {
@@ -416,14 +428,19 @@ static int run(dec *d, const plan *p, uint32_t i, int depth)
 				return r;
 			uint8_t byte = d->base[d->pos / 8];
 			d->pos += 8;
-			if (sh < 64)
+			if (sh < 63) {
 				u |= (uint64_t)(byte & 0x7f) << sh;
-			else if (byte & 0x7f)
-				return dec_err(d, p, i, "variable-length integer does not fit in 64 bits");
+			} else {
+				/* the 10th byte holds bit 63: the bits above are 0 (unsigned) or copies of it */
+				uint8_t hi = byte & 0x7f;
+				if ((in->flags & PF_SIGNED) ? (hi != 0 && hi != 0x7f) : hi > 1)
+					return dec_err(d, p, i, "variable-length integer does not fit in 64 bits");
+				u |= (uint64_t)(hi & 1) << 63;
+			}
 			sh += 7;
 			if (!(byte & 0x80))
 				break;
-			if (sh > 70)
+			if (sh >= 70)
 				return dec_err(d, p, i, "variable-length integer longer than 10 bytes");
 		}
 		if ((in->flags & PF_SIGNED) && sh < 64)
@@ -597,6 +614,7 @@ static int begin_packet(ctf_stream *s)
 	d->end = left > UINT64_MAX / 8 ? UINT64_MAX : left * 8;
 	d->nvals = 0;
 	d->role_set = 0;
+	d->bo_end = UINT64_MAX;
 	d->path = f->map.path;
 	d->file_off = s->pkt_off;
 	s->hdr_val = s->ctx_val = UINT32_MAX;
@@ -973,6 +991,7 @@ static void peek_file(ctf_trace *ct, tio_trace_class *tc, dec *d, file_info *fi)
 	d->end = fi->map.size * 8;
 	d->nvals = 0;
 	d->role_set = 0;
+	d->bo_end = UINT64_MAX;
 	d->path = fi->map.path;
 	d->file_off = 0;
 	uint32_t root;
