@@ -55,6 +55,7 @@ typedef struct lr_trace {
 	lr_load *loads;	       /* facility_load events that were not used */
 	uint32_t nloads;
 	tio_stream_class *sc;
+	tio_event_class *fl_ec; /* facility_load's (not in sc->ecs) */
 } lr_trace;
 
 typedef struct lr_tf {
@@ -228,6 +229,16 @@ static int dec(lr_tf *tf, const tio_fc *fc, int depth)
 	case TIO_FC_ARRAY:
 	case TIO_FC_SEQUENCE: {
 		uint64_t n = fc->kind == TIO_FC_ARRAY ? fc->a.length : tf->last_u;
+		if (fc->a.text) {
+			/* characters: the bytes as one span */
+			if (n > left)
+				return derr(tf, tf->at, "%llu characters, %u bytes left before the block_end event",
+					    (unsigned long long)n, left);
+			tf->vals[vi].v.s.p = (const char *)p;
+			tf->vals[vi].v.s.len = n;
+			tf->at += (uint32_t)n;
+			return 0;
+		}
 		if (n > LR_MAX_VALS)
 			return derr(tf, tf->at, "length %llu is more than %u", (unsigned long long)n, LR_MAX_VALS);
 		tf->vals[vi].n = (uint32_t)n;
@@ -493,6 +504,7 @@ static void lr_free(tio_trace *t)
 	for (uint32_t i = 0; i < tr->nloads; i++)
 		free(tr->loads[i].error);
 	free(tr->loads);
+	tio_event_class_free(tr->fl_ec);
 	free(p);
 	t->user = NULL;
 }
@@ -943,13 +955,17 @@ static int make_ec(lr_trace *tr, const lt_facility *f, uint32_t i, uint32_t base
 	if (!ec)
 		return TIO_ERR_NOMEM;
 	tio_stream_class *sc = tr->sc;
-	tio_event_class **n = tio_realloc(sc->ecs, (sc->necs + 1) * sizeof(*n));
-	if (!n) {
-		free(ec);
-		return TIO_ERR_NOMEM;
+	if (f == tr->facs[0]) {
+		tr->fl_ec = ec; /* facility_load: read, never returned, not listed */
+	} else {
+		tio_event_class **n = tio_realloc(sc->ecs, (sc->necs + 1) * sizeof(*n));
+		if (!n) {
+			free(ec);
+			return TIO_ERR_NOMEM;
+		}
+		sc->ecs = n;
+		n[sc->necs++] = ec;
 	}
-	sc->ecs = n;
-	n[sc->necs++] = ec;
 	ec->sc = sc;
 	ec->id = base + i;
 	ec->loglevel = INT64_MIN;
@@ -1125,6 +1141,50 @@ static int add_stream(tio_trace *t, lr_tf *tf)
 	return 0;
 }
 
+/*
+ * Without cycle_frequency in system.xml, event times are interpolated per
+ * block; the model's clock is estimated from the first block (of any
+ * tracefile, CPUs first) whose block_end is after its block_start, and
+ * anchored at the first block_start, so that writers get a clock that
+ * gives the same times when the blocks follow one linear clock.
+ */
+static void estimate_clock(tio_trace *t, lr_trace *tr, tio_clock *c)
+{
+	bool anchored = false, rated = false;
+	int64_t rem = 0;
+	uint64_t first = 0;
+	for (uint32_t pass = 0; pass < 2 && !rated; pass++) {
+		for (uint32_t i = 0; i < t->nstreams && !rated; i++) {
+			lr_tf *tf = (lr_tf *)t->streams[i];
+			if ((pass == 0) != !strncmp(tf->base.name, "cpu/", 4) || tf->map.size < tr->block)
+				continue;
+			tf->p = tf->map.p;
+			tf->blk = 0;
+			uint32_t last = rd32(tr->be, tf->p + tr->block - 4);
+			uint64_t c0, c1;
+			int64_t n0, n1;
+			if (last < LT_FRAME || last > tr->block - 4 - LT_FRAME || frame(tf, 0, LT_ID_BLOCK_START, &c0, &n0) ||
+			    frame(tf, last, LT_ID_BLOCK_END, &c1, &n1)) {
+				tio_err_clear();
+				continue;
+			}
+			if (!anchored) {
+				anchored = true;
+				c->offset_s = n0 / 1000000000;
+				rem = n0 % 1000000000;
+				first = c0;
+			}
+			if (c1 > c0 && n1 > n0) {
+				double f = (double)(c1 - c0) * 1e9 / (double)(n1 - n0) + 0.5;
+				c->freq = f >= 1 && f < 1e18 ? (uint64_t)f : 1000000000;
+				rated = true;
+			}
+		}
+	}
+	if (anchored)
+		c->offset = (int64_t)((__int128)rem * c->freq / 1000000000) - (int64_t)first;
+}
+
 static int cpu_cmp(const void *a, const void *b)
 {
 	const char *x = strrchr(*(char *const *)a, '/') + 1, *y = strrchr(*(char *const *)b, '/') + 1;
@@ -1226,6 +1286,8 @@ static int lr_open(tio_trace *t, const char *path)
 	}
 	if (!r && !facs)
 		r = tio_err_set(TIO_ERR_FORMAT, "%s: no control/facilities file (it says which facilities the trace uses)", path);
+	if (!r && !tr->has_freq)
+		estimate_clock(t, tr, c);
 	if (!r) {
 		facs->prescan = true;
 		r = load_facilities(tr, facs);

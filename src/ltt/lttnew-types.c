@@ -48,6 +48,7 @@ void lt_facility_free(lt_facility *f)
 		lt_type_free(f->types[i].t);
 	}
 	free(f->types);
+	lt_facility_free(f->builtin);
 	free(f);
 }
 
@@ -397,7 +398,10 @@ int lt_facility_from_xml(const lx_node *n, const char *path, lt_facility **out)
 	if (r)
 		return r;
 	r = facility_build(n, path, b, out);
-	lt_facility_free(b);
+	if (r)
+		lt_facility_free(b);
+	else
+		(*out)->builtin = b; /* typerefs to builtin types point into it */
 	return r;
 }
 

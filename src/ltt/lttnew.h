@@ -93,6 +93,7 @@ typedef struct lt_facility {
 	lt_named *types;
 	uint32_t ntypes;
 	uint32_t checksum; /* CRC-32 of the canonical text (lt_facility_text) */
+	struct lt_facility *builtin; /* owned: the builtin types its typerefs may point to */
 } lt_facility;
 
 /* Architecture: sizes of the isize words and byte order. */
