@@ -17,11 +17,30 @@
 static const struct writer {
 	const char *to;
 	const char *sink;
-	const char *suffix; /* OUT ending in this means this format ("" = a directory) */
+	const char *suffix; /* OUT ending in this means this format (NULL: only with --to) */
 } writers[] = {
-	{"ctf", "ctf", ""},
+	{"ctf", "ctf", NULL}, /* first: the default, a directory */
 	{"tracedat", "tracedat", ".dat"},
+	{"ltt", "ltt", NULL},
+	{"lttng0", "lttng0", NULL},
 };
+
+/* The writers of `writers` that this build has. */
+static const char *writer_list(void)
+{
+	static char buf[128];
+	buf[0] = 0;
+	for (size_t i = 0; i < sizeof(writers) / sizeof(writers[0]); i++) {
+		const char *const *s = tio_sinks();
+		for (size_t k = 0; s[k]; k++)
+			if (!strcmp(s[k], writers[i].sink)) {
+				if (buf[0])
+					strncat(buf, ", ", sizeof(buf) - strlen(buf) - 1);
+				strncat(buf, writers[i].to, sizeof(buf) - strlen(buf) - 1);
+			}
+	}
+	return buf[0] ? buf : "none";
+}
 
 static void help(void)
 {
@@ -33,8 +52,8 @@ static void help(void)
 	       "the end; an existing OUT is replaced only with --force.\n"
 	       "\n"
 	       "  -o, --output OUT      the output path (required)\n"
-	       "  -t, --to FORMAT       ctf (a CTF 1.8 directory) or tracedat; default: guessed\n"
-	       "                        from OUT (a directory or no extension: ctf, *.dat: tracedat)\n"
+	       "  -t, --to FORMAT       ctf (a CTF 1.8 directory), tracedat, ltt, lttng0; default:\n"
+	       "                        tracedat when OUT ends in .dat, else ctf\n"
 	       "  -i, --format FMT      read the inputs as FMT instead of guessing\n"
 	       "  -b, --begin TIME      drop events before TIME\n"
 	       "  -e, --end TIME        drop events after TIME\n"
@@ -49,8 +68,8 @@ static void help(void)
 	       "  --strict              stop at the first input error instead of skipping\n"
 	       "  -q, --quiet           no progress line (shown only when stderr is a terminal)\n"
 	       "\n"
-	       "Writers built in: ctf.  Not yet: tracedat, ltt, lttng0 (see README.md).\n",
-	       cli_format_list());
+	       "Writers built in: %s.\n",
+	       cli_format_list(), writer_list());
 }
 
 static bool sink_exists(const char *name)
@@ -62,22 +81,19 @@ static bool sink_exists(const char *name)
 	return false;
 }
 
-/* The writer for OUT's name: NULL when it cannot be guessed. */
+/*
+ * The writer for OUT's name: a file suffix a writer claims (*.dat), else a
+ * directory, so CTF ("trace-2.6" is a directory name too).
+ */
 static const struct writer *guess(const char *out)
 {
 	size_t l = strlen(out);
-	const char *slash = strrchr(out, '/');
-	const char *base = slash ? slash + 1 : out;
-	if (l && out[l - 1] == '/')
-		return &writers[0];
 	for (size_t i = 0; i < sizeof(writers) / sizeof(writers[0]); i++) {
-		size_t sl = strlen(writers[i].suffix);
+		size_t sl = writers[i].suffix ? strlen(writers[i].suffix) : 0;
 		if (sl && l > sl && !strcmp(out + l - sl, writers[i].suffix))
 			return &writers[i];
 	}
-	if (!strchr(base, '.'))
-		return &writers[0]; /* no extension: a directory */
-	return NULL;
+	return &writers[0];
 }
 
 /* Is `name` in the comma-separated list? */
@@ -237,12 +253,11 @@ int cli_convert(int argc, char **argv)
 			if (!strcmp(writers[i].to, to))
 				w = &writers[i];
 		if (!w) {
-			fprintf(stderr, "traceio: no writer for '%s' (writers: ctf, tracedat)\n", to);
+			fprintf(stderr, "traceio: no writer for '%s' (ctf, tracedat, ltt, lttng0)\n", to);
 			goto done;
 		}
-	} else if (!(w = guess(out))) {
-		fprintf(stderr, "traceio: cannot guess the output format from '%s': use --to ctf|tracedat\n", out);
-		goto done;
+	} else {
+		w = guess(out);
 	}
 	if (!sink_exists(w->sink)) {
 		fprintf(stderr, "traceio: writing %s is not available yet (see README.md)\n", w->to);

@@ -151,17 +151,39 @@ static bool has_ranges(const tio_mapping *m, uint32_t n)
 	return false;
 }
 
+/*
+ * The written name of member k of a structure: '_' + name, and "__N" after
+ * it for the Nth member with that written name (trace.dat formats may
+ * declare a name twice: sys_enter_io_getevents has two `nr`).
+ */
+static int member_name(tio_buf *b, const tio_member *sib, uint32_t k)
+{
+	tio_buf_reset(b);
+	int r = tsdlw_name(b, sib[k].name);
+	if (r)
+		return r;
+	unsigned dup = 0;
+	tio_buf o = {0};
+	for (uint32_t j = 0; j < k && !r; j++) {
+		tio_buf_reset(&o);
+		r = tsdlw_name(&o, sib[j].name);
+		if (!r && o.len == b->len && !memcmp(o.p, b->p, b->len))
+			dup++;
+	}
+	tio_buf_free(&o);
+	if (!r && dup)
+		r = tio_buf_addf(b, "__%u", dup + 1);
+	return r;
+}
+
 /* Find how to name the length/tag field `target` from a member of a structure. */
 static const char *ref_path(tsdlw *w, const tio_fc *target, const tio_member *sib, uint32_t nsib, tio_buf *tmp)
 {
 	if (!target)
 		return NULL;
 	for (uint32_t k = nsib; k-- > 0;) {
-		if (sib[k].fc == target && target->role == TIO_ROLE_NONE) {
-			tio_buf_reset(tmp);
-			tsdlw_name(tmp, sib[k].name);
-			return tio_buf_cstr(tmp);
-		}
+		if (sib[k].fc == target && target->role == TIO_ROLE_NONE)
+			return member_name(tmp, sib, k) ? NULL : tio_buf_cstr(tmp);
 	}
 	for (size_t k = w->npaths; k-- > 0;)
 		if (w->paths[k].fc == target)
@@ -226,7 +248,13 @@ static int member(tsdlw *w, wplan *plan, const tio_fc *fc, const char *name, int
 	tio_buf *b = w->out;
 	tio_buf wn = {0}, tmp = {0}, suf = {0};
 	int r = 0;
-	if ((r = mc->wname ? tio_buf_adds(&wn, mc->wname) : tsdlw_name(&wn, name)))
+	if (mc->wname)
+		r = tio_buf_adds(&wn, mc->wname);
+	else if (mc->in_struct && mc->sib && mc->sib[mc->nsib].fc == fc)
+		r = member_name(&wn, mc->sib, mc->nsib);
+	else
+		r = tsdlw_name(&wn, name);
+	if (r)
 		goto out;
 	const char *wname = tio_buf_cstr(&wn);
 
@@ -261,7 +289,7 @@ static int member(tsdlw *w, wplan *plan, const tio_fc *fc, const char *name, int
 				synth = SYN_LEN;
 				tio_buf_reset(&tmp);
 				tio_buf_adds(&tmp, wname);
-				tio_buf_addl(&tmp, "_len");
+				tio_buf_addl(&tmp, "__len");
 				lenpath = synth_path = tio_buf_cstr(&tmp);
 			}
 			tio_buf_addf(&suf, "[%s]", lenpath);
@@ -440,7 +468,7 @@ static int type_spec(tsdlw *w, wplan *plan, const tio_fc *fc, const char *name, 
 			nd->synth = SYN_TAG;
 			tio_buf_reset(&tmp);
 			tsdlw_name(&tmp, name);
-			tio_buf_addl(&tmp, "_tag");
+			tio_buf_addl(&tmp, "__tag");
 			tag = tio_buf_cstr(&tmp);
 		}
 		bool tag_is_enum = nd->synth != SYN_TAG;
@@ -494,7 +522,7 @@ static int synth_tag(tsdlw *w, const tio_fc *fc, const char *name, int ind)
 	tio_buf_addc(b, '}');
 	tio_buf_addc(b, ' ');
 	tsdlw_name(b, name);
-	return tio_buf_addl(b, "_tag;\n");
+	return tio_buf_addl(b, "__tag;\n");
 }
 
 static bool variant_needs_tag(tsdlw *w, const tio_fc *fc, const tio_member *sib, uint32_t nsib)
@@ -514,9 +542,12 @@ static int struct_body(tsdlw *w, wplan *plan, const tio_fc *fc, int ind, const c
 		const tio_member *m = &fc->st.members[k];
 		tio_buf np = {0};
 		if (prefix) {
+			tio_buf nm = {0};
+			member_name(&nm, fc->st.members, k);
 			tio_buf_adds(&np, prefix);
 			tio_buf_addc(&np, '.');
-			tsdlw_name(&np, m->name);
+			tio_buf_adds(&np, tio_buf_cstr(&nm));
+			tio_buf_free(&nm);
 		}
 		mctx mc = {.sib = fc->st.members, .nsib = k, .in_struct = true,
 			   .prefix = m->fc->kind == TIO_FC_STRUCT ? (prefix ? tio_buf_cstr(&np) : NULL) : prefix};
