@@ -336,7 +336,9 @@ static int open_block(lr_tf *tf)
 		/* the block is skipped, the next one is read */
 		tf->blk += B;
 		tf->done = tf->blk >= tf->map.size;
-		return tio_err_push(r, "%s", "block skipped");
+		char msg[1024];
+		snprintf(msg, sizeof(msg), "%s", tio_error_message());
+		return tio_err_set(r, "%s (block skipped)", msg);
 	}
 	tf->last = last;
 	tf->pos = LT_FRAME;
@@ -351,7 +353,9 @@ static int ev_fail(lr_tf *tf, int r)
 	tf->pos = tf->last;
 	if (r != TIO_ERR_FORMAT)
 		return r;
-	return tio_err_push(r, "rest of the block skipped");
+	char msg[1024];
+	snprintf(msg, sizeof(msg), "%s", tio_error_message());
+	return tio_err_set(r, "%s (rest of the block skipped)", msg);
 }
 
 /* Read the event at tf->pos: 1 with tf->msg filled, 0 for framing, or an error. */
@@ -995,12 +999,18 @@ static int make_ec(lr_trace *tr, const lt_facility *f, uint32_t i, uint32_t base
 				ev->owned[1] = m;
 			else if (scope == TIO_SCOPE_EV_SPEC_CTX)
 				ec->spec_ctx = m;
-			else
+			else if (m->st.nmembers)
 				ec->payload = m;
+			else {
+				tio_fc_free(m); /* an empty structure: no payload */
+				continue;
+			}
 			ev->top[ev->ntop] = m;
 			ev->scope[ev->ntop++] = scope;
 		}
 		tio_fc_free(fc);
+	} else if (fc->kind == TIO_FC_STRUCT && !fc->st.nmembers) {
+		tio_fc_free(fc); /* an empty structure: no payload */
 	} else {
 		ec->payload = fc;
 		ev->top[0] = fc;

@@ -90,6 +90,8 @@ typedef struct lw {
 	uint32_t nfiles;
 	tio_buf ev;
 	uint64_t discarded, discarded_unknown, written;
+	uint64_t time_off;    /* events whose time cannot be written exactly */
+	uint64_t last_cycles; /* for events without a time */
 	lw_file *last_file;
 	const tio_stream *last_stream;
 } lw;
@@ -768,11 +770,17 @@ static void start(lw *w, const tio_msg *m)
 	}
 	const tio_stream_class *sc = m->stream->sc;
 	const tio_clock *c = sc && sc->clock >= 0 && (uint32_t)sc->clock < tc->nclocks ? tc->clocks[sc->clock] : NULL;
-	if (c && c->freq) {
+	int64_t ns = 0;
+	if (c && c->freq && m->has_ts && !tio_clock_ns(c, m->cycles, &ns) && ns == m->ns) {
 		w->clk = *c;
 		w->clk.user = NULL;
 	} else {
+		/* no clock, or one that does not give the reader's own times
+		 * (LTTng 0.x: LTTV's rounding): time is written in ns */
 		w->clk.freq = 1000000000;
+		w->clk.origin_unix = c && c->origin_unix;
+		w->clk.name = c ? c->name : NULL;
+		w->clk_ns = true;
 	}
 	w->clk.description = NULL;
 	if (!w->clk.name)
@@ -869,12 +877,14 @@ static lw_file *file_of(lw *w, const lw_src *s, const tio_stream *st)
 	return f;
 }
 
-static uint64_t out_cycles(const lw *w, const tio_msg *m)
+static uint64_t out_cycles(lw *w, const tio_msg *m)
 {
 	const tio_stream_class *sc = m->stream->sc;
 	const tio_trace_class *tc = m->stream->trace->tc;
 	const tio_clock *c = sc && sc->clock >= 0 && (uint32_t)sc->clock < tc->nclocks ? tc->clocks[sc->clock] : NULL;
-	if (c && c->freq == w->clk.freq && c->offset_s == w->clk.offset_s && c->offset == w->clk.offset)
+	if (!m->has_ts)
+		return w->last_cycles;
+	if (!w->clk_ns && c && c->freq == w->clk.freq && c->offset_s == w->clk.offset_s && c->offset == w->clk.offset)
 		return m->cycles;
 	/* another clock: through ns from the origin */
 	int64_t zero = 0;
@@ -911,6 +921,12 @@ static int lw_consume(tio_sink *sk, const tio_msg *m)
 		w->started = true;
 	}
 	uint64_t cyc = out_cycles(w, m);
+	if (m->has_ts) {
+		int64_t back = 0;
+		tio_clock_ns(&w->clk, cyc, &back);
+		w->time_off += back != m->ns;
+	}
+	w->last_cycles = cyc;
 	lw_src *s = src_of(w, m->stream->trace);
 	if (!s) {
 		int r = register_trace(w, m->stream->trace, cyc, &s);
@@ -1193,6 +1209,10 @@ static int lw_finish(tio_sink *sk)
 	r = r ? r : write_bookmarks(w);
 	r = r ? r : publish(w);
 	w->published = !r;
+	if (!r && w->time_off && sk->err)
+		fprintf(sk->err,
+			"traceio: warning: ltt writer: the times of %" PRIu64 " events are not exact in the output clock (%" PRIu64 " Hz)\n",
+			w->time_off, w->clk.freq);
 	if (!r && (w->discarded || w->discarded_unknown) && sk->err)
 		fprintf(sk->err,
 			"traceio: warning: ltt writer: %" PRIu64 " discarded events%s and their time ranges are not written (the new LTT format cannot record them)\n",
