@@ -26,6 +26,7 @@ struct tio_mux {
 	int64_t begin, end;
 	bool begin_tod, end_tod, tod_utc; /* resolve begin/end against the first message's day */
 	bool started;
+	bool top_pending; /* the root's stream must be advanced before the next pop */
 	tio_msg clipped; /* a discarded-records message whose range trimming cut */
 	uint64_t errors;
 };
@@ -126,20 +127,17 @@ void tio_mux_set_end(tio_mux *m, int64_t ns)
 	m->end = ns;
 }
 
-/* Advance one stream; put it back in the heap unless it ended. */
-static int advance(tio_mux *m, tio_stream *s)
+/*
+ * The next message of one stream that is in range: 1 with *out filled, 0
+ * when the stream has nothing more (in range), or a negative status.
+ */
+static int fetch(tio_mux *m, tio_stream *s, slot *out)
 {
 	for (;;) {
 		const tio_msg *msg = NULL;
 		int r = s->ops->next(s, &msg);
-		if (r < 0) {
-			m->errors++;
-			/* the stream resumes after the damage on the next call */
-			m->pending[m->npending++] = s;
+		if (r <= 0)
 			return r;
-		}
-		if (r == 0)
-			return 0;
 		int64_t key = INT64_MIN;
 		if (msg->has_ts)
 			key = msg->ns;
@@ -149,10 +147,16 @@ static int advance(tio_mux *m, tio_stream *s)
 			return 0; /* streams are in time order: nothing more in range */
 		if (m->has_begin && msg->type == TIO_MSG_EVENT && (!msg->has_ts || key < m->begin))
 			continue;
-		m->heap[m->n] = (slot){s, msg, key};
-		sift_up(m, m->n++);
-		return 0;
+		*out = (slot){s, msg, key};
+		return 1;
 	}
+}
+
+static void drop_top(tio_mux *m)
+{
+	m->heap[0] = m->heap[--m->n];
+	if (m->n)
+		sift_down(m, 0);
 }
 
 /* ns of the midnight that starts the day of `ns` (UTC or local time) */
@@ -171,11 +175,41 @@ static int64_t day_start(int64_t ns, bool utc)
 int tio_mux_next(tio_mux *m, const tio_msg **out)
 {
 	for (;;) {
+		/*
+		 * The stream whose message was returned last stays at the root:
+		 * advance it and sift it down once (one heap operation a message).
+		 */
+		if (m->top_pending) {
+			m->top_pending = false;
+			tio_stream *s = m->heap[0].s;
+			slot ns;
+			int r = fetch(m, s, &ns);
+			if (r > 0) {
+				m->heap[0] = ns;
+				sift_down(m, 0);
+			} else {
+				drop_top(m);
+				if (r < 0) {
+					/* the stream resumes after the damage on the next call */
+					m->errors++;
+					m->pending[m->npending++] = s;
+					return r;
+				}
+			}
+		}
 		while (m->npending) {
 			tio_stream *s = m->pending[--m->npending];
-			int r = advance(m, s);
-			if (r < 0)
+			slot ns;
+			int r = fetch(m, s, &ns);
+			if (r < 0) {
+				m->errors++;
+				m->pending[m->npending++] = s;
 				return r;
+			}
+			if (r > 0) {
+				m->heap[m->n] = ns;
+				sift_up(m, m->n++);
+			}
 		}
 		if (!m->n)
 			return 0;
@@ -193,13 +227,12 @@ int tio_mux_next(tio_mux *m, const tio_msg **out)
 				}
 			}
 		}
-		slot top = m->heap[0];
-		m->heap[0] = m->heap[--m->n];
-		if (m->n)
-			sift_down(m, 0);
-		if (m->has_end && top.key != INT64_MIN && top.key > m->end)
-			continue; /* this stream is past the end: drop it */
-		m->pending[m->npending++] = top.s;
+		const slot top = m->heap[0];
+		if (m->has_end && top.key != INT64_MIN && top.key > m->end) {
+			drop_top(m); /* this stream is past the end */
+			continue;
+		}
+		m->top_pending = true;
 		if (m->has_begin && top.m->type == TIO_MSG_EVENT && (!top.m->has_ts || top.key < m->begin))
 			continue;
 		if ((top.m->type == TIO_MSG_DISCARDED_EVENTS || top.m->type == TIO_MSG_DISCARDED_PACKETS) &&
