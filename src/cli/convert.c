@@ -65,6 +65,8 @@ static void help(void)
 	       "  --packet-size N       ctf: packet content size in bytes (K, M suffixes;\n"
 	       "                        default 256K; a packet holding one bigger event grows)\n"
 	       "  --packetize-metadata  ctf: write the metadata as packets (as LTTng does)\n"
+	       "  --file-version 6|7    tracedat: trace.dat version (default 7)\n"
+	       "  --compression ALGO    tracedat v7: none (default), zstd or zlib\n"
 	       "  --strict              stop at the first input error instead of skipping\n"
 	       "  -q, --quiet           no progress line (shown only when stderr is a terminal)\n"
 	       "\n"
@@ -171,7 +173,7 @@ static int run(tio_mux *mux, tio_sink *sink, const char *names, bool strict, boo
 int cli_convert(int argc, char **argv)
 {
 	const char *out = NULL, *to = NULL, *format = NULL, *begin = NULL, *end = NULL, *names = NULL;
-	const char *packet_size = NULL;
+	const char *packet_size = NULL, *file_version = NULL, *compression = NULL;
 	bool force = false, strict = false, gmt = false, quiet = false, packetize = false;
 	char **inputs = calloc((size_t)argc, sizeof(char *));
 	size_t ninputs = 0;
@@ -220,6 +222,10 @@ int cli_convert(int argc, char **argv)
 			dst = &names;
 		} else if (IS("--packet-size")) {
 			dst = &packet_size;
+		} else if (IS("--file-version")) {
+			dst = &file_version;
+		} else if (IS("--compression")) {
+			dst = &compression;
 		} else if (IS("-f") || IS("--force")) {
 			force = true;
 		} else if (IS("--packetize-metadata")) {
@@ -267,6 +273,10 @@ int cli_convert(int argc, char **argv)
 		fprintf(stderr, "traceio: %s: already exists (--force replaces it)\n", out);
 		goto done;
 	}
+	if ((file_version || compression) && strcmp(w->sink, "tracedat")) {
+		fprintf(stderr, "traceio: --file-version and --compression are for --to tracedat\n");
+		goto done;
+	}
 	if (packet_size && strcmp(w->sink, "ctf")) {
 		fprintf(stderr, "traceio: --packet-size is for --to ctf\n");
 		goto done;
@@ -283,7 +293,9 @@ int cli_convert(int argc, char **argv)
 		goto done;
 	if (tio_sink_new(w->sink, stdout, stderr, &sink) || tio_sink_set(sink, "output", out) ||
 	    (force && tio_sink_set(sink, "force", "1")) || (packet_size && tio_sink_set(sink, "packet-size", packet_size)) ||
-	    (packetize && tio_sink_set(sink, "packetize-metadata", "1"))) {
+	    (packetize && tio_sink_set(sink, "packetize-metadata", "1")) ||
+	    (file_version && tio_sink_set(sink, "version", file_version)) ||
+	    (compression && tio_sink_set(sink, "compression", compression))) {
 		cli_error(NULL);
 		status = 2;
 		goto done;

@@ -245,11 +245,15 @@ static int sec_header(td_open *o, rd *r)
 	if (rd_u64(r, &sz) || rd_bytes(r, sz, &b))
 		return TIO_ERR_FORMAT;
 	parse_header_page(o->f, (const char *)b, sz);
+	/* kept as text for writers (the trace.dat writer copies them) */
+	int e = table_add(o, "header_page", b, sz);
+	if (e)
+		return e;
 	if (rd_str(r, &s, NULL) || strcmp(s, "header_event"))
 		return rd_err(r, "expected \"header_event\"");
 	if (rd_u64(r, &sz) || rd_bytes(r, sz, &b))
 		return TIO_ERR_FORMAT;
-	return 0;
+	return table_add(o, "header_event", b, sz);
 }
 
 static int add_format(td_open *o, rd *r, const char *sys, const uint8_t *text, uint64_t len)

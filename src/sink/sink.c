@@ -10,6 +10,7 @@ extern const tio_sink_ops tio_sink_info_ops;
 extern const tio_sink_ops tio_sink_lttv_ops;
 extern const tio_sink_ops tio_sink_tcreport_ops;
 extern const tio_sink_ops tio_sink_ctf_ops;
+extern const tio_sink_ops tio_sink_tracedat_ops;
 extern const tio_sink_ops tio_sink_json_ops;
 extern const tio_sink_ops tio_sink_ltt_ops;
 
@@ -20,6 +21,7 @@ static const tio_sink_ops *const sinks[] = {
 	&tio_sink_lttv_ops,
 	&tio_sink_tcreport_ops,
 	&tio_sink_ctf_ops, /* writer: src/ctf/ctf-writer.c */
+	&tio_sink_tracedat_ops, /* writer: src/ftrace/tracedat-write.c */
 	&tio_sink_json_ops,
 	&tio_sink_ltt_ops, /* writer: src/ltt/lttnew-write.c */
 };
