@@ -194,3 +194,13 @@ cp -r "$TMP/le" "$TMP/d8"
 sed -i 's/cycle=5030/cycle=50x30/' "$TMP/d8/info/bookmarks.xml"
 $P "$TMP/d8" >/dev/null 2>"$TMP/d8.err"
 expect_err damaged-bookmark "$TMP/d8.err" "d8/info/bookmarks.xml:3: <location>.cycle: \"50x30\" is not a cycle count"
+
+# --- through `traceio convert --to ltt` ----------------------------------------------
+if "$TIO" convert --help 2>/dev/null | grep -q ltt; then
+	"$TIO" convert -q --to ltt -o "$TMP/cv" "$TMP/be" 2>"$TMP/cv.err"
+	$P "$TMP/cv" >"$TMP/cv.out" 2>&1
+	same convert-to-ltt "$TMP/be.expect" "$TMP/cv.out"
+	cmp -s "$TMP/be/cpu/0" "$TMP/cv/cpu/0" && ok convert-to-ltt-bytes || notok convert-to-ltt-bytes
+else
+	echo "# traceio convert has no ltt writer in this build: the writer is tested through $CONV"
+fi
