@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "sink/sink.h"
 
@@ -81,6 +82,18 @@ static void fmt_ns(FILE *f, int64_t ns)
 	fprintf(f, "%s%" PRIu64 ".%09" PRIu64, ns < 0 ? "-" : "", a / 1000000000, a % 1000000000);
 }
 
+/* The same instant as a UTC date, for clocks whose origin is the Unix epoch. */
+static void fmt_date(FILE *f, int64_t ns)
+{
+	time_t t = (time_t)(ns / 1000000000 - (ns % 1000000000 < 0));
+	int64_t rem = ns % 1000000000;
+	struct tm tm;
+	char buf[64];
+	if (!gmtime_r(&t, &tm) || !strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm))
+		return;
+	fprintf(f, "%s.%09" PRId64 " UTC", buf, rem < 0 ? rem + 1000000000 : rem);
+}
+
 static int info_finish(tio_sink *sk)
 {
 	info *in = (info *)sk;
@@ -132,7 +145,11 @@ static int info_finish(tio_sink *sk)
 			fmt_ns(f, s->last);
 			fprintf(f, "] (");
 			fmt_ns(f, s->last - s->first);
-			fprintf(f, " s)\n");
+			fprintf(f, " s)\n  first event: ");
+			fmt_date(f, s->first);
+			fprintf(f, "\n  last event:  ");
+			fmt_date(f, s->last);
+			fprintf(f, "\n");
 		}
 		fprintf(f, "  discarded events: %" PRIu64 "%s\n", s->disc_events,
 			s->disc_unknown ? " (and an unknown number)" : "");
