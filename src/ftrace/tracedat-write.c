@@ -333,6 +333,7 @@ static int tw_init(tio_sink *s)
 	twsink *w = (twsink *)s;
 	w->version = 7;
 	w->comp = COMP_NONE;
+	w->next_id = 1; /* 0 is no ftrace event's id */
 	return 0;
 }
 
@@ -535,6 +536,10 @@ static int add_leaf(synth *y, const tio_fc *fc, const char *name, bool in_ctx)
 		f.kind = SF_INT;
 		f.size = fc->i.size <= 8 ? 1 : fc->i.size <= 16 ? 2 : fc->i.size <= 32 ? 4 : 8;
 		f.is_signed = fc->i.is_signed;
+		/* libtraceevent does not sign-extend fields: "%d" of an s8/s16 would show
+		   the unsigned value, so small signed integers take 4 bytes */
+		if (f.is_signed && f.size < 4)
+			f.size = 4;
 		break;
 	case TIO_FC_VARINT:
 		f.kind = SF_INT;
@@ -588,8 +593,9 @@ static int add_leaf(synth *y, const tio_fc *fc, const char *name, bool in_ctx)
 		break;
 	}
 	case SF_ARRAY:
-		tio_buf_addf(fl, "\tfield:__data_loc %s[] %s;\toffset:%u;\tsize:4;\tsigned:%d;\n",
-			     itype[f.is_signed][f.size], n, f.offset, f.is_signed);
+		/* C99 element names: "u8[]" would read as text (libtraceevent and our reader) */
+		tio_buf_addf(fl, "\tfield:__data_loc %sint%u_t[] %s;\toffset:%u;\tsize:4;\tsigned:%d;\n",
+			     f.is_signed ? "" : "u", f.size * 8, n, f.offset, f.is_signed);
 		tio_buf_addf(pf, "%s=%%s", n);
 		tio_buf_addf(pa, ", __print_array(__get_dynamic_array(%s), __get_dynamic_array_len(%s) / %u, %u)", n, n,
 			     f.size, f.size);
@@ -658,18 +664,21 @@ static int synth_class(twsink *w, const tio_trace *t, const tio_event_class *ec,
 		nm = colon + 1;
 		while (*nm == ':')
 			nm++;
+		if (!*nm)
+			nm = ec->name;
 	} else {
 		c->system = tio_strdup(t->fmt && t->fmt->name ? t->fmt->name : "traceio");
 	}
 	c->name = tio_strdup(nm);
 	int e = !c->system || !c->name ? TIO_ERR_NOMEM : 0;
 	if (!e) {
+		/* libtraceevent reads both as one token: C identifier characters only */
 		for (char *p = c->system; *p; p++)
-			if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '/')
+			if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
 				*p = '_';
 		for (char *p = c->name; *p; p++)
-			if (*p == '\n' || *p == '\t')
-				*p = ' ';
+			if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+				*p = '_';
 	}
 	if (!e)
 		e = new_id(w, &c->id);
@@ -1059,12 +1068,17 @@ static void render_text(tio_buf *b, const tio_msg *m, uint32_t i)
 	case TIO_FC_BOOL:
 	case TIO_FC_BITMAP:
 		if (fc->i.size > 64) {
+			/* "0x" and hex digits, most significant first, no leading zeros */
 			tio_buf_addl(b, "0x");
 			unsigned n = (fc->i.size + 7) / 8;
-			for (unsigned k = 0; k < n; k++) {
-				unsigned byte = fc->i.byte_order == TIO_BE ? v->v.big[k] : v->v.big[n - 1 - k];
-				tio_buf_addc(b, "0123456789abcdef"[byte >> 4]);
-				tio_buf_addc(b, "0123456789abcdef"[byte & 15]);
+			bool lead = true;
+			for (unsigned k = 0; k < 2 * n; k++) {
+				unsigned byte = fc->i.byte_order == TIO_BE ? v->v.big[k / 2] : v->v.big[n - 1 - k / 2];
+				unsigned nib = k % 2 ? byte & 15 : byte >> 4;
+				if (lead && !nib && k + 1 < 2 * n)
+					continue;
+				lead = false;
+				tio_buf_addc(b, "0123456789abcdef"[nib]);
 			}
 		} else if (fc->i.is_signed) {
 			tio_buf_addi(b, v->v.i);
@@ -1082,7 +1096,8 @@ static void render_text(tio_buf *b, const tio_msg *m, uint32_t i)
 			tio_buf_addu(b, v->v.u);
 		return;
 	case TIO_FC_FLOAT:
-		tio_buf_addf(b, "%.17g", v->v.d);
+		/* enough digits to read the same binary32 / binary64 back */
+		tio_buf_addf(b, fc->f.mant_dig <= 24 ? "%.9g" : "%.17g", v->v.d);
 		return;
 	case TIO_FC_STRING:
 	case TIO_FC_SSTRING:
@@ -1115,6 +1130,10 @@ static void render_text(tio_buf *b, const tio_msg *m, uint32_t i)
 	}
 	case TIO_FC_ARRAY:
 	case TIO_FC_SEQUENCE:
+		if (fc->a.text && v->v.s.p) {
+			tio_buf_add(b, v->v.s.p, strnlen(v->v.s.p, v->v.s.len));
+			return;
+		}
 		if (fc->a.text) {
 			/* characters up to the first NUL */
 			uint32_t j = i + 1;
@@ -1205,7 +1224,11 @@ static int enc_leaf(enc *x, uint32_t i)
 			/* a text array: its bytes, up to the first NUL */
 			tio_buf_reset(&w->text);
 			render_text(&w->text, m, i);
-			if (put_dyn(x, f, w->text.p, w->text.len, true))
+			if ((int32_t)x->leaf == x->c->comm_leaf) {
+				x->comm = w->text.p;
+				x->comm_len = w->text.len;
+			}
+			if (put_dyn(x, f, w->text.p ? w->text.p : "", w->text.len, true))
 				return TIO_ERR_NOMEM;
 		} else {
 			if ((int32_t)x->leaf == x->c->comm_leaf) {

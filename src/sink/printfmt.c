@@ -3143,35 +3143,35 @@ static void print_str_arg(tio_buf *s, const uint8_t *data, int size, pf_event *e
 		}
 		len = (unsigned)eval_num_arg(data, size, e, a->int_array.count);
 		int el = (int)eval_num_arg(data, size, e, a->int_array.el_size);
-		seq_putc(s, '{');
+		/* libtraceevent 1.7: unsigned decimals in host order, one space between, no braces
+		   (not the kernel's "{0x..,..}"); checked against trace-cmd 3.1.6 */
 		unsigned used = 0;
 		for (unsigned i = 0; i < len; i++) {
 			int es = (el == 1 || el == 2 || el == 4 || el == 8) ? el : 1;
 			if (used + (unsigned)es > avail)
 				break;
 			if (i)
-				seq_putc(s, ',');
+				seq_putc(s, ' ');
 			if (el == 1) {
-				seq_printf(s, "0x%x", num[0]);
+				tio_buf_addu(s, num[0]);
 			} else if (el == 2) {
 				uint16_t v;
 				memcpy(&v, num, 2);
-				seq_printf(s, "0x%x", v);
+				tio_buf_addu(s, v);
 			} else if (el == 4) {
 				uint32_t v;
 				memcpy(&v, num, 4);
-				seq_printf(s, "0x%x", v);
+				tio_buf_addu(s, v);
 			} else if (el == 8) {
 				uint64_t v;
 				memcpy(&v, num, 8);
-				seq_printf(s, "0x%" PRIx64, v);
+				tio_buf_addu(s, v);
 			} else {
 				seq_printf(s, "BAD SIZE:%d 0x%x", el, num[0]);
 			}
 			num += es;
 			used += (unsigned)es;
 		}
-		seq_putc(s, '}');
 		break;
 	}
 	case A_TYPE:
