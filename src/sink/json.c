@@ -29,6 +29,8 @@
 typedef struct json_sink {
 	tio_sink base;
 	tio_buf b;
+	const tio_stream *pfx_stream; /* pfx holds the start of this stream's event objects */
+	tio_buf pfx;
 } json_sink;
 
 /* ---------------------------------------------------------------- strings */
@@ -489,10 +491,17 @@ static void put_scope(tio_buf *b, const tio_msg *m, int scope, const char *key, 
 }
 #define SCOPE(b, m, sc, lit) put_scope((b), (m), (sc), "," lit ":", sizeof(lit) + 1)
 
-static void put_event(tio_buf *b, const tio_msg *m)
+static void put_event(json_sink *j, const tio_msg *m)
 {
+	tio_buf *b = &j->b;
 	const tio_event_class *ec = m->ec;
-	put_head(b, m, "event");
+	/* the head is the same for every event of a stream: built once per stream change */
+	if (j->pfx_stream != m->stream) {
+		tio_buf_reset(&j->pfx);
+		put_head(&j->pfx, m, "event");
+		j->pfx_stream = m->stream;
+	}
+	tio_buf_add(b, j->pfx.p, j->pfx.len);
 	if (ec) {
 		const char *nm = ec->name ? ec->name : "";
 		KEY(b, "\"event_class\"");
@@ -556,7 +565,7 @@ static int json_consume(tio_sink *s, const tio_msg *m)
 	json_sink *j = (json_sink *)s;
 	switch (m->type) {
 	case TIO_MSG_EVENT:
-		put_event(&j->b, m);
+		put_event(j, m);
 		break;
 	case TIO_MSG_PACKET_BEGIN:
 	case TIO_MSG_PACKET_END:
@@ -583,7 +592,12 @@ static int json_finish(tio_sink *s)
 	return fflush(s->out) ? tio_err_set(TIO_ERR_IO, "write error on output") : 0;
 }
 
-static void json_fini(tio_sink *s) { tio_buf_free(&((json_sink *)s)->b); }
+static void json_fini(tio_sink *s)
+{
+	json_sink *j = (json_sink *)s;
+	tio_buf_free(&j->b);
+	tio_buf_free(&j->pfx);
+}
 
 const tio_sink_ops tio_sink_json_ops = {
 	.name = "json",
