@@ -53,7 +53,9 @@ typedef struct wsclass {
 	uint32_t *extra_node;	/* plan node of each extra */
 	uint32_t nextras;
 	wplan extras, common;
-	wevc *ecs; /* parallel to sc->ecs */
+	wevc *ecs;	  /* parallel to sc->ecs */
+	uint32_t *by_id;  /* event class id -> index in sc->ecs (dense ids), or NULL */
+	uint64_t nby_id;
 } wsclass;
 
 typedef struct wstream {
@@ -111,11 +113,10 @@ typedef struct ctfw {
 
 /* ---------------------------------------------------------------- packet buffer */
 
-static int reserve(wstream *s, uint64_t bits)
+/* Make room for `bits` more bits (new bytes are zero). */
+static int grow(wstream *s, uint64_t bits)
 {
-	size_t need = (size_t)((s->pos + bits + 7) / 8) + 8;
-	if (TIO_LIKELY(need <= s->cap))
-		goto ok;
+	size_t need = (size_t)((s->pos + bits + 7) / 8) + 16;
 	size_t ncap = s->cap ? s->cap : 4096;
 	while (ncap < need) {
 		if (ncap > SIZE_MAX / 2)
@@ -128,10 +129,22 @@ static int reserve(wstream *s, uint64_t bits)
 	memset(nb + s->cap, 0, ncap - s->cap);
 	s->buf = nb;
 	s->cap = ncap;
-ok:
-	if (need > s->hw)
-		s->hw = need < s->cap ? need : s->cap;
 	return 0;
+}
+
+static inline int reserve(wstream *s, uint64_t bits)
+{
+	if (TIO_LIKELY((s->pos + bits + 7) / 8 + 16 <= s->cap))
+		return 0;
+	return grow(s, bits);
+}
+
+/* Bytes before the current position may be non-zero: clear them at the next packet. */
+static inline void mark_dirty(wstream *s)
+{
+	size_t end = (size_t)((s->pos + 7) / 8);
+	if (end > s->hw)
+		s->hw = end;
 }
 
 static inline void align_to(wstream *s, uint32_t align)
@@ -140,12 +153,14 @@ static inline void align_to(wstream *s, uint32_t align)
 		s->pos = (s->pos + align - 1) & ~(uint64_t)(align - 1);
 }
 
-static int put_uint(wstream *s, uint32_t align, uint32_t size, bool be, uint64_t v)
+static inline int put_uint(wstream *s, uint32_t align, uint32_t size, bool be, uint64_t v)
 {
 	align_to(s, align);
-	int r = reserve(s, size);
-	if (r)
-		return r;
+	if (TIO_UNLIKELY((s->pos + size + 7) / 8 + 16 > s->cap)) {
+		int r = grow(s, size);
+		if (r)
+			return r;
+	}
 	uint8_t *q = s->buf + s->pos / 8;
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	if ((s->pos & 7) == 0) {
@@ -355,6 +370,7 @@ static int encode_extras(wtrace *t, wstream *s, const tio_val *ctx, const tio_va
 	}
 	s->xtmp = x.buf;
 	s->xtmp_cap = x.cap;
+	mark_dirty(&x);
 	s->xtmp_hw = x.hw;
 	s->xtmp_bits = x.pos;
 	if (!r && k != c->nextras)
@@ -412,6 +428,7 @@ static int open_packet(wtrace *t, wstream *s)
 				return r;
 		}
 	}
+	mark_dirty(s);
 	s->open = true;
 	s->nevents = 0;
 	return 0;
@@ -513,6 +530,7 @@ static int wevc_free_all(wsclass *c)
 		wplan_free(&c->ecs[k].payload);
 	}
 	free(c->ecs);
+	free(c->by_id);
 	free(c->extra_member);
 	free(c->extra_node);
 	wplan_free(&c->extras);
@@ -533,6 +551,14 @@ static int meta_stream_class(wtrace *t, tsdlw *tw, wsclass *c, const tio_stream_
 		if (sc->ecs[k]->id > maxid)
 			maxid = sc->ecs[k]->id;
 	c->id_bits = maxid <= UINT16_MAX ? 16 : maxid <= UINT32_MAX ? 32 : 64;
+	if (sc->necs && maxid < 65536) {
+		c->nby_id = maxid + 1;
+		if (!(c->by_id = tio_calloc((size_t)c->nby_id, sizeof(uint32_t))))
+			return TIO_ERR_NOMEM;
+		memset(c->by_id, 0xff, (size_t)c->nby_id * sizeof(uint32_t));
+		for (uint32_t k = sc->necs; k-- > 0;)
+			c->by_id[sc->ecs[k]->id] = k;
+	}
 
 	tio_buf_addf(b, "stream {\n\tid = %" PRIu64 ";\n", sc->id);
 	tio_buf_addl(b, "\tpacket.context := struct {\n");
@@ -924,6 +950,11 @@ static wtrace *find_trace(ctfw *w, const tio_trace *in)
 static const wevc *find_ec(const wsclass *c, const tio_event_class *ec)
 {
 	const tio_stream_class *sc = c->sc;
+	if (TIO_LIKELY(ec->id < c->nby_id)) {
+		uint32_t k = c->by_id[ec->id];
+		if (TIO_LIKELY(k < sc->necs && sc->ecs[k] == ec))
+			return &c->ecs[k];
+	}
 	uint32_t lo = 0, hi = sc->necs;
 	while (lo < hi) {
 		uint32_t mid = (lo + hi) / 2;
@@ -1018,6 +1049,7 @@ static int write_event(ctfw *w, wtrace *t, wstream *s, const tio_msg *m)
 		if ((r = close_packet(w, t, s, false, 0)))
 			return r;
 	}
+	mark_dirty(s);
 	if (!s->nevents)
 		s->first_ts = ts;
 	s->nevents++;
