@@ -661,16 +661,6 @@ static int begin_packet(ctf_stream *s)
 		d->clock = s->cur_begin;
 	s->nqueue = s->qhead = 0;
 	bool timed = sc->clock >= 0;
-	/* the packet's own message first: its header and context values, its beginning time */
-	tio_msg pm = {.type = TIO_MSG_PACKET_BEGIN, .stream = &s->base, .vals = d->vals,
-		      .nvals = (uint32_t)d->nvals, .offset = s->pkt_off};
-	pm.scope[TIO_SCOPE_PKT_HEADER] = s->hdr_val != UINT32_MAX ? d->vals + s->hdr_val : NULL;
-	pm.scope[TIO_SCOPE_PKT_CTX] = s->ctx_val != UINT32_MAX ? d->vals + s->ctx_val : NULL;
-	if (timed && s->has_cur_begin && !clock_ns(s, s->cur_begin, &pm.ns)) {
-		pm.has_ts = true;
-		pm.cycles = s->cur_begin;
-	}
-	queue_msg(s, &pm);
 	if (role_has(d, TIO_ROLE_SEQ_NUM)) {
 		uint64_t seq = d->role_val[TIO_ROLE_SEQ_NUM];
 		if (s->has_prev_seq && seq > s->prev_seq + 1) {
@@ -716,6 +706,20 @@ static int begin_packet(ctf_stream *s)
 		s->prev_disc = disc;
 		s->has_prev_disc = true;
 	}
+	/*
+	 * then the packet's own message: its header and context values, its
+	 * beginning time.  Discarded records come first, as in babeltrace2: their
+	 * range starts at the previous packet's end, before this packet begins.
+	 */
+	tio_msg pm = {.type = TIO_MSG_PACKET_BEGIN, .stream = &s->base, .vals = d->vals,
+		      .nvals = (uint32_t)d->nvals, .offset = s->pkt_off};
+	pm.scope[TIO_SCOPE_PKT_HEADER] = s->hdr_val != UINT32_MAX ? d->vals + s->hdr_val : NULL;
+	pm.scope[TIO_SCOPE_PKT_CTX] = s->ctx_val != UINT32_MAX ? d->vals + s->ctx_val : NULL;
+	if (timed && s->has_cur_begin && !clock_ns(s, s->cur_begin, &pm.ns)) {
+		pm.has_ts = true;
+		pm.cycles = s->cur_begin;
+	}
+	queue_msg(s, &pm);
 	s->prev_end = s->cur_end;
 	s->has_prev_end = s->has_cur_end;
 	s->seen_packet = true;
@@ -902,7 +906,7 @@ static int ctf_next(tio_stream *base, const tio_msg **out)
 		tio_err_set(TIO_ERR_FORMAT, "%s", s->pending_err);
 		free(s->pending_err);
 		s->pending_err = NULL;
-		skip_file(s);
+		resync(s); /* the first packet is damaged: look for the next one */
 		return TIO_ERR_FORMAT;
 	}
 	for (;;) {
