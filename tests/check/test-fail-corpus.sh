@@ -1,0 +1,88 @@
+#!/bin/bash
+# Every trace of babeltrace's fail corpora (CTF 1.8 and CTF 2) makes
+# `traceio print` and `traceio check` exit non-zero with the problem named:
+# the file, where in it (byte offset or metadata line:column) and what.
+. "$(dirname "$0")/../lib.sh"
+F=$PEER/ctf/babeltrace-2.1/ctf-traces
+# trace dir | where (file + @offset or :line:col) | what (field or cause)
+while IFS='|' read -r t where what; do
+	[ -n "$t" ] || continue
+	d=$F/$t
+	if [ ! -d "$d" ]; then notok "fail $t" "missing $d"; continue; fi
+	for cmd in print check; do
+		timeout 60 "$TIO" $cmd "$d" >"$TMP/out" 2>"$TMP/err"
+		rc=$?
+		cat "$TMP/out" "$TMP/err" >"$TMP/all"
+		if [ $rc -eq 0 ] || [ $rc -ge 124 ]; then
+			notok "fail $t: $cmd exits 1" "exit $rc" "$(head -3 "$TMP/all")"
+		elif ! grep -qF -- "$where" "$TMP/all"; then
+			notok "fail $t: $cmd names '$where'" "$(head -3 "$TMP/all")"
+		elif ! grep -qiF -- "$what" "$TMP/all"; then
+			notok "fail $t: $cmd says '$what'" "$(head -3 "$TMP/all")"
+		else
+			ok "fail $t: $cmd"
+		fi
+	done
+done <<'LIST'
+1/fail/fail1|fail1/metadata:14:1|CTF version 0.1
+1/fail/fail2|fail2/metadata:9:16|escape sequence
+1/fail/incomplete-packet-header|incomplete-packet-header/stream@0xa|packet.context.packet_size
+1/fail/integer-range|integer-range/metadata:7:10|out of range
+1/fail/invalid-packet-size|invalid-packet-size/trace/channel0_3@0x0|packet size 32768 bits
+1/fail/invalid-sequence-length-field-class|invalid-sequence-length-field-class/metadata:23:12|length field class is not an unsigned integer
+1/fail/invalid-variant-selector-field-class|invalid-variant-selector-field-class/metadata:23:11|tag field class is not an enumeration
+1/fail/lttng-modules-2.0-pre1|lttng-modules-2.0-pre1/metadata@0x0|metadata packet version
+1/fail/metadata-syntax-error|metadata-syntax-error/metadata:3:58|syntax error
+1/fail/packet-based-metadata|packet-based-metadata/metadata@0x0|metadata packet version
+1/fail/smalltrace|smalltrace/metadata:5:1|CTF version 0.1
+1/fail/valid-events-then-invalid-events|dummystream@0x2|no event class with id 255
+2/fail/empty-event-record|empty-event-record/stream@0x0|is empty (0 bits)
+2/fail/meta-no-stream-cls|meta-no-stream-cls/metadata|no data stream class
+2/fail/meta-no-trace-cls-no-stream-cls|meta-no-trace-cls-no-stream-cls/metadata|no data stream class
+LIST
+# every fail trace is listed above
+n=$(ls -d "$F"/1/fail/* "$F"/2/fail/* | wc -l)
+[ "$n" -eq 15 ] && ok "fail corpora: 15 traces" || notok "fail corpora: $n traces, 15 listed"
+# the good events before the damage are still printed
+"$TIO" print "$F/1/fail/valid-events-then-invalid-events" >"$TMP/out" 2>/dev/null
+[ "$(wc -l <"$TMP/out")" -eq 2 ] && ok "valid-events-then-invalid-events: 2 good events printed" ||
+	notok "valid-events-then-invalid-events: 2 good events printed" "$(cat "$TMP/out")"
+# one damaged packet (magic) of a 4-stream trace (1000 events per stream): that packet
+# only is lost, and the exit status says so; --strict stops at the first error
+cp -r "$F/1/succeed/trace-with-index" "$TMP/t" && chmod -R u+w "$TMP/t"
+printf '\xff\xff\xff\xff' | dd of="$TMP/t/ust_channel_0" bs=1 seek=4096 conv=notrunc 2>/dev/null
+"$TIO" print "$TMP/t" >"$TMP/all" 2>"$TMP/err"; rc=$?
+"$TIO" print --strict "$TMP/t" >"$TMP/strict" 2>"$TMP/serr"; src=$?
+"$TIO" print "$F/1/succeed/trace-with-index" >"$TMP/good" 2>/dev/null
+lost=$(($(wc -l <"$TMP/good") - $(wc -l <"$TMP/all")))
+if [ $rc -eq 1 ] && grep -q 'ust_channel_0@0x1000: packet.header.magic' "$TMP/err" && [ $lost -gt 0 ] && [ $lost -lt 500 ]; then
+	ok "damaged packet reported and skipped, $lost of $(wc -l <"$TMP/good") events lost"
+else
+	notok "damaged packet reported and skipped" "exit $rc, lost $lost" "$(head -3 "$TMP/err")"
+fi
+if [ $src -eq 1 ] && [ "$(wc -l <"$TMP/serr")" -eq 1 ] && [ "$(wc -l <"$TMP/strict")" -lt "$(wc -l <"$TMP/all")" ]; then
+	ok "--strict stops at the first error"
+else
+	notok "--strict stops at the first error" "exit $src, $(wc -l <"$TMP/strict") lines" "$(head -3 "$TMP/serr")"
+fi
+# check: clean traces of each format exit 0
+for t in "$F/1/succeed/trace-with-index" "$F/2/succeed/trace-with-index" \
+	"$PEER/tracedat/converted-by-trace-cmd-3.1.6/igt-tests-trace-x86_64-i915-v7-zstd.dat" \
+	"$PEER/ltt0x/traces/trace-15316events_nolost_newformat"; do
+	if "$TIO" check "$t" >"$TMP/out" 2>&1 && grep -q ', ok$' "$TMP/out"; then
+		ok "check clean: $(basename "$t")"
+	else
+		notok "check clean: $(basename "$t")" "$(head -5 "$TMP/out")"
+	fi
+done
+# check lists every problem: two damaged packets in two files, both listed, reading goes on
+cp -r "$F/1/succeed/trace-with-index" "$TMP/t2" && chmod -R u+w "$TMP/t2"
+printf '\xff' | dd of="$TMP/t2/ust_channel_1" bs=1 seek=0 conv=notrunc 2>/dev/null
+printf '\xff\xff\xff\xff' | dd of="$TMP/t2/ust_channel_3" bs=1 seek=8192 conv=notrunc 2>/dev/null
+"$TIO" check "$TMP/t2" >"$TMP/out" 2>&1; rc=$?
+if [ $rc -eq 1 ] && grep -q 'ust_channel_1@0x0' "$TMP/out" && grep -q 'ust_channel_3@0x2000' "$TMP/out" &&
+	grep -q '2 problems' "$TMP/out"; then
+	ok "check lists both damaged packets"
+else
+	notok "check lists both damaged packets" "exit $rc" "$(cat "$TMP/out")"
+fi
