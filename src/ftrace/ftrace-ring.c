@@ -104,6 +104,14 @@ static int next_chunk(td_stream *s)
 		s->chunks_left = 0;
 		return page_error(s, at, "compressed chunk too large");
 	}
+	if (td_usize_check(s->f, s->next_chunk + 8, csize, usize)) {
+		s->next_chunk += 8 + csize; /* the next chunk may be fine */
+		s->chunks_left--;
+		char *why = tio_strdup(tio_error_message());
+		int r = page_error(s, at, why ? why : "bad chunk sizes");
+		free(why);
+		return r;
+	}
 	if (usize > s->ccap) {
 		uint8_t *nb = realloc(s->cbuf, usize);
 		if (!nb)

@@ -139,6 +139,22 @@ int td_decompress(const td_file *f, const uint8_t *src, uint64_t csize, uint8_t 
 	return tio_err_set(TIO_ERR_UNSUPPORTED, "unknown compression '%s'", f->comp);
 }
 
+int td_usize_check(const td_file *f, const uint8_t *src, uint64_t csize, uint64_t usize)
+{
+	if (!strcmp(f->comp, "zstd")) {
+		unsigned long long fs = ZSTD_getFrameContentSize(src, csize);
+		if (fs == ZSTD_CONTENTSIZE_ERROR)
+			return tio_err_set(TIO_ERR_FORMAT, "zstd: not a zstd frame");
+		if (fs != ZSTD_CONTENTSIZE_UNKNOWN && fs != usize)
+			return tio_err_set(TIO_ERR_LIMIT, "uncompressed size %llu, but the zstd frame holds %llu bytes",
+					   (unsigned long long)usize, fs);
+	} else if (!strcmp(f->comp, "zlib") && usize > csize * 1032 + 64) {
+		return tio_err_set(TIO_ERR_LIMIT, "uncompressed size %llu cannot come from %llu zlib bytes",
+				   (unsigned long long)usize, (unsigned long long)csize);
+	}
+	return 0;
+}
+
 /* ---------------------------------------------------------------- the trace being built */
 
 typedef struct td_open {
@@ -551,6 +567,9 @@ static int open_section(td_open *o, uint64_t off, uint16_t want, rd *r, uint8_t 
 		return rd_err(r, "compressed size larger than the section");
 	if (us > (1u << 30))
 		return rd_err(r, "uncompressed size too large");
+	int e0 = td_usize_check(f, r->p, cs, us);
+	if (e0)
+		return tio_err_push(e0, "%s@0x%llx: section %s", f->path, (unsigned long long)off, sec_name(want));
 	uint8_t *buf = tio_malloc(us ? us : 1);
 	if (!buf)
 		return TIO_ERR_NOMEM;

@@ -100,5 +100,12 @@ int td_stream_new(td_file *f, td_buffer *b, uint32_t i, tio_stream **out);
 /* tracedat-file.c */
 int td_decompress(const td_file *f, const uint8_t *src, uint64_t csize, uint8_t *dst,
 		  uint64_t usize);
+/*
+ * Before allocating `usize` bytes for `csize` compressed ones: refuse a size
+ * the data cannot decompress to (the zstd frame's own content size when it
+ * declares one; zlib's 1032:1 maximum ratio).  0, or TIO_ERR_LIMIT with the
+ * error saying what (the caller adds where).
+ */
+int td_usize_check(const td_file *f, const uint8_t *src, uint64_t csize, uint64_t usize);
 
 #endif
