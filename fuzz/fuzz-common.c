@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fuzz.h"
@@ -24,6 +25,14 @@ char *fz_dir_new(void)
 int fz_write(const char *dir, const char *name, const void *data, size_t size)
 {
 	char *p = NULL;
+	const char *slash = strchr(name, '/');
+	if (slash) { /* "sub/file": one level of directories */
+		if (asprintf(&p, "%s/%.*s", dir, (int)(slash - name), name) < 0)
+			return -1;
+		mkdir(p, 0700);
+		free(p);
+		p = NULL;
+	}
 	if (asprintf(&p, "%s/%s", dir, name) < 0)
 		return -1;
 	FILE *f = fopen(p, "wb");
@@ -35,10 +44,8 @@ int fz_write(const char *dir, const char *name, const void *data, size_t size)
 	return w == size && r == 0 ? 0 : -1;
 }
 
-void fz_dir_free(char *dir)
+static void rm_tree(const char *dir, int depth)
 {
-	if (!dir)
-		return;
 	DIR *d = opendir(dir);
 	if (d) {
 		struct dirent *de;
@@ -47,13 +54,21 @@ void fz_dir_free(char *dir)
 				continue;
 			char *p = NULL;
 			if (asprintf(&p, "%s/%s", dir, de->d_name) >= 0) {
-				unlink(p);
+				if (unlink(p) && depth < 2)
+					rm_tree(p, depth + 1);
 				free(p);
 			}
 		}
 		closedir(d);
 	}
 	rmdir(dir);
+}
+
+void fz_dir_free(char *dir)
+{
+	if (!dir)
+		return;
+	rm_tree(dir, 0);
 	free(dir);
 }
 
@@ -131,8 +146,9 @@ int fz_split(const uint8_t *data, size_t size, fz_file_fn fn, void *ctx)
 			len = (uint32_t)(size - body); /* a cut record keeps what it has */
 		char name[65];
 		memcpy(name, data + at, name_end - at);
-		/* names are plain file names: no directories */
-		bool ok = !strchr(name, '/') && strcmp(name, ".") && strcmp(name, "..");
+		/* plain file names, or "dir/file" one level down: nothing that climbs */
+		const char *sl = strchr(name, '/');
+		bool ok = !strstr(name, "..") && name[0] != '/' && (!sl || (!strchr(sl + 1, '/') && sl[1]));
 		if (ok)
 			fn(ctx, name, data + body, len);
 		at = body + len;

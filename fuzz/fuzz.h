@@ -34,7 +34,7 @@ int fz_drain(const char *path, const char *format, const char *sink);
 
 /*
  * A simple container for multi-file inputs: records "NAME\0" + u32 LE size +
- * bytes.  Calls fn for each well-formed record; stops at the first bad one.
+ * bytes (NAME: "file" or "dir/file", at most 64 bytes).  Calls fn for each well-formed record; stops at the first bad one.
  * Returns the number of records.
  */
 typedef void (*fz_file_fn)(void *ctx, const char *name, const uint8_t *p, size_t n);

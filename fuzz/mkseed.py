@@ -12,15 +12,18 @@ import sys
 
 
 def container(out, d, maxbytes=65536):
+    names = []
+    for n in sorted(os.listdir(d)):
+        p = os.path.join(d, n)
+        if os.path.isdir(p):  # one level of subdirectories ("cpu/0")
+            names += [n + '/' + m for m in sorted(os.listdir(p)) if os.path.isfile(os.path.join(p, m))]
+        elif os.path.isfile(p):
+            names.append(n)
+    # the metadata first: the readers need it to make sense of the rest
+    names.sort(key=lambda n: not (n.startswith('metadata') or n.startswith('info/') or n.startswith('eventdefs/')))
     with open(out, 'wb') as f:
-        names = sorted(os.listdir(d))
-        # the metadata first: the readers need it to make sense of the rest
-        names.sort(key=lambda n: not n.startswith('metadata'))
         for n in names:
-            p = os.path.join(d, n)
-            if not os.path.isfile(p):
-                continue
-            b = open(p, 'rb').read()[:maxbytes]
+            b = open(os.path.join(d, n), 'rb').read()[:maxbytes]
             f.write(n.encode() + b'\0' + struct.pack('<I', len(b)) + b)
 
 
