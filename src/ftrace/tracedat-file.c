@@ -767,7 +767,8 @@ static int build_model(td_open *o)
 	    (e = env_int(o, "long_size", f->long_size)) || (e = env_int(o, "page_size", f->page_size)) ||
 	    (e = env_int(o, "cpus", f->ncpus)))
 		return e;
-	qsort(f->ecs, f->necs, sizeof(*f->ecs), ec_cmp);
+	if (f->necs > 1) /* f->ecs is NULL without formats: qsort(NULL, 0) is undefined */
+		qsort(f->ecs, f->necs, sizeof(*f->ecs), ec_cmp);
 	tc->scs = tio_calloc(f->nbufs ? f->nbufs : 1, sizeof(tio_stream_class *));
 	if (!tc->scs)
 		return TIO_ERR_NOMEM;
