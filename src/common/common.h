@@ -70,7 +70,21 @@ static inline int tio_buf_add(tio_buf *b, const void *p, size_t n)
 	b->len += n;
 	return 0;
 }
-static inline int tio_buf_adds(tio_buf *b, const char *s) { return tio_buf_add(b, s, strlen(s)); }
+/* Append a C string: one pass for short ones (no strlen, then copy). */
+static inline int tio_buf_adds(tio_buf *b, const char *s)
+{
+	if (TIO_LIKELY(b->len + 33 <= b->cap)) {
+		char *dst = b->p + b->len;
+		for (int k = 0; k < 32; k++) {
+			if (!s[k]) {
+				b->len += (size_t)k;
+				return 0;
+			}
+			dst[k] = s[k];
+		}
+	}
+	return tio_buf_add(b, s, strlen(s));
+}
 static inline int tio_buf_addc(tio_buf *b, char c)
 {
 	if (TIO_UNLIKELY(b->len + 2 > b->cap) && tio_buf_grow_(b, 1))

@@ -5,6 +5,8 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <errno.h>
+#include <math.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <strings.h>
@@ -386,7 +388,11 @@ static void print_wide(pretty *p, const tio_val *v, const tio_fc *fc)
 static void print_float(pretty *p, double d)
 {
 	color(p, COLOR_BOLD);
-	tio_buf_addf(&p->b, "%g", d);
+	/* "%g" of a whole number below 1e6 is that number: skip printf for it */
+	if (d == (double)(int64_t)d && d > -1e6 && d < 1e6 && !(d == 0 && signbit(d)))
+		tio_buf_addi(&p->b, (int64_t)d);
+	else
+		tio_buf_addf(&p->b, "%g", d);
 	color(p, COLOR_RST);
 }
 
@@ -782,22 +788,45 @@ static void print_discarded(pretty *p, const tio_msg *m)
 	tio_buf_free(&w);
 }
 
+/* Hand the buffered text to the output: straight to its file descriptor (no stdio copy). */
+static int flush_out(pretty *p)
+{
+	FILE *f = p->base.out;
+	const char *q = p->b.p;
+	size_t n = p->b.len;
+	p->b.len = 0;
+	if (!n)
+		return 0;
+	if (fflush(f))
+		return tio_err_set(TIO_ERR_IO, "write error on output");
+	int fd = fileno(f);
+	if (fd < 0)
+		return fwrite(q, 1, n, f) == n ? 0 : tio_err_set(TIO_ERR_IO, "write error on output");
+	while (n) {
+		ssize_t w = write(fd, q, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return tio_err_set(TIO_ERR_IO, "write error on output: %s", strerror(errno));
+		q += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
 static int pretty_consume(tio_sink *s, const tio_msg *m)
 {
 	pretty *p = (pretty *)s;
 	if (m->type == TIO_MSG_EVENT) {
 		print_event(p, m);
 		if (p->b.len >= 65536) {
-			if (fwrite(p->b.p, 1, p->b.len, s->out) != p->b.len)
-				return tio_err_set(TIO_ERR_IO, "write error on output");
-			p->b.len = 0;
+			return flush_out(p);
 		}
 		return 0;
 	}
 	if (m->type == TIO_MSG_DISCARDED_EVENTS || m->type == TIO_MSG_DISCARDED_PACKETS) {
-		if (p->b.len && fwrite(p->b.p, 1, p->b.len, s->out) != p->b.len)
-			return tio_err_set(TIO_ERR_IO, "write error on output");
-		p->b.len = 0;
+		if (flush_out(p))
+			return TIO_ERR_IO;
 		print_discarded(p, m);
 	}
 	return 0;
@@ -811,9 +840,8 @@ static int pretty_finish(tio_sink *s)
 		fflush(s->out);
 		fputs(COLOR_RST, s->err);
 	}
-	if (p->b.len && fwrite(p->b.p, 1, p->b.len, s->out) != p->b.len)
-		return tio_err_set(TIO_ERR_IO, "write error on output");
-	p->b.len = 0;
+	if (flush_out(p))
+		return TIO_ERR_IO;
 	return fflush(s->out) ? tio_err_set(TIO_ERR_IO, "write error on output") : 0;
 }
 
