@@ -4,13 +4,17 @@
  * and the field), as the readers report them.  Besides what the readers
  * refuse, it checks what only a whole read can see: event times that go
  * backwards after the merge (a stream whose clock is not monotonic).
- * Exit status: 0 clean, 1 problems found, 2 usage.
+ * A trace that does not open is a problem; the other traces under the same
+ * directory are still checked.  Exit status: 0 clean, 1 problems found,
+ * 2 usage.
  */
+#include <dirent.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -123,6 +127,84 @@ out:
 	return t.problems;
 }
 
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Check every trace under `path`.  When one of them does not open, the
+ * others are still checked: a directory that is not a trace itself is
+ * searched entry by entry.  A trace that does not open is one problem.
+ */
+static uint64_t check_path(const check_opts *o, const char *path, int depth)
+{
+	tio_trace **traces = NULL;
+	size_t k = 0;
+	if (!tio_trace_open_all(path, o->format, &traces, &k)) {
+		uint64_t problems = 0;
+		for (size_t j = 0; j < k; j++)
+			problems += check_trace(o, traces[j]);
+		cli_free_traces(traces, k);
+		return problems;
+	}
+	char *why = strdup(tio_error_message());
+	tio_error_clear();
+	struct stat st;
+	tio_trace *t = NULL;
+	bool container = false;
+	if (depth < 32 && !stat(path, &st) && S_ISDIR(st.st_mode)) {
+		if (!tio_trace_open(path, o->format, &t))
+			tio_trace_free(t); /* a trace itself: its own error stands */
+		else
+			container = strstr(tio_error_message(), "not a trace of any known format") != NULL;
+		tio_error_clear();
+	}
+	if (!container) {
+		printf("%s: cannot be opened\n  %s\n%s: 0 events, 1 problem\n", path, why ? why : "?", path);
+		free(why);
+		return 1;
+	}
+	free(why);
+	uint64_t problems = 0;
+	DIR *d = opendir(path);
+	char **names = NULL;
+	size_t nn = 0, cap = 0;
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		size_t l = strlen(path) + strlen(de->d_name) + 2;
+		char *c = malloc(l);
+		if (!c)
+			break;
+		snprintf(c, l, "%s/%s", path, de->d_name);
+		if (stat(c, &st) || !S_ISDIR(st.st_mode)) {
+			free(c);
+			continue;
+		}
+		if (nn == cap) {
+			char **nv = realloc(names, (cap = cap ? 2 * cap : 16) * sizeof(*names));
+			if (!nv) {
+				free(c);
+				break;
+			}
+			names = nv;
+		}
+		names[nn++] = c;
+	}
+	if (d)
+		closedir(d);
+	if (nn > 1)
+		qsort(names, nn, sizeof(*names), name_cmp);
+	for (size_t j = 0; j < nn; j++) {
+		problems += check_path(o, names[j], depth + 1);
+		free(names[j]);
+	}
+	free(names);
+	return problems;
+}
+
 int cli_check(int argc, char **argv)
 {
 	check_opts o = {0};
@@ -176,21 +258,8 @@ int cli_check(int argc, char **argv)
 		return 2;
 	}
 	uint64_t problems = 0;
-	for (size_t i = 0; i < n; i++) {
-		tio_trace **traces = NULL;
-		size_t k = 0;
-		if (tio_trace_open_all(inputs[i], o.format, &traces, &k)) {
-			/* a trace that does not open is one problem, with its location */
-			printf("%s: cannot be opened\n  %s\n%s: 0 events, 1 problem\n", inputs[i],
-			       tio_error_message(), inputs[i]);
-			tio_error_clear();
-			problems++;
-			continue;
-		}
-		for (size_t j = 0; j < k; j++)
-			problems += check_trace(&o, traces[j]);
-		cli_free_traces(traces, k);
-	}
+	for (size_t i = 0; i < n; i++)
+		problems += check_path(&o, inputs[i], 0);
 	free(inputs);
 	return problems ? 1 : 0;
 }

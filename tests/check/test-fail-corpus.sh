@@ -86,3 +86,11 @@ if [ $rc -eq 1 ] && grep -q 'ust_channel_1@0x0' "$TMP/out" && grep -q 'ust_chann
 else
 	notok "check lists both damaged packets" "exit $rc" "$(cat "$TMP/out")"
 fi
+# check goes on past a trace that does not open: the good one next to it is still read
+mkdir -p "$TMP/two" && cp -r "$F/1/fail/fail2" "$TMP/two/a-bad" && cp -r "$F/1/succeed/wk-heartbeat-u" "$TMP/two/b-good"
+"$TIO" check "$TMP/two" >"$TMP/out" 2>&1; rc=$?
+if [ $rc -eq 1 ] && grep -q 'a-bad/metadata:9:16' "$TMP/out" && grep -q 'b-good: 20 events, ok' "$TMP/out"; then
+	ok "check reads the good trace next to a bad one"
+else
+	notok "check reads the good trace next to a bad one" "exit $rc" "$(cat "$TMP/out")"
+fi
