@@ -661,23 +661,7 @@ static int begin_packet(ctf_stream *s)
 		d->clock = s->cur_begin;
 	s->nqueue = s->qhead = 0;
 	bool timed = sc->clock >= 0;
-	if (role_has(d, TIO_ROLE_SEQ_NUM)) {
-		uint64_t seq = d->role_val[TIO_ROLE_SEQ_NUM];
-		if (s->has_prev_seq && seq > s->prev_seq + 1) {
-			tio_msg m = {.type = TIO_MSG_DISCARDED_PACKETS, .stream = &s->base};
-			m.count = seq - s->prev_seq - 1;
-			if (timed && s->has_prev_end && s->has_cur_begin) {
-				m.has_range = true;
-				m.begin_cycles = s->prev_end;
-				m.end_cycles = s->cur_begin;
-				if (clock_ns(s, m.begin_cycles, &m.begin_ns) || clock_ns(s, m.end_cycles, &m.end_ns))
-					m.has_range = false;
-			}
-			queue_msg(s, &m);
-		}
-		s->prev_seq = seq;
-		s->has_prev_seq = true;
-	}
+	/* as babeltrace2: discarded events first, then discarded packets */
 	if (role_has(d, TIO_ROLE_DISCARDED)) {
 		uint64_t disc = d->role_val[TIO_ROLE_DISCARDED];
 		bool emit = s->has_prev_disc ? disc != s->prev_disc : disc != 0;
@@ -705,6 +689,23 @@ static int begin_packet(ctf_stream *s)
 		}
 		s->prev_disc = disc;
 		s->has_prev_disc = true;
+	}
+	if (role_has(d, TIO_ROLE_SEQ_NUM)) {
+		uint64_t seq = d->role_val[TIO_ROLE_SEQ_NUM];
+		if (s->has_prev_seq && seq > s->prev_seq + 1) {
+			tio_msg m = {.type = TIO_MSG_DISCARDED_PACKETS, .stream = &s->base};
+			m.count = seq - s->prev_seq - 1;
+			if (timed && s->has_prev_end && s->has_cur_begin) {
+				m.has_range = true;
+				m.begin_cycles = s->prev_end;
+				m.end_cycles = s->cur_begin;
+				if (clock_ns(s, m.begin_cycles, &m.begin_ns) || clock_ns(s, m.end_cycles, &m.end_ns))
+					m.has_range = false;
+			}
+			queue_msg(s, &m);
+		}
+		s->prev_seq = seq;
+		s->has_prev_seq = true;
 	}
 	/*
 	 * then the packet's own message: its header and context values, its
@@ -818,6 +819,7 @@ static bool packet_at(ctf_stream *s, uint64_t off)
 	d->role_set = 0;
 	d->path = f->map.path;
 	d->file_off = off;
+	d->bo_end = UINT64_MAX;
 	uint32_t root;
 	bool ok = !run_scope(d, &s->ct->pkt_header, &root) && role_has(d, TIO_ROLE_MAGIC) &&
 		  d->role_val[TIO_ROLE_MAGIC] == CTF_MAGIC &&
