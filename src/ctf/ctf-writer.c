@@ -1096,6 +1096,19 @@ static int write_discarded(ctfw *w, wtrace *t, wstream *s, const tio_msg *m)
 	}
 	int r;
 	if (m->type == TIO_MSG_DISCARDED_PACKETS) {
+		if (s->open && s->nevents == 0 && s->pin_end) {
+			/*
+			 * Discarded events of the same input packet came first
+			 * (babeltrace2's order): the packet they opened is the
+			 * one after the gap.
+			 */
+			s->seq += m->count ? m->count : 1;
+			if (timed) {
+				s->pin_begin = true;
+				s->pin_begin_v = e;
+			}
+			return 0;
+		}
 		if ((r = end_before(w, t, s, timed, b, true)))
 			return r;
 		s->seq += m->count ? m->count : 1;
