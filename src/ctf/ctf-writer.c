@@ -1025,9 +1025,26 @@ static int write_event(ctfw *w, wtrace *t, wstream *s, const tio_msg *m)
 			    !memcmp(s->xcur + c->extra_off, s->xtmp + c->extra_off,
 				    (size_t)((s->xcur_bits + 7) / 8 - c->extra_off));
 		if (!same) {
-			if (s->open && (r = close_packet(w, t, s, false, 0)))
+			bool rewrite = s->open && s->nevents == 0;
+			if (s->open && !rewrite && (r = close_packet(w, t, s, false, 0)))
 				return r;
 			swap_extras(s);
+			if (rewrite) {
+				/*
+				 * A packet opened by a discarded record, before any
+				 * event told the context values: write them now, it
+				 * keeps its pinned times.
+				 */
+				size_t from = c->extra_off, to = (size_t)((s->pos + 7) / 8);
+				memset(s->buf + from, 0, to - from);
+				uint64_t bits = s->xcur_bits - (uint64_t)c->extra_off * 8;
+				s->pos = (uint64_t)c->extra_off * 8;
+				if ((r = reserve(s, bits)))
+					return r;
+				memcpy(s->buf + c->extra_off, s->xcur + c->extra_off, (size_t)((bits + 7) / 8));
+				s->pos = s->xcur_bits;
+				mark_dirty(s);
+			}
 		}
 	}
 	for (int attempt = 0;; attempt++) {

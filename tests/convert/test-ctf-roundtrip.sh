@@ -16,6 +16,7 @@
 #  - options (--names, --begin/--end, --packet-size, --packetize-metadata,
 #    several inputs), refusals (existing OUT, bad option) and a damaged
 #    input.
+# TIO_LTTNG_REC=DIR uses the LTTng recordings of DIR (make-lttng.sh output) first.
 . "$(dirname "$0")/../lib.sh"
 command -v babeltrace2 >/dev/null || { notok "babeltrace2 installed" "install it: scripts/deps.sh test"; exit 0; }
 BT=$PEER/ctf/babeltrace-2.1/ctf-traces/1
@@ -98,7 +99,7 @@ ctf "succeed/lttng-tracefile-rotation --packet-size 1K --packetize-metadata" "$B
 
 # LTTng-UST recordings: this machine's cache, else record now when lttng is here
 rec=
-for c in /work/cache/lttng "$TIO_SHARED/../cache/lttng"; do
+for c in ${TIO_LTTNG_REC:-} /work/cache/lttng "$TIO_SHARED/../cache/lttng"; do
 	[ -d "$c/ust-uid-small" ] && { rec=$c; break; }
 done
 if [ -z "$rec" ] && ! is_sanitized && command -v lttng >/dev/null && [ "$(id -u)" = 0 ] &&
