@@ -28,6 +28,15 @@ int tio_trace_open_all(const char *path, const char *format, tio_trace ***out, s
 
 void tio_trace_free(tio_trace *t);
 
+/*
+ * Merge the traces of `v` that are the same trace found in several places
+ * (CTF: the same UUID, as babeltrace2 does: e.g. the same trace given twice,
+ * or chunks of a rotated LTTng session): their streams join, a packet
+ * present in both is read once.  Merged traces leave `v` (*n shrinks) and
+ * are freed with the trace they joined.
+ */
+int tio_traces_merge(tio_trace **v, size_t *n);
+
 /* The name of the reader that opened it ("ctf", "tracedat", ...). */
 const char *tio_trace_format(const tio_trace *t);
 

@@ -60,6 +60,11 @@ int cli_open_inputs(char **paths, size_t npaths, const char *format, tio_trace *
 		n += k;
 		free(v);
 	}
+	if (tio_traces_merge(all, &n)) {
+		cli_error(NULL);
+		cli_free_traces(all, n);
+		return 1;
+	}
 	*traces = all;
 	*ntraces = n;
 	return 0;

@@ -142,6 +142,7 @@ int cli_parse_time(const char *s, bool gmt, int64_t *ns, bool *tod)
 
 int cli_print(int argc, char **argv)
 {
+	char *range_copy = NULL;
 	const char *format = NULL, *style = NULL, *outfmt = "text";
 	const char *begin = NULL, *end = NULL;
 	bool strict = false, gmt = false;
@@ -224,7 +225,9 @@ int cli_print(int argc, char **argv)
 			size_t l = strlen(e2);
 			if (l && e2[l - 1] == ']')
 				e2[l - 1] = 0;
-			begin = copy; /* leaked deliberately: lives until exit */
+			free(range_copy);
+			range_copy = copy; /* begin and end point into it: freed at the end */
+			begin = copy;
 			end = e2;
 		} else if (!strcmp(name, "strict")) {
 			strict = true;
@@ -317,6 +320,7 @@ int cli_print(int argc, char **argv)
 		status = 1;
 	}
 out:
+	free(range_copy);
 	tio_sink_free(sink);
 	tio_mux_free(mux);
 	cli_free_traces(traces, ntraces);

@@ -56,7 +56,7 @@ typedef struct dec {
 
 typedef struct ctf_file {
 	tio_map map;
-	uint64_t first_ts;
+	uint64_t first_ts; /* the first packet's timestamp_begin, to order a stream's files */
 	bool has_first_ts;
 } ctf_file;
 
@@ -83,6 +83,9 @@ typedef struct ctf_stream {
 	uint64_t cur_begin, cur_end;
 	bool has_cur_begin, has_cur_end;
 	char *pending_err; /* error found while opening, returned by the first next() */
+	uint64_t sig[6];   /* the last packet's times, sizes and counters, and its file */
+	uint32_t sig_file;
+	bool has_sig;
 	bool fast_clock;   /* the default clock ticks at 1 GHz: ns = clock_base + value */
 	int64_t clock_base;
 	/* recovery after a damaged packet (see resync()) */
@@ -661,6 +664,17 @@ static int begin_packet(ctf_stream *s)
 		d->clock = s->cur_begin;
 	s->nqueue = s->qhead = 0;
 	bool timed = sc->clock >= 0;
+	/*
+	 * The same trace found in several places (merged by UUID) may hold the
+	 * same packet twice: read it once, as babeltrace2 does.
+	 */
+	uint64_t sig[6] = {s->cur_begin, s->cur_end, s->pkt_bits, s->content_bits,
+			   d->role_val[TIO_ROLE_SEQ_NUM], d->role_val[TIO_ROLE_DISCARDED]};
+	if (s->has_sig && s->sig_file != s->cur && !memcmp(sig, s->sig, sizeof(sig)) && s->has_cur_begin)
+		return 1;
+	memcpy(s->sig, sig, sizeof(sig));
+	s->has_sig = true;
+	s->sig_file = s->cur;
 	/* as babeltrace2: discarded events first, then discarded packets */
 	if (role_has(d, TIO_ROLE_DISCARDED)) {
 		uint64_t disc = d->role_val[TIO_ROLE_DISCARDED];
@@ -926,6 +940,10 @@ static int ctf_next(tio_stream *base, const tio_msg **out)
 				continue;
 			}
 			int r = begin_packet(s);
+			if (r > 0) { /* a copy of the previous packet (merged traces): skip it */
+				next_packet(s);
+				continue;
+			}
 			if (r) {
 				resync(s);
 				return r;
@@ -1131,6 +1149,8 @@ static int add_stream(tio_trace *t, ctf_trace *ct, file_info *fis, size_t n, uin
 	}
 	for (size_t k = 0; k < n; k++) {
 		s->files[k].map = fis[k].map;
+		s->files[k].first_ts = fis[k].ts;
+		s->files[k].has_first_ts = fis[k].has_ts;
 		memset(&fis[k].map, 0, sizeof(fis[k].map));
 		if (fis[k].err && !s->pending_err) {
 			s->pending_err = fis[k].err;
@@ -1298,7 +1318,100 @@ static void ctf_free(tio_trace *t)
 	t->user = NULL;
 }
 
+static int file_cmp(const void *x, const void *y)
+{
+	const ctf_file *a = x, *b = y;
+	if (a->has_first_ts != b->has_first_ts)
+		return a->has_first_ts ? -1 : 1;
+	if (a->first_ts != b->first_ts)
+		return a->first_ts < b->first_ts ? -1 : 1;
+	return strcmp(a->map.path ? a->map.path : "", b->map.path ? b->map.path : "");
+}
+
+static void swap_traces(tio_trace *a, tio_trace *b)
+{
+	tio_trace t = *a;
+	*a = *b;
+	*b = t;
+	for (uint32_t i = 0; i < a->nstreams; i++)
+		a->streams[i]->trace = a;
+	for (uint32_t i = 0; i < b->nstreams; i++)
+		b->streams[i]->trace = b;
+}
+
+/*
+ * babeltrace2 takes CTF traces with the same UUID for one trace (the same
+ * trace given twice, chunks of a rotated LTTng session): streams with the
+ * same class and id join, their files ordered by first timestamp then path.
+ * The longer metadata must extend the shorter one (LTTng appends to it);
+ * it describes both.
+ */
+static int ctf_merge(tio_trace *into, tio_trace *from)
+{
+	ctf_trace *a = into->user, *b = from->user;
+	if (!a || !b || !into->tc || !from->tc || !into->tc->has_uuid || !from->tc->has_uuid ||
+	    memcmp(into->tc->uuid, from->tc->uuid, 16))
+		return 0;
+	if (b->meta.len > a->meta.len) {
+		if (memcmp(b->meta.text, a->meta.text, a->meta.len))
+			return 0;
+		swap_traces(into, from);
+		a = into->user;
+		b = from->user;
+	} else if (memcmp(a->meta.text, b->meta.text, b->meta.len)) {
+		return 0;
+	}
+	for (uint32_t i = 0; i < from->nstreams; i++) {
+		ctf_stream *ss = (ctf_stream *)from->streams[i];
+		const tio_stream_class *sc = tio_trace_class_find_sc(into->tc, ss->base.sc->id);
+		if (!sc)
+			return tio_err_set(TIO_ERR_FORMAT, "%s: stream class %llu of %s is not in the merged metadata",
+					   into->path, (unsigned long long)ss->base.sc->id, from->path);
+		ctf_stream *ds = NULL;
+		for (uint32_t k = 0; k < into->nstreams && !ds; k++) {
+			ctf_stream *c = (ctf_stream *)into->streams[k];
+			if (c->base.sc->id == sc->id && c->base.id == ss->base.id)
+				ds = c;
+		}
+		if (ds) {
+			ctf_file *f = tio_realloc(ds->files, (ds->nfiles + ss->nfiles) * sizeof(*f));
+			if (!f)
+				return TIO_ERR_NOMEM;
+			ds->files = f;
+			memcpy(ds->files + ds->nfiles, ss->files, ss->nfiles * sizeof(*f));
+			ds->nfiles += ss->nfiles;
+			ss->nfiles = 0;
+			qsort(ds->files, ds->nfiles, sizeof(*f), file_cmp);
+			if (!ds->pending_err) {
+				ds->pending_err = ss->pending_err;
+				ss->pending_err = NULL;
+			}
+			free(ss->base.name);
+			free(ss->base.path);
+			ctf_stream_free(&ss->base);
+		} else {
+			/* a stream of its own: decode it with the merged trace's classes */
+			uint64_t *slots = tio_realloc(ss->d.slots, (a->nslots ? a->nslots : 1) * sizeof(uint64_t));
+			tio_stream **v = tio_realloc(into->streams, (into->nstreams + 1) * sizeof(*v));
+			if (slots)
+				ss->d.slots = slots;
+			if (v)
+				into->streams = v;
+			if (!slots || !v)
+				return TIO_ERR_NOMEM;
+			ss->base.sc = sc;
+			ss->ct = a;
+			ss->base.trace = into;
+			into->streams[into->nstreams++] = &ss->base;
+		}
+		from->streams[i] = NULL;
+	}
+	from->nstreams = 0;
+	return 1;
+}
+
 const tio_format_ops tio_format_ctf = {
+	.merge = ctf_merge,
 	.name = "ctf",
 	.probe = ctf_probe,
 	.open = ctf_open,

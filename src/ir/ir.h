@@ -361,6 +361,10 @@ struct tio_trace {
 	uint32_t nstreams;
 	uint32_t index;		/* position among the inputs (merge tie-break) */
 	void *user;
+	/* traces merged into this one (same trace in several places): kept
+	 * alive because their streams may still refer to their classes */
+	struct tio_trace **merged;
+	uint32_t nmerged;
 };
 
 /*
@@ -373,6 +377,13 @@ struct tio_format_ops {
 	int (*probe)(const char *path);
 	int (*open)(tio_trace *t, const char *path);
 	void (*free)(tio_trace *t);
+	/*
+	 * Optional: when `from` is the same trace as `into` (babeltrace2: CTF
+	 * traces with the same UUID), move its streams into `into` and return 1;
+	 * return 0 when they are different traces.  `from` is then kept in
+	 * into->merged.
+	 */
+	int (*merge)(tio_trace *into, tio_trace *from);
 };
 
 /* ---------------------------------------------------------------- helpers (ir.c) */

@@ -154,6 +154,34 @@ static int walk(const char *root, const char *path, const char *format, found *f
 	return r;
 }
 
+int tio_traces_merge(tio_trace **v, size_t *n)
+{
+	for (size_t i = 0; i < *n; i++) {
+		for (size_t j = i + 1; j < *n;) {
+			tio_trace *a = v[i], *b = v[j];
+			int r = a->fmt == b->fmt && a->fmt->merge ? a->fmt->merge(a, b) : 0;
+			if (r < 0)
+				return r;
+			if (!r) {
+				j++;
+				continue;
+			}
+			tio_trace **m = tio_realloc(a->merged, (a->nmerged + 1) * sizeof(*m));
+			if (!m)
+				return TIO_ERR_NOMEM;
+			a->merged = m;
+			a->merged[a->nmerged++] = b;
+			memmove(v + j, v + j + 1, (*n - j - 1) * sizeof(*v));
+			(*n)--;
+		}
+		for (uint32_t k = 0; k < v[i]->nstreams; k++) {
+			v[i]->streams[k]->index = k;
+			v[i]->streams[k]->trace = v[i];
+		}
+	}
+	return 0;
+}
+
 int tio_trace_open_all(const char *path, const char *format, tio_trace ***out, size_t *n)
 {
 	if (!tio_is_dir(path) && !tio_is_file(path))
@@ -162,6 +190,8 @@ int tio_trace_open_all(const char *path, const char *format, tio_trace ***out, s
 	int r = walk(path, path, format, &fd, 0);
 	if (!r && fd.n == 0)
 		r = tio_err_set(TIO_ERR_FORMAT, "%s: no trace found", path);
+	if (!r)
+		r = tio_traces_merge(fd.v, &fd.n);
 	if (r) {
 		for (size_t i = 0; i < fd.n; i++)
 			tio_trace_free(fd.v[i]);
@@ -177,6 +207,9 @@ void tio_trace_free(tio_trace *t)
 {
 	if (!t)
 		return;
+	for (uint32_t i = 0; i < t->nmerged; i++)
+		tio_trace_free(t->merged[i]);
+	free(t->merged);
 	for (uint32_t i = 0; i < t->nstreams; i++) {
 		tio_stream *s = t->streams[i];
 		if (!s)

@@ -389,7 +389,7 @@ static void print_float(pretty *p, double d)
 {
 	color(p, COLOR_BOLD);
 	/* "%g" of a whole number below 1e6 is that number: skip printf for it */
-	if (d == (double)(int64_t)d && d > -1e6 && d < 1e6 && !(d == 0 && signbit(d)))
+	if (d > -1e6 && d < 1e6 && d == (double)(int64_t)d && !(d == 0 && signbit(d)))
 		tio_buf_addi(&p->b, (int64_t)d);
 	else
 		tio_buf_addf(&p->b, "%g", d);

@@ -40,6 +40,18 @@ for d in */; do
 	case $d in def-clk-freq|meta-ctx-sequence) continue;; esac
 	compare "succeed/$d" "$d"
 done
+# the same trace (same UUID) in several places is one trace; a packet found
+# twice is read once, whatever the order of the inputs
+compare "deterministic-ordering b + c" ../deterministic-ordering/b-not-corrupted ../deterministic-ordering/c-corrupted
+compare "deterministic-ordering c + b" ../deterministic-ordering/c-corrupted ../deterministic-ordering/b-not-corrupted
+babeltrace2 ../deterministic-ordering/a-corrupted ../deterministic-ordering/b-not-corrupted >"$TMP/bt.out" 2>/dev/null
+"$TIO" print ../deterministic-ordering/a-corrupted ../deterministic-ordering/b-not-corrupted >"$TMP/tio.out" 2>"$TMP/tio.err"
+rc=$?
+if [ $rc -ne 0 ] && cmp -s "$TMP/bt.out" "$TMP/tio.out" && grep -q 'a-corrupted/dummystream@0x5: event.header: no event class with id 255' "$TMP/tio.err"; then
+	ok "deterministic-ordering a + b: the events before the damage, then the error, exit $rc"
+else
+	notok "deterministic-ordering a + b: exit $rc" "$(cat "$TMP/tio.err")" "$(diff "$TMP/bt.out" "$TMP/tio.out")"
+fi
 for d in ../packet-seq-num/* ../intersection/* ../deterministic-ordering/b-not-corrupted; do
 	[ -d "$d" ] || continue
 	compare "${d#../}" "$d"
