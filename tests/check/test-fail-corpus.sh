@@ -94,3 +94,21 @@ if [ $rc -eq 1 ] && grep -q 'a-bad/metadata:9:16' "$TMP/out" && grep -q 'b-good:
 else
 	notok "check reads the good trace next to a bad one" "exit $rc" "$(cat "$TMP/out")"
 fi
+# other formats: damaged units are named with file, offset and field
+cp "$PEER/tracedat/samples/igt-tests-trace-x86_64-i915-v6.dat" "$TMP/d.dat" && chmod u+w "$TMP/d.dat"
+printf '\xff' | dd of="$TMP/d.dat" bs=1 seek=$((0xd0008)) conv=notrunc 2>/dev/null
+"$TIO" check "$TMP/d.dat" >"$TMP/out" 2>&1; rc=$?
+if [ $rc -eq 1 ] && grep -q 'd.dat@0xd0f28: section flyrecord cpu 0: event goes past the page' "$TMP/out" &&
+	grep -q '10369 events, 1 problem' "$TMP/out"; then
+	ok "check trace.dat: damaged page named, other pages read"
+else
+	notok "check trace.dat: damaged page named, other pages read" "exit $rc" "$(cat "$TMP/out")"
+fi
+cp -r "$PEER/ltt0x/traces/trace-15316events_nolost_newformat" "$TMP/l" && chmod -R u+w "$TMP/l"
+printf '\0\0\0\0' | dd of="$TMP/l/fs_0" bs=1 seek=16 conv=notrunc 2>/dev/null
+"$TIO" check "$TMP/l" >"$TMP/out" 2>&1; rc=$?
+if [ $rc -eq 1 ] && grep -q 'l/fs_0@0x10: block header.magic_number' "$TMP/out"; then
+	ok "check LTTng 0.x: damaged block named"
+else
+	notok "check LTTng 0.x: damaged block named" "exit $rc" "$(cat "$TMP/out")"
+fi
