@@ -551,14 +551,7 @@ static void put_discarded(tio_buf *b, const tio_msg *m)
 	tio_buf_addl(b, "}\n");
 }
 
-static int flush_out(json_sink *j)
-{
-	tio_buf *b = &j->b;
-	if (b->len && fwrite(b->p, 1, b->len, j->base.out) != b->len)
-		return tio_err_set(TIO_ERR_IO, "write error on output");
-	b->len = 0;
-	return 0;
-}
+static int flush_out(json_sink *j) { return tio_sink_flush_buf(&j->base, &j->b); }
 
 static int json_consume(tio_sink *s, const tio_msg *m)
 {

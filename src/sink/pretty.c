@@ -788,31 +788,7 @@ static void print_discarded(pretty *p, const tio_msg *m)
 	tio_buf_free(&w);
 }
 
-/* Hand the buffered text to the output: straight to its file descriptor (no stdio copy). */
-static int flush_out(pretty *p)
-{
-	FILE *f = p->base.out;
-	const char *q = p->b.p;
-	size_t n = p->b.len;
-	p->b.len = 0;
-	if (!n)
-		return 0;
-	if (fflush(f))
-		return tio_err_set(TIO_ERR_IO, "write error on output");
-	int fd = fileno(f);
-	if (fd < 0)
-		return fwrite(q, 1, n, f) == n ? 0 : tio_err_set(TIO_ERR_IO, "write error on output");
-	while (n) {
-		ssize_t w = write(fd, q, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return tio_err_set(TIO_ERR_IO, "write error on output: %s", strerror(errno));
-		q += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
+static int flush_out(pretty *p) { return tio_sink_flush_buf(&p->base, &p->b); }
 
 static int pretty_consume(tio_sink *s, const tio_msg *m)
 {

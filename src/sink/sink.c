@@ -2,7 +2,9 @@
 #include "sink/sink.h"
 
 #include <stdlib.h>
+#include <errno.h>
 #include <strings.h>
+#include <unistd.h>
 
 extern const tio_sink_ops tio_sink_pretty_ops;
 extern const tio_sink_ops tio_sink_dummy_ops;
@@ -79,6 +81,31 @@ void tio_sink_free(tio_sink *s)
 	if (s->ops->fini)
 		s->ops->fini(s);
 	free(s);
+}
+
+int tio_sink_flush_buf(tio_sink *s, tio_buf *b)
+{
+	FILE *f = s->out;
+	const char *q = b->p;
+	size_t n = b->len;
+	b->len = 0;
+	if (!n)
+		return 0;
+	if (fflush(f))
+		return tio_err_set(TIO_ERR_IO, "write error on output");
+	int fd = fileno(f);
+	if (fd < 0)
+		return fwrite(q, 1, n, f) == n ? 0 : tio_err_set(TIO_ERR_IO, "write error on output");
+	while (n) {
+		ssize_t w = write(fd, q, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return tio_err_set(TIO_ERR_IO, "write error on output: %s", strerror(errno));
+		q += w;
+		n -= (size_t)w;
+	}
+	return 0;
 }
 
 int tio_sink_bool(const char *key, const char *value, bool *out)

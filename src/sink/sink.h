@@ -26,6 +26,13 @@ struct tio_sink {
 	FILE *err;
 };
 
+/*
+ * Write the text gathered in `b` to the sink's output and empty `b`:
+ * straight to the file descriptor (no second copy through stdio), stdio
+ * flushed first so that nothing written before is overtaken.
+ */
+int tio_sink_flush_buf(tio_sink *s, tio_buf *b);
+
 /* Parse a boolean option value ("1", "yes", "true", "on" / "0", "no"...). */
 int tio_sink_bool(const char *key, const char *value, bool *out);
 
