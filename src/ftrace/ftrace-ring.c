@@ -316,7 +316,6 @@ static int make_event(td_stream *s, const uint8_t *rec, uint32_t len, uint64_t r
 	m->raw_len = len;
 	/* what follows in the same buffer (later pages of the chunk or of the CPU's data) */
 	m->raw_cap = (uint64_t)(s->data + s->dsize - rec);
-	ec->count++;
 	return 0;
 }
 

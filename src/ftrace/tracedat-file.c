@@ -166,6 +166,7 @@ typedef struct td_open {
 	bool have[32];
 	char *clock; /* from TRACECLOCK: the one in [brackets] */
 	tio_buf strings;
+	uint32_t noptions; /* options as `trace-cmd dump` counts them (v7: DONE included) */
 } td_open;
 
 static int env_add(tio_kv **kv, uint32_t *n, const char *key, const char *s, size_t sl, bool is_int,
@@ -204,10 +205,47 @@ static int env_int(td_open *o, const char *key, int64_t v)
 	return env_add(&o->tc->env, &o->tc->nenv, key, NULL, 0, true, v);
 }
 
+/* A side table: the text up to its first NUL, its stored size in ival (ir.h). */
 static int table_add(td_open *o, const char *key, const uint8_t *s, uint64_t len)
 {
-	return env_add(&o->tc->tables, &o->tc->ntables, key, (const char *)s, strnlen((const char *)s, len),
-		       false, 0);
+	int e = env_add(&o->tc->tables, &o->tc->ntables, key, (const char *)s,
+			strnlen((const char *)s, len), false, 0);
+	if (!e)
+		o->tc->tables[o->tc->ntables - 1].ival = (int64_t)len;
+	return e;
+}
+
+/* Set a string env entry, replacing one of the same key. */
+static int env_set_str(td_open *o, const char *key, const char *s, size_t sl)
+{
+	for (uint32_t i = 0; i < o->tc->nenv; i++) {
+		tio_kv *kv = &o->tc->env[i];
+		if (kv->is_int || strcmp(kv->key, key))
+			continue;
+		while (sl && (s[sl - 1] == 0 || s[sl - 1] == '\n'))
+			sl--;
+		char *v = tio_strndup(s, strnlen(s, sl));
+		if (!v)
+			return TIO_ERR_NOMEM;
+		free(kv->sval);
+		kv->sval = v;
+		return 0;
+	}
+	return env_str(o, key, s, sl);
+}
+
+/* The clock of a TRACECLOCK list: the one in [brackets]. */
+static int pick_clock(td_open *o, const uint8_t *d, size_t size)
+{
+	const char *lb = memchr(d, '[', size);
+	const char *rb = lb ? memchr(lb, ']', size - (size_t)((const uint8_t *)lb - d)) : NULL;
+	if (lb && rb) {
+		free(o->clock);
+		o->clock = tio_strndup(lb + 1, (size_t)(rb - lb - 1));
+		if (!o->clock)
+			return TIO_ERR_NOMEM;
+	}
+	return 0;
 }
 
 /* header_page: where the commit and data are (offsets/sizes from the text). */
@@ -293,6 +331,9 @@ static int sec_ftrace(td_open *o, rd *r)
 	uint32_t n;
 	if (rd_u32(r, &n))
 		return TIO_ERR_FORMAT;
+	int e0 = env_int(o, "ftrace_events", n);
+	if (e0)
+		return e0;
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t sz;
 		const uint8_t *b;
@@ -310,6 +351,9 @@ static int sec_events(td_open *o, rd *r)
 	uint32_t nsys;
 	if (rd_u32(r, &nsys))
 		return TIO_ERR_FORMAT;
+	int e0 = env_int(o, "event_systems", nsys);
+	if (e0)
+		return e0;
 	for (uint32_t i = 0; i < nsys; i++) {
 		const char *sys;
 		uint32_t n;
@@ -391,15 +435,8 @@ static int handle_option(td_open *o, rd *r, uint16_t id, const uint8_t *d, uint3
 	case OPT_VERSION:
 		return env_str(o, "tracer_version", (const char *)d, size);
 	case OPT_TRACECLOCK: {
-		const char *lb = memchr(d, '[', size);
-		const char *rb = lb ? memchr(lb, ']', size - (size_t)((const uint8_t *)lb - d)) : NULL;
-		if (lb && rb) {
-			free(o->clock);
-			o->clock = tio_strndup(lb + 1, (size_t)(rb - lb - 1));
-			if (!o->clock)
-				return TIO_ERR_NOMEM;
-		}
-		return env_str(o, "trace_clocks", (const char *)d, size);
+		int e = pick_clock(o, d, size);
+		return e ? e : env_set_str(o, "trace_clocks", (const char *)d, size);
 	}
 	case OPT_OFFSET: {
 		char tmp[64];
@@ -505,6 +542,7 @@ static int read_options(td_open *o, rd *r, uint64_t *next)
 			return 0;
 		if (rd_u32(r, &size) || rd_bytes(r, size, &d))
 			return TIO_ERR_FORMAT;
+		o->noptions++;
 		if (id == OPT_DONE) {
 			if (size >= 8)
 				*next = td_u64(o->f, d);
@@ -585,6 +623,23 @@ static int open_section(td_open *o, uint64_t off, uint16_t want, rd *r, uint8_t 
 	return 0;
 }
 
+/*
+ * Sections of a v7 file, as `trace-cmd dump` counts them: one after the
+ * other from the end of the file header, each header telling its size.
+ */
+static int64_t count_sections(const td_file *f, uint64_t off)
+{
+	int64_t n = 0;
+	while (off <= f->map.size && f->map.size - off >= 16 && n < (1 << 20)) {
+		uint64_t size = td_u64(f, f->map.p + off + 8);
+		if (size > f->map.size - off - 16)
+			break;
+		n++;
+		off += 16 + size;
+	}
+	return n;
+}
+
 static int read_v7(td_open *o, rd *r)
 {
 	td_file *f = o->f;
@@ -593,6 +648,8 @@ static int read_v7(td_open *o, rd *r)
 		return TIO_ERR_FORMAT;
 	snprintf(f->comp, sizeof(f->comp), "%s", cname);
 	int e = env_str(o, "compression", cname, strlen(cname));
+	if (!e)
+		e = env_str(o, "compression_version", cver, strlen(cver));
 	if (e)
 		return e;
 	if (strcmp(f->comp, "none") && strcmp(f->comp, "zstd") && strcmp(f->comp, "zlib"))
@@ -601,6 +658,8 @@ static int read_v7(td_open *o, rd *r)
 	uint64_t opt;
 	if (rd_u64(r, &opt))
 		return TIO_ERR_FORMAT;
+	if ((e = env_int(o, "sections", count_sections(f, (uint64_t)(r->p - r->base)))))
+		return e;
 	for (int n = 0; opt && n < 1000; n++) {
 		rd s;
 		uint8_t *copy;
@@ -617,6 +676,8 @@ static int read_v7(td_open *o, rd *r)
 	} secs[] = {{OPT_HEADER_INFO, SEC_HEADER}, {OPT_FTRACE_EVENTS, SEC_FTRACE},
 		    {OPT_EVENT_FORMATS, SEC_EVENTS}, {OPT_KALLSYMS, SEC_KALLSYMS},
 		    {OPT_PRINTK, SEC_PRINTK},	     {OPT_CMDLINES, SEC_CMDLINES}};
+	if ((e = env_int(o, "options", o->noptions)))
+		return e;
 	if (!o->have[OPT_HEADER_INFO])
 		return tio_err_set(TIO_ERR_FORMAT, "%s: no HEADER_INFO option (section 16)", f->path);
 	for (size_t i = 0; i < TIO_ARRAY_LEN(secs); i++) {
@@ -655,6 +716,29 @@ static int read_v7(td_open *o, rd *r)
 					f->ncpus = f->bufs[i].cpus[j].cpu + 1;
 	}
 	return 0;
+}
+
+/*
+ * v6 keeps the trace clock list after the flyrecord CPU table: size (u64)
+ * and text, "[local] global counter ...\n"; size 0 (or older files, whose
+ * CPU data starts there) when none was saved.  The TRACECLOCK option of
+ * these files is empty.
+ */
+static int read_v6_clock(td_open *o, rd *r)
+{
+	uint64_t sz;
+	const uint8_t *b;
+	if ((uint64_t)(r->end - r->p) < 8)
+		return 0;
+	sz = td_u64(o->f, r->p);
+	if (!sz || sz > 4096 || sz > (uint64_t)(r->end - r->p) - 8)
+		return 0;
+	r->p += 8;
+	b = r->p;
+	int e = pick_clock(o, b, (size_t)sz);
+	if (!e)
+		e = table_add(o, "trace_clocks", b, sz);
+	return e ? e : env_set_str(o, "trace_clocks", (const char *)b, (size_t)sz);
 }
 
 static int read_v6(td_open *o, rd *r)
@@ -704,12 +788,16 @@ static int read_v6(td_open *o, rd *r)
 			continue;
 		}
 		if (!memcmp(tag, "latency  ", 10)) {
+			if ((e = env_int(o, "options", o->noptions)))
+				return e;
 			return env_int(o, "latency_buffer", 1);
 		}
 		if (!memcmp(tag, "flyrecord", 10)) {
 			r->sect = "flyrecord";
 			td_buffer *b0 = &f->bufs[0];
-			return read_cpu_table(o, r, b0, f->ncpus);
+			if ((e = env_int(o, "options", o->noptions)) || (e = read_cpu_table(o, r, b0, f->ncpus)))
+				return e;
+			return read_v6_clock(o, r);
 		}
 		r->p -= 10;
 		return rd_err(r, "expected \"options  \", \"latency  \" or \"flyrecord\"");
@@ -810,6 +898,15 @@ static int build_model(td_open *o)
 			sc->ecs[sc->necs++] = ec;
 		}
 		b->sc = sc;
+		uint64_t bytes = 0;
+		for (uint32_t c = 0; c < b->ncpus; c++)
+			bytes += b->cpus[c].size;
+		const char *bc = b->clock ? b->clock : cn;
+		if ((e = env_add(&sc->env, &sc->nenv, "clock", bc, strlen(bc), false, 0)) ||
+		    (e = env_add(&sc->env, &sc->nenv, "page_size", NULL, 0, true, b->page_size)) ||
+		    (e = env_add(&sc->env, &sc->nenv, "cpus", NULL, 0, true, b->ncpus)) ||
+		    (e = env_add(&sc->env, &sc->nenv, "data_bytes", NULL, 0, true, (int64_t)bytes)))
+			return e;
 		for (uint32_t c = 0; c < b->ncpus; c++) {
 			tio_stream *s;
 			if ((e = td_stream_new(f, b, c, &s)))

@@ -234,6 +234,7 @@ void tio_stream_class_free(tio_stream_class *sc)
 	for (uint32_t i = 0; i < sc->necs; i++)
 		tio_event_class_free(sc->ecs[i]);
 	free(sc->ecs);
+	kvs_free(sc->env, sc->nenv);
 	free(sc);
 }
 

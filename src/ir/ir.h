@@ -203,6 +203,13 @@ typedef struct tio_stream_class {
 	uint32_t necs;
 	struct tio_trace_class *tc;
 	void *user;
+	/*
+	 * Properties the trace states for this stream class, as key/values
+	 * (trace.dat: a buffer instance's "clock", "page_size", "cpus" and
+	 * "data_bytes", the ring-buffer data it holds in the file).  May be empty.
+	 */
+	tio_kv *env;
+	uint32_t nenv;
 } tio_stream_class;
 
 /*
@@ -236,6 +243,8 @@ typedef struct tio_trace_class {
 	 * (trace.dat: "kallsyms", "printk_formats", "saved_cmdlines"): the text
 	 * as the tracer saved it, for sinks that resolve addresses or process
 	 * names.  Kept apart from env so that env stays small.  May be empty.
+	 * A table's `ival` is its size in bytes as the trace stores it (its
+	 * `sval` text ends at the first NUL, so it may be shorter).
 	 */
 	tio_kv *tables;
 	uint32_t ntables;

@@ -94,6 +94,104 @@ static void fmt_date(FILE *f, int64_t ns)
 	fprintf(f, "%s.%09" PRId64 " UTC", buf, rem < 0 ? rem + 1000000000 : rem);
 }
 
+static const tio_kv *kv_find(const tio_kv *kv, uint32_t n, const char *key)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (!strcmp(kv[i].key, key))
+			return &kv[i];
+	return NULL;
+}
+
+static int64_t kv_int(const tio_kv *kv, uint32_t n, const char *key, int64_t def)
+{
+	const tio_kv *e = kv_find(kv, n, key);
+	return e && e->is_int ? e->ival : def;
+}
+
+static const char *kv_str(const tio_kv *kv, uint32_t n, const char *key, const char *def)
+{
+	const tio_kv *e = kv_find(kv, n, key);
+	return e && !e->is_int && e->sval ? e->sval : def;
+}
+
+/* "\t[What, N bytes]" for a side table the trace has. */
+static void td_table(FILE *f, const tio_trace_class *tc, const char *table, const char *what)
+{
+	const tio_kv *e = kv_find(tc->tables, tc->ntables, table);
+	if (e)
+		fprintf(f, "\t[%s, %" PRId64 " bytes]\n", what, e->ival);
+}
+
+static void td_count(FILE *f, const tio_trace_class *tc, const char *key, const char *fmt)
+{
+	const tio_kv *e = kv_find(tc->env, tc->nenv, key);
+	if (e && e->is_int)
+		fprintf(f, fmt, e->ival);
+}
+
+/*
+ * What `trace-cmd dump --summary` prints for a trace.dat file, in its
+ * order and layout (v6: the file's parts in file order; v7: the buffers,
+ * the options, the sections that options name, in reverse order, and the
+ * section count), from what the reader put in the model: env (versions,
+ * counts), side tables (their stored sizes) and stream classes (one per
+ * buffer instance, with its clock, page size, CPUs and data bytes).
+ */
+static void td_summary(FILE *f, const tio_trace *t)
+{
+	const tio_trace_class *tc = t->tc;
+	const tio_kv *env = tc->env;
+	uint32_t n = tc->nenv;
+	int64_t version = kv_int(env, n, "file_version", 6);
+	fprintf(f, "\n Tracing meta data in file %s:\n\t[Initial format]\n", t->path);
+	fprintf(f, "\t\t%" PRId64 "\t[Version]\n", version);
+	fprintf(f, "\t\t%d\t[%s endian]\n", tc->byte_order == TIO_BE, tc->byte_order == TIO_BE ? "Big" : "Little");
+	fprintf(f, "\t\t%" PRId64 "\t[Bytes in a long]\n", kv_int(env, n, "long_size", 0));
+	fprintf(f, "\t\t%" PRId64 "\t[Page size, bytes]\n", kv_int(env, n, "page_size", 0));
+	if (version >= 7) {
+		fprintf(f, "\t\t%s\t[Compression algorithm]\n", kv_str(env, n, "compression", ""));
+		fprintf(f, "\t\t%s\t[Compression version]\n", kv_str(env, n, "compression_version", ""));
+		for (uint32_t i = 0; i < tc->nscs; i++) {
+			const tio_stream_class *sc = tc->scs[i];
+			fprintf(f, "\t[buffer \"%s\", \"%s\" clock, %" PRId64 " page size, %" PRId64
+				" cpus, %" PRId64 " bytes flyrecord data]\n",
+				sc->name ? sc->name : "", kv_str(sc->env, sc->nenv, "clock", ""),
+				kv_int(sc->env, sc->nenv, "page_size", 0), kv_int(sc->env, sc->nenv, "cpus", 0),
+				kv_int(sc->env, sc->nenv, "data_bytes", 0));
+		}
+		td_count(f, tc, "options", "\t[%" PRId64 " options]\n");
+		td_table(f, tc, "saved_cmdlines", "Saved command lines");
+		td_table(f, tc, "printk_formats", "Trace printk");
+		td_table(f, tc, "kallsyms", "Kallsyms");
+		td_count(f, tc, "event_systems", "\t[Events format, %" PRId64 " systems]\n");
+		td_count(f, tc, "ftrace_events", "\t[Ftrace format, %" PRId64 " events]\n");
+		td_table(f, tc, "header_page", "Header page");
+		td_table(f, tc, "header_event", "Header event");
+		td_count(f, tc, "sections", "\t[%" PRId64 " sections]\n");
+		return;
+	}
+	td_table(f, tc, "header_page", "Header page");
+	td_table(f, tc, "header_event", "Header event");
+	td_count(f, tc, "ftrace_events", "\t[Ftrace format, %" PRId64 " events]\n");
+	td_count(f, tc, "event_systems", "\t[Events format, %" PRId64 " systems]\n");
+	td_table(f, tc, "kallsyms", "Kallsyms");
+	td_table(f, tc, "printk_formats", "Trace printk");
+	td_table(f, tc, "saved_cmdlines", "Saved command lines");
+	td_count(f, tc, "cpus", "\t%" PRId64 " [CPUs with tracing data]\n");
+	td_count(f, tc, "options", "\t[%" PRId64 " options]\n");
+	if (kv_int(env, n, "latency_buffer", 0)) {
+		fprintf(f, "\t[Latency tracing data]\n");
+		return;
+	}
+	/* the clock list as stored after the CPU table, newline included when it has one */
+	const tio_kv *clocks = kv_find(tc->tables, tc->ntables, "trace_clocks");
+	fprintf(f, "\t[Flyrecord tracing data]\n\t[Tracing clock]\n");
+	if (clocks && clocks->ival > 0)
+		fprintf(f, "\t\t%s\n", clocks->sval);
+	else
+		fprintf(f, "\t\t No tracing clock saved in the file\n");
+}
+
 static int info_finish(tio_sink *sk)
 {
 	info *in = (info *)sk;
@@ -102,7 +200,10 @@ static int info_finish(tio_sink *sk)
 		tstat *s = &in->ts[i];
 		const tio_trace *t = s->t;
 		const tio_trace_class *tc = t->tc;
+		bool td = !strcmp(t->fmt->name, "tracedat");
 		fprintf(f, "trace: %s\n  format: %s\n", t->path, t->fmt->name);
+		if (td)
+			td_summary(f, t);
 		if (tc->has_uuid) {
 			const uint8_t *u = tc->uuid;
 			fprintf(f, "  uuid: %02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x\n",
@@ -162,6 +263,19 @@ static int info_finish(tio_sink *sk)
 		}
 		for (uint32_t k = 0; k < tc->nscs; k++) {
 			const tio_stream_class *sc = tc->scs[k];
+			if (td) {
+				/* hundreds of formats, a few of them used: list those */
+				uint32_t used = 0;
+				for (uint32_t e = 0; e < sc->necs; e++)
+					used += sc->ecs[e]->count != 0;
+				fprintf(f, "  stream class %" PRIu64 " (buffer \"%s\"): %u event classes, %u with events\n",
+					sc->id, sc->name ? sc->name : "", sc->necs, used);
+				for (uint32_t e = 0; e < sc->necs; e++)
+					if (sc->ecs[e]->count)
+						fprintf(f, "    %8" PRIu64 "  %s (id %" PRIu64 ")\n", sc->ecs[e]->count,
+							sc->ecs[e]->name ? sc->ecs[e]->name : "", sc->ecs[e]->id);
+				continue;
+			}
 			fprintf(f, "  stream class %" PRIu64 ": %u event classes\n", sc->id, sc->necs);
 			for (uint32_t e = 0; e < sc->necs; e++)
 				fprintf(f, "    %8" PRIu64 "  %s (id %" PRIu64 ")\n", sc->ecs[e]->count,

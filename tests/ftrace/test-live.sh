@@ -30,6 +30,17 @@ live() { # name file
 		"$TIO" print $v "$2" > "$TMP/got" 2> "$TMP/err"
 		same "live $1 report$v ($(wc -l < "$TMP/exp") lines)" "$TMP/exp" "$TMP/got"
 	done
+	# info: the trace-cmd part as `dump --summary`, the counts as report -t's lines
+	"$TIO" info "$2" > "$TMP/info" 2> "$TMP/err"
+	trace-cmd dump --summary "$2" > "$TMP/exp" 2>/dev/null
+	awk '/^ Tracing meta data/{p=1; print ""} p && /^  [a-z]/{exit} p' "$TMP/info" > "$TMP/got"
+	same "live $1 info = dump --summary" "$TMP/exp" "$TMP/got"
+	trace-cmd report -t -i "$2" > "$TMP/exp" 2>/dev/null
+	if python3 "$TIO_TOP/tests/tools/cmp-info-report.py" "$TMP/info" "$TMP/exp" > "$TMP/diff"; then
+		ok "live $1 info counts = report -t"
+	else
+		notok "live $1 info counts = report -t" "$(head -5 "$TMP/diff")"
+	fi
 }
 
 rec "$TMP/v6.dat" --file-version 6 -b 4096 -e sched -e irq -e timer -e syscalls:sys_enter_openat -e syscalls:sys_exit_openat
@@ -41,3 +52,16 @@ live v7-none "$TMP/v7n.dat"
 INSTANCES="tio_a" rec "$TMP/inst.dat" --compression none -b 4096 -e sched -B tio_a -b 4096 -e irq -e timer
 live instances "$TMP/inst.dat"
 rmdir $T/instances/tio_a 2>/dev/null || true
+INSTANCES="tio_a tio_b" rec "$TMP/inst6.dat" --file-version 6 -b 4096 -e sched -B tio_a -b 4096 -e irq -B tio_b -e signal
+live instances-v6 "$TMP/inst6.dat"
+# lossy: a tiny buffer, pages with the missed-events flag
+eval $NS trace-cmd record -o "$TMP/lossy.dat" --compression none -b 8 -s 200000 -e sched -e irq \
+	-e syscalls:sys_enter_read -e syscalls:sys_exit_read -e syscalls:sys_enter_write -e syscalls:sys_exit_write \
+	"sh -c 'dd if=/dev/zero of=/dev/null bs=1 count=3000 2>/dev/null; sleep 0.3; dd if=/dev/zero of=/dev/null bs=1 count=3000 2>/dev/null'" \
+	> "$TMP/rec.log" 2>&1
+live lossy "$TMP/lossy.dat"
+if trace-cmd report -i "$TMP/lossy.dat" 2>/dev/null | grep -q "EVENTS DROPPED"; then
+	ok "live lossy recording has dropped events"
+else
+	ok "live lossy recording has dropped events # skip none dropped this time"
+fi
