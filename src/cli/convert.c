@@ -54,6 +54,7 @@ static void help(void)
 	       "  -o, --output OUT      the output path (required)\n"
 	       "  -t, --to FORMAT       ctf (a CTF 1.8 directory), tracedat, ltt, lttng0; default:\n"
 	       "                        tracedat when OUT ends in .dat, else ctf\n"
+	       "  --ctf-version 1.8|2   ctf: CTF 1.8 (TSDL metadata, the default) or CTF 2 (JSON)\n"
 	       "  -i, --format FMT      read the inputs as FMT instead of guessing\n"
 	       "  -b, --begin TIME      drop events before TIME\n"
 	       "  -e, --end TIME        drop events after TIME\n"
@@ -173,7 +174,7 @@ static int run(tio_mux *mux, tio_sink *sink, const char *names, bool strict, boo
 int cli_convert(int argc, char **argv)
 {
 	const char *out = NULL, *to = NULL, *format = NULL, *begin = NULL, *end = NULL, *names = NULL;
-	const char *packet_size = NULL, *file_version = NULL, *compression = NULL;
+	const char *packet_size = NULL, *file_version = NULL, *compression = NULL, *ctf_version = NULL;
 	bool force = false, strict = false, gmt = false, quiet = false, packetize = false;
 	char **inputs = calloc((size_t)argc, sizeof(char *));
 	size_t ninputs = 0;
@@ -222,6 +223,8 @@ int cli_convert(int argc, char **argv)
 			dst = &names;
 		} else if (IS("--packet-size")) {
 			dst = &packet_size;
+		} else if (IS("--ctf-version")) {
+			dst = &ctf_version;
 		} else if (IS("--file-version")) {
 			dst = &file_version;
 		} else if (IS("--compression")) {
@@ -277,8 +280,8 @@ int cli_convert(int argc, char **argv)
 		fprintf(stderr, "traceio: --file-version and --compression are for --to tracedat\n");
 		goto done;
 	}
-	if (packet_size && strcmp(w->sink, "ctf")) {
-		fprintf(stderr, "traceio: --packet-size is for --to ctf\n");
+	if ((packet_size || ctf_version) && strcmp(w->sink, "ctf")) {
+		fprintf(stderr, "traceio: --packet-size and --ctf-version are for --to ctf\n");
 		goto done;
 	}
 	int64_t bns = 0, ens = 0;
@@ -294,6 +297,7 @@ int cli_convert(int argc, char **argv)
 	if (tio_sink_new(w->sink, stdout, stderr, &sink) || tio_sink_set(sink, "output", out) ||
 	    (force && tio_sink_set(sink, "force", "1")) || (packet_size && tio_sink_set(sink, "packet-size", packet_size)) ||
 	    (packetize && tio_sink_set(sink, "packetize-metadata", "1")) ||
+	    (ctf_version && tio_sink_set(sink, "ctf-version", ctf_version)) ||
 	    (file_version && tio_sink_set(sink, "version", file_version)) ||
 	    (compression && tio_sink_set(sink, "compression", compression))) {
 		cli_error(NULL);

@@ -1,5 +1,6 @@
 /*
- * CTF 1.8 writer internals (docs/formats/ctf-writer.md).
+ * CTF 1.8 and CTF 2 writer internals (docs/formats/ctf-writer.md,
+ * docs/formats/ctf2.md "Writer").
  *
  * tsdl-write.c turns the model's field classes into TSDL text and, in the
  * same pass, into a write plan: a flat pre-order array of nodes that
@@ -25,6 +26,10 @@ enum wop {
 	W_ARRAY,    /* `n` elements (child: the element) */
 	W_SEQ,      /* v->n elements */
 	W_VARIANT,  /* children: the options */
+	/* CTF 2 only (ctf2-write.c) */
+	W_LEB128,   /* variable-length integer: LEB128 (signed: fc->vi.is_signed) */
+	W_BIGINT,   /* integer wider than 64 bits: `n` bytes from v.big */
+	W_OPTIONAL, /* child written when the value has one (v->n == 1) */
 };
 
 /* A value to write before this member, declared in the text as its own member. */
@@ -32,6 +37,7 @@ enum wsynth {
 	SYN_NONE = 0,
 	SYN_LEN,   /* uint32 length: sequence elements or BLOB bytes */
 	SYN_TAG,   /* uint32 enum tag: the chosen variant option's index */
+	SYN_ON,    /* uint32 optional selector: 1 when the optional has a value (CTF 2) */
 };
 
 typedef struct wnode {
@@ -42,7 +48,8 @@ typedef struct wnode {
 	uint8_t text;	/* W_ARRAY/W_SEQ of 8-bit text units: bytes may be copied at once */
 	uint32_t align; /* bits */
 	uint32_t size;	/* INT/FLOAT: bits */
-	uint64_t n;	/* W_SBYTES bytes, W_ARRAY length */
+	uint64_t n;	/* W_SBYTES/W_BIGINT bytes, W_ARRAY length, W_STRING code unit
+			   bytes (0 or 1: UTF-8, bytes up to the first NUL; 2, 4: UTF-16/32) */
 	uint32_t nchild;
 	uint32_t next; /* index of the node after this subtree */
 } wnode;
@@ -99,6 +106,29 @@ int tsdlw_name(tio_buf *b, const char *name);
 int tsdlw_string(tio_buf *b, const char *s);
 
 void wplan_free(wplan *p);
+/* Append a node for `fc` (align = fc->align) to the plan; *idx = its index. */
+int wplan_push(wplan *p, const tio_fc *fc, uint8_t op, uint32_t *idx);
+
+/*
+ * CTF 2 metadata (ctf2-write.c): the JSON text sequence, one fragment at a
+ * time, appended to `out`, with the same write plans as the TSDL side and
+ * the same fixed header/context layout as ctf-writer.c's packets:
+ *   packet header: magic u32, uuid (16 bytes, when the trace has one),
+ *     stream_id (`sid_bits`), stream_instance_id u64;
+ *   packet context: [timestamp_begin, timestamp_end u64 when timed],
+ *     content_size, packet_size, packet_seq_num, events_discarded u64,
+ *     then the members `extra_member` of the input's packet context;
+ *   event header: id (`id_bits`), [timestamp u64 when timed].
+ * Every fixed field is byte-aligned in the trace's byte order.
+ */
+typedef struct ctf2w ctf2w;
+/* Preamble, trace class and clock classes.  `ns_clocks`: clocks as 1 GHz ns-from-origin clocks. */
+int ctf2w_begin(ctf2w **out, tio_buf *text, const tio_trace_class *tc, bool ns_clocks, unsigned sid_bits);
+int ctf2w_stream_class(ctf2w *w, const tio_stream_class *sc, unsigned id_bits, bool timed,
+		       const uint32_t *extra_member, uint32_t nextras, wplan *extras, uint32_t *extra_node,
+		       wplan *common);
+int ctf2w_event_class(ctf2w *w, const tio_event_class *ec, wplan *spec, wplan *payload);
+void ctf2w_free(ctf2w *w);
 
 /* Bit packing, CTF style (the inverse of tio_bits_le/tio_bits_be). */
 void tio_put_bits_le(uint8_t *p, uint64_t at, unsigned len, uint64_t v);

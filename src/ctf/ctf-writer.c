@@ -1,9 +1,12 @@
 /*
- * The CTF 1.8 writer: a sink named "ctf" that writes every trace it receives
+ * The CTF writer: a sink named "ctf" that writes every trace it receives
  * messages from as a CTF 1.8 trace directory (CTF 1.8.3 sections 5-8;
- * choices in docs/formats/ctf-writer.md).
+ * choices in docs/formats/ctf-writer.md), or CTF 2 with option
+ * ctf-version=2 (CTF2-SPEC-2.0, CTF2-FS-1.0: the same packets, JSON
+ * metadata from ctf2-write.c; docs/formats/ctf2.md "Writer").
  *
- *   OUT/metadata            TSDL text (packetized on request)
+ *   OUT/metadata            TSDL text or CTF 2 JSON text sequence
+ *                           (packetized on request)
  *   OUT/<stream>            one file per input stream, packets of
  *                           header (magic, uuid, stream_id, stream_instance_id)
  *                           + context (timestamp_begin/end, content_size,
@@ -102,6 +105,7 @@ typedef struct ctfw {
 	char *out;
 	bool force;
 	bool packetize;
+	int version;	      /* 1 (CTF 1.8) or 2 (CTF 2) */
 	uint64_t packet_size; /* bytes: content limit */
 	char *tmpdir;
 	wtrace **traces;
@@ -215,11 +219,41 @@ static uint64_t synth_value(const tio_val *v, const wnode *nd)
 {
 	if (nd->synth == SYN_TAG)
 		return v->opt;
+	if (nd->synth == SYN_ON)
+		return v->n;
 	if (nd->op == W_DBYTES)
 		return v->v.s.len;
 	if (v->n == 0 && v->v.s.p)
 		return v->v.s.len;
 	return v->n;
+}
+
+/* CTF 2 variable-length integer: 7 bits a byte, low bits first (CTF2-SPEC-2.0). */
+static int put_leb128(wstream *s, uint64_t v, bool sgn)
+{
+	align_to(s, 8);
+	int r = reserve(s, 80);
+	if (r)
+		return r;
+	uint8_t *q = s->buf + s->pos / 8;
+	unsigned n = 0;
+	for (;;) {
+		uint8_t byte = v & 0x7f;
+		bool done;
+		if (sgn) {
+			int64_t x = (int64_t)v >> 7; /* arithmetic shift: gcc and clang */
+			done = (x == 0 && !(byte & 0x40)) || (x == -1 && (byte & 0x40));
+			v = (uint64_t)x;
+		} else {
+			v >>= 7;
+			done = v == 0;
+		}
+		q[n++] = (uint8_t)(byte | (done ? 0 : 0x80));
+		if (done)
+			break;
+	}
+	s->pos += 8 * n;
+	return 0;
 }
 
 static int put_val(wstream *s, const wnode *nodes, uint32_t ni, const tio_val *vals, uint32_t vi, bool be_default)
@@ -236,9 +270,22 @@ static int put_val(wstream *s, const wnode *nodes, uint32_t ni, const tio_val *v
 		return put_uint(s, nd->align, nd->size, nd->be,
 				tio_float_bits(v->v.d, nd->fc->f.exp_dig, nd->fc->f.mant_dig));
 	case W_STRING: {
+		if (nd->n > 1) { /* UTF-16/32: whole code units, then a zero one */
+			uint64_t len = v->v.s.p ? v->v.s.len / nd->n * nd->n : 0;
+			return put_bytes(s, v->v.s.p, len, len + nd->n);
+		}
 		uint64_t len = v->v.s.p ? strnlen(v->v.s.p, (size_t)v->v.s.len) : 0;
 		return put_bytes(s, v->v.s.p, len, len + 1);
 	}
+	case W_LEB128:
+		return put_leb128(s, v->v.u, nd->fc->vi.is_signed);
+	case W_BIGINT:
+		align_to(s, nd->align);
+		return put_bytes(s, v->v.big, v->v.big ? nd->n : 0, nd->n);
+	case W_OPTIONAL:
+		if (v->n > 1)
+			return bad_value(nd->fc);
+		return v->n ? put_val(s, nodes, ni + 1, vals, vi + 1, be_default) : 0;
 	case W_SBYTES: {
 		uint64_t len = v->v.s.p ? (v->v.s.len < nd->n ? v->v.s.len : nd->n) : 0;
 		return put_bytes(s, v->v.s.p, len, nd->n);
@@ -303,11 +350,15 @@ static int put_zero(wstream *s, const wnode *nodes, uint32_t ni, bool be_default
 	case W_FLOAT:
 		return put_uint(s, nd->align, nd->size, nd->be, 0);
 	case W_STRING:
-		return put_bytes(s, NULL, 0, 1);
+		return put_bytes(s, NULL, 0, nd->n > 1 ? nd->n : 1);
 	case W_SBYTES:
+	case W_BIGINT:
 		return put_bytes(s, NULL, 0, nd->n);
+	case W_LEB128:
+		return put_leb128(s, 0, false);
 	case W_DBYTES:
 	case W_SEQ:
+	case W_OPTIONAL:
 		return 0;
 	case W_STRUCT: {
 		uint32_t c = ni + 1;
@@ -538,14 +589,18 @@ static int wevc_free_all(wsclass *c)
 	return 0;
 }
 
-/* TSDL for one stream class and its event classes; fills the plans. */
-static int meta_stream_class(wtrace *t, tsdlw *tw, wsclass *c, const tio_stream_class *sc)
+/*
+ * Metadata for one stream class and its event classes, TSDL (`tw`) or CTF 2
+ * (`jw`); fills the plans.  The packet layout (offsets of the fields the
+ * writer patches) is the same for both.
+ */
+static int meta_stream_class(wtrace *t, tsdlw *tw, ctf2w *jw, wsclass *c, const tio_stream_class *sc)
 {
 	tio_buf *b = &t->meta;
 	int r = 0;
 	c->sc = sc;
 	c->timed = sc->clock >= 0 && (uint32_t)sc->clock < t->tc->nclocks;
-	const char *clk = c->timed ? tw->clock_names[sc->clock] : NULL;
+	const char *clk = c->timed && tw ? tw->clock_names[sc->clock] : NULL;
 	uint64_t maxid = 0;
 	for (uint32_t k = 0; k < sc->necs; k++)
 		if (sc->ecs[k]->id > maxid)
@@ -560,20 +615,26 @@ static int meta_stream_class(wtrace *t, tsdlw *tw, wsclass *c, const tio_stream_
 			c->by_id[sc->ecs[k]->id] = k;
 	}
 
-	tio_buf_addf(b, "stream {\n\tid = %" PRIu64 ";\n", sc->id);
-	tio_buf_addl(b, "\tpacket.context := struct {\n");
+	if (tw) {
+		tio_buf_addf(b, "stream {\n\tid = %" PRIu64 ";\n", sc->id);
+		tio_buf_addl(b, "\tpacket.context := struct {\n");
+	}
 	uint32_t off = t->hdr_bytes;
 	if (c->timed) {
-		u_field(b, "timestamp_begin", 64, t->be, 10, clk);
-		u_field(b, "timestamp_end", 64, t->be, 10, clk);
+		if (tw) {
+			u_field(b, "timestamp_begin", 64, t->be, 10, clk);
+			u_field(b, "timestamp_end", 64, t->be, 10, clk);
+		}
 		c->ts_begin_off = off;
 		c->ts_end_off = off + 8;
 		off += 16;
 	}
-	u_field(b, "content_size", 64, t->be, 10, NULL);
-	u_field(b, "packet_size", 64, t->be, 10, NULL);
-	u_field(b, "packet_seq_num", 64, t->be, 10, NULL);
-	u_field(b, "events_discarded", 64, t->be, 10, NULL);
+	if (tw) {
+		u_field(b, "content_size", 64, t->be, 10, NULL);
+		u_field(b, "packet_size", 64, t->be, 10, NULL);
+		u_field(b, "packet_seq_num", 64, t->be, 10, NULL);
+		u_field(b, "events_discarded", 64, t->be, 10, NULL);
+	}
 	c->content_off = off;
 	c->packet_off = off + 8;
 	c->seq_off = off + 16;
@@ -586,17 +647,29 @@ static int meta_stream_class(wtrace *t, tsdlw *tw, wsclass *c, const tio_stream_
 		c->extra_node = tio_calloc(pc->st.nmembers, sizeof(uint32_t));
 		if (!c->extra_member || !c->extra_node)
 			return TIO_ERR_NOMEM;
-		tw->scope = "stream.packet.context";
+		if (tw)
+			tw->scope = "stream.packet.context";
 		for (uint32_t k = 0; k < pc->st.nmembers && !r; k++) {
 			const tio_member *m = &pc->st.members[k];
 			if (m->fc->role != TIO_ROLE_NONE)
 				continue;
 			c->extra_member[c->nextras] = k;
 			c->extra_node[c->nextras++] = (uint32_t)c->extras.n;
-			r = tsdlw_member(tw, &c->extras, m->fc, m->name, 2, "stream.packet.context", pc->st.members, k);
+			if (tw)
+				r = tsdlw_member(tw, &c->extras, m->fc, m->name, 2, "stream.packet.context", pc->st.members, k);
 		}
 		if (r)
 			return r;
+	}
+	c->ecs = tio_calloc(sc->necs ? sc->necs : 1, sizeof(wevc));
+	if (!c->ecs)
+		return TIO_ERR_NOMEM;
+	if (jw) {
+		r = ctf2w_stream_class(jw, sc, c->id_bits, c->timed, c->extra_member, c->nextras, &c->extras,
+				       c->extra_node, &c->common);
+		for (uint32_t k = 0; k < sc->necs && !r; k++)
+			r = ctf2w_event_class(jw, sc->ecs[k], &c->ecs[k].spec, &c->ecs[k].payload);
+		return r;
 	}
 	tio_buf_addl(b, "\t};\n\tevent.header := struct {\n");
 	tio_buf_addf(b, "\t\tinteger { size = %u; align = 8; signed = false; byte_order = %s; base = 10; } id;\n",
@@ -610,9 +683,6 @@ static int meta_stream_class(wtrace *t, tsdlw *tw, wsclass *c, const tio_stream_
 	tio_buf_addl(b, "};\n\n");
 
 	size_t keep = tw->npaths;
-	c->ecs = tio_calloc(sc->necs ? sc->necs : 1, sizeof(wevc));
-	if (!c->ecs)
-		return TIO_ERR_NOMEM;
 	for (uint32_t k = 0; k < sc->necs && !r; k++) {
 		const tio_event_class *ec = sc->ecs[k];
 		char where[300];
@@ -685,6 +755,18 @@ static int build_metadata(ctfw *w, wtrace *t)
 			maxsid = tc->scs[k]->id;
 	t->sid_bits = maxsid <= UINT32_MAX ? 32 : 64;
 	t->hdr_bytes = 4 + (tc->has_uuid ? 16 : 0) + t->sid_bits / 8 + 8;
+	if (w->version == 2) {
+		ctf2w *jw = NULL;
+		r = ctf2w_begin(&jw, b, tc, t->ns_mode, t->sid_bits);
+		if (!r && !(t->scs = tio_calloc(tc->nscs ? tc->nscs : 1, sizeof(wsclass))))
+			r = TIO_ERR_NOMEM;
+		for (uint32_t k = 0; k < tc->nscs && !r; k++)
+			r = meta_stream_class(t, NULL, jw, &t->scs[k], tc->scs[k]);
+		ctf2w_free(jw);
+		if (r)
+			tio_err_push(r, "%s: CTF 2 writer", t->in->path ? t->in->path : "");
+		goto out;
+	}
 
 	tio_buf_addl(b, "/* CTF 1.8 */\n\n/* written by traceio " TRACEIO_VERSION " */\n\ntrace {\n\tmajor = 1;\n\tminor = 8;\n");
 	if (tc->has_uuid) {
@@ -755,7 +837,7 @@ static int build_metadata(ctfw *w, wtrace *t)
 		char where[64];
 		snprintf(where, sizeof(where), "stream class %" PRIu64, tc->scs[k]->id);
 		tw.where = where;
-		r = meta_stream_class(t, &tw, &t->scs[k], tc->scs[k]);
+		r = meta_stream_class(t, &tw, NULL, &t->scs[k], tc->scs[k]);
 	}
 	if (r)
 		tio_err_push(r, "%s: CTF writer", t->in->path ? t->in->path : "");
@@ -1232,8 +1314,8 @@ static int write_metadata(ctfw *w, wtrace *t)
 			set_uint(pkt + 24, 32, t->be, (uint32_t)((HDR + n) * 8));
 			set_uint(pkt + 28, 32, t->be, PKT * 8);
 			pkt[32] = pkt[33] = pkt[34] = 0; /* compression, encryption, checksum schemes */
-			pkt[35] = 1;
-			pkt[36] = 8;
+			pkt[35] = w->version == 2 ? 2 : 1; /* major, minor (CTF2-PMETA-1.0: 2, 0) */
+			pkt[36] = w->version == 2 ? 0 : 8;
 			memcpy(pkt + HDR, text + off, n);
 			if (fwrite(pkt, 1, PKT, f) != PKT)
 				r = TIO_ERR_IO;
@@ -1385,6 +1467,7 @@ static int ctfw_init(tio_sink *sk)
 {
 	ctfw *w = (ctfw *)sk;
 	w->packet_size = DEFAULT_PACKET_SIZE;
+	w->version = 1;
 	return 0;
 }
 
@@ -1406,6 +1489,15 @@ static int ctfw_set(tio_sink *sk, const char *key, const char *value)
 		return tio_sink_bool(key, value, &w->force);
 	if (!strcmp(key, "packetize-metadata"))
 		return tio_sink_bool(key, value, &w->packetize);
+	if (!strcmp(key, "ctf-version")) {
+		if (value && (!strcmp(value, "1.8") || !strcmp(value, "1")))
+			w->version = 1;
+		else if (value && (!strcmp(value, "2") || !strcmp(value, "2.0")))
+			w->version = 2;
+		else
+			return tio_err_set(TIO_ERR_USAGE, "option ctf-version: '%s': 1.8 or 2", value ? value : "");
+		return 0;
+	}
 	if (!strcmp(key, "packet-size")) {
 		char *e;
 		unsigned long long v = strtoull(value ? value : "", &e, 10);
@@ -1419,7 +1511,8 @@ static int ctfw_set(tio_sink *sk, const char *key, const char *value)
 		w->packet_size = v;
 		return 0;
 	}
-	return tio_err_set(TIO_ERR_USAGE, "sink ctf takes no option '%s' (output, force, packet-size, packetize-metadata)",
+	return tio_err_set(TIO_ERR_USAGE,
+			   "sink ctf takes no option '%s' (output, force, packet-size, packetize-metadata, ctf-version)",
 			   key);
 }
 

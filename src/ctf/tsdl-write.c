@@ -52,7 +52,7 @@ void wplan_free(wplan *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static int push_node(wplan *p, const tio_fc *fc, uint8_t op, uint32_t *idx)
+int wplan_push(wplan *p, const tio_fc *fc, uint8_t op, uint32_t *idx)
 {
 	if (tio_grow(&p->nodes, &p->cap, p->n + 1, sizeof(wnode)))
 		return TIO_ERR_NOMEM;
@@ -207,13 +207,41 @@ static bool is_ident(const char *s)
  * So option k is written as its label, which must read back as the
  * option's name: label "_NAME", or "NAME" when NAME has no leading '_'.
  */
+static bool label_fits(const char *l, const char *o)
+{
+	return l && o && ((l[0] == '_' && !strcmp(l + 1, o)) || (o[0] != '_' && !strcmp(l, o)));
+}
+
+/*
+ * The tag label of option k: the one a CTF 1 reader kept, else (CTF 2:
+ * options have selector ranges, not labels) the label of the selector
+ * enumeration's mapping with exactly the option's ranges, one that reads
+ * back as the option's name first.
+ */
+static const char *variant_label(const tio_fc *fc, uint32_t k)
+{
+	const tio_mapping *o = &fc->v.ranges[k];
+	const tio_fc *t = fc->v.sel.target;
+	if (o->label || !t || t->kind != TIO_FC_ENUM)
+		return o->label;
+	for (int pass = 0; pass < 2; pass++)
+		for (uint32_t j = 0; j < t->i.nmappings; j++) {
+			const tio_mapping *m = &t->i.mappings[j];
+			if (m->nranges == o->nranges && o->nranges &&
+			    !memcmp(m->ranges, o->ranges, o->nranges * sizeof(tio_range)) &&
+			    (pass || label_fits(m->label, fc->v.options[k].name)))
+				return m->label;
+		}
+	return NULL;
+}
+
 static bool variant_labels_ok(const tio_fc *fc)
 {
 	const tio_fc *target = fc->v.sel.target;
 	if (!target || target->kind != TIO_FC_ENUM || !fc->v.ranges)
 		return false;
 	for (uint32_t k = 0; k < fc->v.noptions; k++) {
-		const char *l = fc->v.ranges[k].label, *o = fc->v.options[k].name;
+		const char *l = variant_label(fc, k), *o = fc->v.options[k].name;
 		if (!l || !o || !is_ident(l))
 			return false;
 		if (!(l[0] == '_' && !strcmp(l + 1, o)) && !(o[0] != '_' && !strcmp(l, o)))
@@ -298,7 +326,7 @@ static int member(tsdlw *w, wplan *plan, const tio_fc *fc, const char *name, int
 			tio_buf_addf(&suf, "[%" PRIu64 "]", len);
 		}
 		uint32_t idx;
-		if ((r = push_node(plan, t, W_ARRAY, &idx)))
+		if ((r = wplan_push(plan, t, W_ARRAY, &idx)))
 			goto out;
 		wnode *nd = &plan->nodes[idx];
 		chain[nchain++] = idx;
@@ -345,7 +373,7 @@ static int member(tsdlw *w, wplan *plan, const tio_fc *fc, const char *name, int
 			inner.in_struct = false;
 			inner.prefix = NULL;
 		}
-		if ((r = push_node(plan, t, W_INT, &node)))
+		if ((r = wplan_push(plan, t, W_INT, &node)))
 			goto out;
 		if ((r = type_spec(w, plan, t, name, ind, &inner, node)))
 			goto out;
@@ -476,7 +504,7 @@ static int type_spec(tsdlw *w, wplan *plan, const tio_fc *fc, const char *name, 
 		tio_buf_free(&tmp);
 		for (uint32_t k = 0; k < fc->v.noptions; k++) {
 			mctx oc = {.sib = mc->sib, .nsib = mc->nsib, .in_struct = false, .prefix = NULL,
-				   .wname = tag_is_enum ? fc->v.ranges[k].label : NULL};
+				   .wname = tag_is_enum ? variant_label(fc, k) : NULL};
 			char nm[32];
 			const char *on = fc->v.options[k].name;
 			if (!on) {
@@ -586,7 +614,7 @@ int tsdlw_scope(tsdlw *w, wplan *plan, const char *decl, const tio_fc *fc, int i
 	if (fc->kind != TIO_FC_STRUCT)
 		return tio_err_set(TIO_ERR_UNSUPPORTED, "%s: %s is not a structure", w->where, decl);
 	uint32_t node;
-	int r = push_node(plan, fc, W_STRUCT, &node);
+	int r = wplan_push(plan, fc, W_STRUCT, &node);
 	if (r)
 		return r;
 	indent(b, ind);
