@@ -286,6 +286,13 @@ int cli_print(int argc, char **argv)
 			}
 		}
 	}
+	/* sinks that print per input (trace-cmd: file-name prefixes) learn them up front */
+	for (size_t i = 0; i < ntraces; i++) {
+		if (tio_sink_add_trace(sink, traces[i])) {
+			cli_error(NULL);
+			goto out;
+		}
+	}
 	if (tio_mux_new(traces, ntraces, &mux)) {
 		cli_error(NULL);
 		goto out;

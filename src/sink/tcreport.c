@@ -11,6 +11,14 @@
  *
  * Options: raw (report -R), ns (report -t: nanosecond timestamps),
  * cpu=N[,M...] (report --cpu).
+ *
+ * Several inputs (`report -i a.dat -i b.dat`, learnt through add_trace):
+ * every `cpus=` line first, each prefixed by its file's base name
+ * right-aligned to the longest base name or instance name of the files
+ * before it (trace-cmd widens the prefix as it opens each file's
+ * instances); then the events merged by time, top-buffer events prefixed
+ * by their file's base name and instance events by their instance name,
+ * right-aligned to the longest of all.
  */
 #include <stdlib.h>
 
@@ -26,6 +34,8 @@ typedef struct tc_trace {
 	uint32_t nstreams;
 	int prefix_width; /* longest instance name, 0 without instances */
 	bool header_done;
+	bool added; /* learnt through add_trace */
+	const char *base; /* file name without its directories (several inputs' prefix) */
 } tc_trace;
 
 typedef struct tc_sink {
@@ -36,6 +46,9 @@ typedef struct tc_sink {
 	tc_trace *traces;
 	size_t ntraces, cap;
 	tc_trace *last; /* the trace of the previous message */
+	size_t nadded;	/* traces learnt through add_trace (> 1: file-name prefixes) */
+	int width; /* several inputs: longest base name or instance name */
+	bool headers_done;
 	tio_buf line; /* output, written out in blocks of OUT_BLOCK bytes */
 	/* per-second timestamp cache: the padded seconds text of `sec` */
 	uint64_t sec;
@@ -134,6 +147,41 @@ static tc_trace *get_trace(tc_sink *k, const tio_trace *t)
 	}
 	k->ntraces++;
 	return x;
+}
+
+/* An input, before any message: with several, lines get file-name prefixes. */
+static int tc_add_trace(tio_sink *s, const tio_trace *t)
+{
+	tc_sink *k = (tc_sink *)s;
+	tc_trace *x = get_trace(k, t);
+	if (!x)
+		return TIO_ERR_NOMEM;
+	if (x->added)
+		return 0;
+	x->added = true;
+	k->nadded++;
+	const char *p = t->path ? t->path : "", *sl = strrchr(p, '/');
+	x->base = sl ? sl + 1 : p;
+	if ((int)strlen(x->base) > k->width)
+		k->width = (int)strlen(x->base);
+	return 0;
+}
+
+/* The `cpus=` lines of every input learnt up front, in input order. */
+static void all_headers(tc_sink *k)
+{
+	k->headers_done = true;
+	for (size_t i = 0; i < k->ntraces; i++) {
+		tc_trace *x = &k->traces[i];
+		if (!x->added || x->header_done)
+			continue;
+		x->header_done = true;
+		if (k->nadded > 1)
+			tio_buf_addf(&k->line, "%*s: ", k->width, x->base);
+		tio_buf_addf(&k->line, "cpus=%lld\n", (long long)env_int(x->t->tc, "cpus", x->t->nstreams));
+		if (x->prefix_width > k->width)
+			k->width = x->prefix_width;
+	}
 }
 
 static pf_event *get_event(tc_trace *x, const tio_event_class *ec)
@@ -237,6 +285,8 @@ static int tc_consume(tio_sink *s, const tio_msg *m)
 		return TIO_ERR_NOMEM;
 	k->last = x;
 	tio_buf *b = &k->line;
+	if (TIO_UNLIKELY(!k->headers_done) && k->nadded)
+		all_headers(k);
 	if (!x->header_done) {
 		x->header_done = true;
 		tio_buf_addf(b, "cpus=%lld\n", (long long)env_int(x->t->tc, "cpus", x->t->nstreams));
@@ -254,7 +304,9 @@ static int tc_consume(tio_sink *s, const tio_msg *m)
 		return 0;
 	size_t line_start = b->len;
 	const char *inst = m->stream->sc && m->stream->sc->name ? m->stream->sc->name : "";
-	if (x->prefix_width) {
+	if (k->nadded > 1) {
+		tio_buf_addf(b, "%*s: ", k->width, inst[0] ? inst : x->base);
+	} else if (x->prefix_width) {
 		if (inst[0])
 			tio_buf_addf(b, "%*s: ", x->prefix_width, inst);
 		else
@@ -346,6 +398,8 @@ static int tc_consume(tio_sink *s, const tio_msg *m)
 static int tc_finish(tio_sink *s)
 {
 	tc_sink *k = (tc_sink *)s;
+	if (!k->headers_done && k->nadded) /* no event at all: trace-cmd still says cpus=N */
+		all_headers(k);
 	int r = flush_out(k);
 	if (r)
 		return r;
@@ -372,6 +426,7 @@ const tio_sink_ops tio_sink_tcreport_ops = {
 	.name = "trace-cmd",
 	.size = sizeof(tc_sink),
 	.set = tc_set,
+	.add_trace = tc_add_trace,
 	.consume = tc_consume,
 	.finish = tc_finish,
 	.fini = tc_fini,

@@ -49,9 +49,18 @@ rec "$TMP/v7.dat" -b 4096 -e sched -e irq -e timer -e syscalls:sys_enter_openat 
 live v7-zstd "$TMP/v7.dat"
 rec "$TMP/v7n.dat" --compression none -b 4096 -e sched -e irq
 live v7-none "$TMP/v7n.dat"
-INSTANCES="tio_a" rec "$TMP/inst.dat" --compression none -b 4096 -e sched -B tio_a -b 4096 -e irq -e timer
+INSTANCES="tio_long_instance_a" rec "$TMP/inst.dat" --compression none -b 4096 -e sched -B tio_long_instance_a -b 4096 -e irq -e timer
 live instances "$TMP/inst.dat"
-rmdir $T/instances/tio_a 2>/dev/null || true
+# several inputs: `report -i A -i B` (prefix width grows with each file's instances)
+for order in "inst v6" "v6 inst"; do
+	set -- $order
+	for v in "" -t -R; do
+		trace-cmd report $v -i "$TMP/$1.dat" -i "$TMP/$2.dat" > "$TMP/exp" 2>/dev/null
+		"$TIO" print $v "$TMP/$1.dat" "$TMP/$2.dat" > "$TMP/got" 2> "$TMP/err"
+		same "live several inputs $1+$2 report$v ($(wc -l < "$TMP/exp") lines)" "$TMP/exp" "$TMP/got"
+	done
+done
+rmdir $T/instances/tio_long_instance_a 2>/dev/null || true
 INSTANCES="tio_a tio_b" rec "$TMP/inst6.dat" --file-version 6 -b 4096 -e sched -B tio_a -b 4096 -e irq -B tio_b -e signal
 live instances-v6 "$TMP/inst6.dat"
 # lossy: a tiny buffer, pages with the missed-events flag

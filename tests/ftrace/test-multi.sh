@@ -1,0 +1,36 @@
+#!/bin/bash
+# Several trace.dat inputs merged by time, printed as `trace-cmd report -i A
+# -i B ...` prints them (base-name prefixes right-aligned, every cpus= line
+# first, instance names in the same column): a committed trace-cmd 3.1.6
+# expectation, and, when trace-cmd is installed, report/-t/-R on peer files
+# (overlapping and not, the same file twice, v6 with v7) compared live.
+# tests/ftrace/test-live.sh does the same on fresh recordings with instances.
+. "$TIO_TOP/tests/lib.sh"
+D=$PEER/tracedat
+F=$TIO_TOP/tests/data/ftrace
+
+"$TIO" print "$D/samples/lisa-trappy-tests-trace-arm32-v6.dat" "$F/kmem-tlb-v7-zstd.dat" "$F/v7-zstd-small.dat" \
+	> "$TMP/got" 2> "$TMP/err"
+xz -dc "$F/multi-3.report.txt.xz" > "$TMP/exp"
+same "multi 3 inputs = committed trace-cmd report" "$TMP/exp" "$TMP/got"
+
+command -v trace-cmd > /dev/null || { echo "ok multi live trace-cmd # skip no trace-cmd"; exit 0; }
+multi() { # NAME FILE...
+	local name=$1 v a f
+	shift
+	a=()
+	for f in "$@"; do a+=(-i "$f"); done
+	for v in "" -t -R; do
+		trace-cmd report $v "${a[@]}" > "$TMP/exp" 2> /dev/null
+		"$TIO" print $v "$@" > "$TMP/got" 2> "$TMP/err"
+		same "multi $name report$v ($(wc -l < "$TMP/exp") lines)" "$TMP/exp" "$TMP/got"
+	done
+}
+S=$D/samples
+C=$D/converted-by-trace-cmd-3.1.6
+multi "v6+v7 same data" "$S/lisa-trappy-tests-trace-arm32-v6.dat" "$C/lisa-trappy-tests-trace-arm32-v7-zstd.dat"
+multi "same file twice" "$F/kmem-tlb-v7-zstd.dat" "$F/kmem-tlb-v7-zstd.dat"
+# a relative path prints as its base name, like the absolute ones
+(cd "$S" && "$TIO" print lisa-trappy-tests-trace_idle-arm64-v6.dat "$F/v7-zstd-small.dat" > "$TMP/got" 2>&1)
+(cd "$S" && trace-cmd report -i lisa-trappy-tests-trace_idle-arm64-v6.dat -i "$F/v7-zstd-small.dat" > "$TMP/exp" 2>/dev/null)
+same "multi relative path" "$TMP/exp" "$TMP/got"
