@@ -11,12 +11,14 @@
 
 extern const tio_format_ops tio_format_ctf;
 extern const tio_format_ops tio_format_lttng0;
+extern const tio_format_ops tio_format_lttng0_2008;
 extern const tio_format_ops tio_format_ltt;
 extern const tio_format_ops tio_format_tracedat;
 
 static const tio_format_ops *const formats[] = {
 	&tio_format_ctf,
 	&tio_format_lttng0,
+	&tio_format_lttng0_2008, /* src/ltt/ltt08-read.c: seed 000's own 2008 layout */
 	&tio_format_ltt,
 	&tio_format_tracedat,
 };

@@ -15,6 +15,7 @@ extern const tio_sink_ops tio_sink_ctf_ops;
 extern const tio_sink_ops tio_sink_tracedat_ops;
 extern const tio_sink_ops tio_sink_json_ops;
 extern const tio_sink_ops tio_sink_ltt_ops;
+extern const tio_sink_ops tio_sink_lttng0_ops;
 
 static const tio_sink_ops *const sinks[] = {
 	&tio_sink_pretty_ops,
@@ -26,6 +27,7 @@ static const tio_sink_ops *const sinks[] = {
 	&tio_sink_tracedat_ops, /* writer: src/ftrace/tracedat-write.c */
 	&tio_sink_json_ops,
 	&tio_sink_ltt_ops, /* writer: src/ltt/lttnew-write.c */
+	&tio_sink_lttng0_ops, /* writer: src/ltt/ltt08-write.c */
 };
 
 const char *const *tio_sinks(void)
