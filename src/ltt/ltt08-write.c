@@ -409,6 +409,8 @@ static int emit(w8 *w, w8_file *f, const w8_mk *mk, uint64_t tsc, const w8_curso
 		}
 		w8_cursor cur = *cur0;
 		int r = encode(w, f, mk, tsc, &cur, what);
+		if (r == 0) /* the part that was encoded is padding again */
+			memset(f->blk + f->pos, 0, w->block - f->pos);
 		if (r < 0)
 			return r;
 		if (r == 1) {
