@@ -680,7 +680,11 @@ static int read_expected(pf_event *e, int expect, const char *str, bool newline_
 static int read_expect_type(pf_event *e, int expect, char **tok)
 {
 	int t = read_token(e, tok);
-	return t == expect ? 0 : -1;
+	if (t == expect)
+		return 0;
+	free(*tok); /* the caller owns the token only when it is the expected one */
+	*tok = NULL;
+	return -1;
 }
 
 /* ---------------------------------------------------------------- fields */
@@ -1852,6 +1856,43 @@ out_free:
 	return TOK_ERROR;
 }
 
+/*
+ * jiffies_to_msecs(x), registered by libtraceevent's jbd2 plugin: a
+ * numeric function of one long that returns its argument unchanged (the
+ * plugin cannot know HZ).  Kept as `x + 0`, an operation, not a bare
+ * field: the same value, and -R then prints the field itself as it would
+ * for any function argument (hex for a long) rather than with the
+ * format's conversion.
+ */
+static int process_identity_func(pf_event *e, arg *a, char **tok)
+{
+	char *token = NULL;
+	arg *inner = alloc_arg(), *zero = alloc_arg();
+	char *plus = strdup("+"), *z = strdup("0");
+	if (!inner || !zero || !plus || !z)
+		goto error;
+	int type = process_arg(e, inner, &token);
+	if (type != TOK_DELIM || !token || strcmp(token, ")"))
+		goto error;
+	free(token);
+	zero->type = A_ATOM;
+	zero->atom.atom = z;
+	a->type = A_OP;
+	a->op.op = plus;
+	a->op.left = inner;
+	a->op.right = zero;
+	a->op.prio = 0;
+	return read_token_item(e, tok);
+error:
+	free(token);
+	free_arg(inner);
+	free_arg(zero);
+	free(plus);
+	free(z);
+	*tok = NULL;
+	return TOK_ERROR;
+}
+
 static int process_sizeof(pf_event *e, arg *a, char **tok)
 {
 	char *token = NULL;
@@ -1977,7 +2018,11 @@ static int process_function(pf_event *e, arg *a, char *token, char **tok)
 		free(token);
 		return process_sizeof(e, a, tok);
 	}
-	/* helper functions registered by plugins (jbd2, scsi, ...) are not known */
+	if (!strcmp(token, "jiffies_to_msecs")) {
+		free(token);
+		return process_identity_func(e, a, tok);
+	}
+	/* other helper functions registered by plugins (scsi, cfg80211, xen, ...) are not known */
 	free(token);
 	*tok = NULL;
 	return TOK_ERROR;
@@ -3286,15 +3331,93 @@ static void print_ip4(tio_buf *s, char i, bool reverse, const uint8_t *b)
 		tio_buf_addf(s, fmt, b[0], b[1], b[2], b[3]);
 }
 
+/* %pI6c: RFC 5952-style compressed IPv6 (the kernel's and libtraceevent's rules). */
+static void print_ip6c(tio_buf *s, const uint8_t *b)
+{
+	uint16_t w[8];
+	for (int k = 0; k < 8; k++)
+		w[k] = (uint16_t)(b[2 * k] << 8 | b[2 * k + 1]);
+	bool v4mapped = !w[0] && !w[1] && !w[2] && !w[3] && !w[4] && w[5] == 0xffff;
+	bool isatap = (b[8] | 0x02) == 0x02 && !b[9] && b[10] == 0x5e && b[11] == 0xfe;
+	bool use4 = v4mapped || isatap;
+	int range = use4 ? 6 : 8, longest = 1, colonpos = -1;
+	for (int i = 0; i < range; i++) {
+		int z = 0;
+		for (int j = i; j < range && !w[j]; j++)
+			z++;
+		if (z > longest) {
+			longest = z;
+			colonpos = i;
+		}
+	}
+	bool needcolon = false;
+	for (int i = 0; i < range; i++) {
+		if (i == colonpos) {
+			if (needcolon || i == 0)
+				tio_buf_addc(s, ':');
+			tio_buf_addc(s, ':');
+			needcolon = false;
+			i += longest - 1;
+			continue;
+		}
+		if (needcolon)
+			tio_buf_addc(s, ':');
+		tio_buf_addx(s, w[i], false);
+		needcolon = true;
+	}
+	if (use4) {
+		if (needcolon)
+			tio_buf_addc(s, ':');
+		print_ip4(s, 'I', false, b + 12);
+	}
+}
+
+static void print_ip6(tio_buf *s, char i, bool compressed, const uint8_t *b)
+{
+	if (compressed) {
+		print_ip6c(s, b);
+		return;
+	}
+	for (int j = 0; j < 16; j += 2) {
+		seq_printf(s, "%02x%02x", b[j], b[j + 1]);
+		if (i == 'I' && j < 14)
+			seq_putc(s, ':');
+	}
+}
+
+/*
+ * %pI4/%pi4 [hnlb], %pI6/%pi6, %pI6c, %pIS[p][c][hnlb] (a struct sockaddr
+ * field: family 2 = IPv4 "a.b.c.d[:port]", 10 = IPv6 "[addr]:port" with p,
+ * nothing for another family), as libtraceevent 1.7 prints them.
+ */
 static void print_ip_arg(tio_buf *s, const char *ptr, const uint8_t *data, int size, pf_event *e,
 			 arg *a)
 {
-	char i = *ptr;
-	ptr++;
+	char i = *ptr++;
+	char ver = *ptr++;
+	bool have_p = false, have_c = false, reverse = false;
+	if (ver != '4' && ver != '6' && ver != 'S')
+		return;
+	if (ver == '6' && i == 'I' && *ptr == 'c')
+		have_c = true;
+	if (ver == 'S' && i == 'I') {
+		if (*ptr == 'p') {
+			have_p = true;
+			ptr++;
+		}
+		if (*ptr == 'c') {
+			have_c = true;
+			ptr++;
+		}
+	}
+	if (ver != '6') {
+		switch (*ptr) {
+		case 'h': reverse = !e->ctx->be; break;
+		case 'l': reverse = true; break;
+		}
+	}
 	while (a->type == A_TYPE)
 		a = a->typecast.item;
-	if (*ptr != '4' && *ptr != '6')
-		return; /* %pIS (sockaddr): not rendered */
 	if (a->type != A_FIELD) {
 		seq_printf(s, "ARG TYPE NOT FIELD BUT %d", a->type);
 		return;
@@ -3305,28 +3428,44 @@ static void print_ip_arg(tio_buf *s, const char *ptr, const uint8_t *data, int s
 			return;
 	}
 	pf_field *f = a->field.field;
-	if (*ptr == '4') {
-		bool reverse = false;
-		switch (ptr[1]) {
-		case 'h': reverse = !e->ctx->be; break;
-		case 'l': reverse = true; break;
-		}
+	const uint8_t *b = data + f->offset;
+	if (ver == '4') {
 		if (f->size != 4 || f->offset + 4 > size) {
 			seq_puts(s, "INVALIDIPv4");
 			return;
 		}
-		print_ip4(s, i, reverse, data + f->offset);
+		print_ip4(s, i, reverse, b);
 		return;
 	}
-	if (f->size != 16 || f->offset + 16 > size) {
-		seq_puts(s, "INVALIDIPv6");
+	if (ver == '6') {
+		if (f->size != 16 || f->offset + 16 > size) {
+			seq_puts(s, "INVALIDIPv6");
+			return;
+		}
+		print_ip6(s, i, have_c, b);
 		return;
 	}
-	const uint8_t *b = data + f->offset;
-	for (int j = 0; j < 16; j += 2) {
-		seq_printf(s, "%02x%02x", b[j], b[j + 1]);
-		if (i == 'I' && j < 14)
-			seq_putc(s, ':');
+	if (f->size < 2 || f->offset + 2 > size)
+		return;
+	unsigned family = e->ctx->be ? tio_be16(b) : tio_le16(b);
+	if (family == 2) { /* sockaddr_in: family, port (network order), address */
+		if (f->size < 16 || f->offset + 16 > size) {
+			seq_puts(s, "INVALIDIPv4");
+			return;
+		}
+		print_ip4(s, i, reverse, b + 4);
+		if (have_p)
+			seq_printf(s, ":%d", b[2] << 8 | b[3]);
+	} else if (family == 10) { /* sockaddr_in6: family, port, flowinfo, address, scope */
+		if (f->size < 28 || f->offset + 28 > size) {
+			seq_puts(s, "INVALIDIPv6");
+			return;
+		}
+		if (have_p)
+			seq_putc(s, '[');
+		print_ip6(s, i, have_c, b + 8);
+		if (have_p)
+			seq_printf(s, "]:%d", b[2] << 8 | b[3]);
 	}
 }
 

@@ -74,3 +74,39 @@ if trace-cmd report -i "$TMP/lossy.dat" 2>/dev/null | grep -q "EVENTS DROPPED"; 
 else
 	ok "live lossy recording has dropped events # skip none dropped this time"
 fi
+# every event type of these systems a small workload fires (net with %pI6c /
+# %pISpc addresses, block, jbd2 with jiffies_to_msecs on a journalled ext4
+# loop mount when mkfs.ext4 and loop devices are there, signals, workqueues)
+cat > "$TMP/wl.sh" <<'WL'
+#!/bin/bash
+d=$1
+if [ -n "$2" ] && mount -o loop "$2" "$d/mnt" 2>/dev/null; then
+	for i in 1 2; do dd if=/dev/urandom of="$d/mnt/f$i" bs=4k count=8 conv=fsync 2>/dev/null; done
+	flock "$d/mnt/f1" true; rm "$d/mnt/f2"; sync; umount "$d/mnt"
+fi
+dd if=/dev/urandom of="$d/blk" bs=64k count=4 conv=fsync 2>/dev/null
+python3 -c '
+import socket, threading, os, signal, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1); p = s.getsockname()[1]
+def srv():
+    c, _ = s.accept(); c.sendall(c.recv(100)); c.close()
+t = threading.Thread(target=srv); t.start()
+c = socket.create_connection(("127.0.0.1", p)); c.sendall(b"x" * 50); c.recv(100); c.close(); t.join()
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.sendto(b"hi", ("127.0.0.1", 9)); u.close()
+signal.signal(signal.SIGUSR1, lambda *a: None); os.kill(os.getpid(), signal.SIGUSR1); time.sleep(0.01)
+' 2>/dev/null
+sleep 5 & kill -TERM $!; wait
+WL
+chmod +x "$TMP/wl.sh"
+IMG=
+mkdir -p "$TMP/mnt"
+if command -v mkfs.ext4 > /dev/null && dd if=/dev/zero of="$TMP/fs.img" bs=1M count=16 2>/dev/null &&
+	mkfs.ext4 -q -F "$TMP/fs.img" 2>/dev/null; then IMG=$TMP/fs.img; fi
+eval $NS trace-cmd record -o "$TMP/sys.dat" -b 8192 -e irq -e timer -e workqueue -e block -e net -e napi \
+	-e skb -e sock -e tcp -e udp -e fib -e signal -e jbd2 -e ext4 -e writeback -e filelock \
+	-e syscalls:sys_enter_kill -e syscalls:sys_exit_kill "$TMP/wl.sh $TMP $IMG" > "$TMP/rec.log" 2>&1
+mountpoint -q "$TMP/mnt" && umount "$TMP/mnt"
+live systems "$TMP/sys.dat"
+n=$("$TIO" info "$TMP/sys.dat" 2>/dev/null | sed -n 's/.* event classes, \([0-9]*\) with events$/\1/p')
+ok "live systems recording: ${n:-0} event types with events"
+
