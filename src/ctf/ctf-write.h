@@ -118,15 +118,24 @@ int wplan_push(wplan *p, const tio_fc *fc, uint8_t op, uint32_t *idx);
  *   packet context: [timestamp_begin, timestamp_end u64 when timed],
  *     content_size, packet_size, packet_seq_num, events_discarded u64,
  *     then the members `extra_member` of the input's packet context;
- *   event header: id (`id_bits`), [timestamp u64 when timed].
+ *   event header: id (`id_bits`), [timestamp u64 when timed], then the
+ *     members `hx` of the input's event header (CTF 2 only: those without
+ *     a role inside, which other fields may name as length or selector).
  * Every fixed field is byte-aligned in the trace's byte order.
  */
 typedef struct ctf2w ctf2w;
+/* Members of an input scope written after the fixed fields: their indexes, plan, first nodes. */
+typedef struct ctf2w_extras {
+	const uint32_t *member;
+	uint32_t n;
+	wplan *plan;
+	uint32_t *node;
+} ctf2w_extras;
 /* Preamble, trace class and clock classes.  `ns_clocks`: clocks as 1 GHz ns-from-origin clocks. */
 int ctf2w_begin(ctf2w **out, tio_buf *text, const tio_trace_class *tc, bool ns_clocks, unsigned sid_bits);
 int ctf2w_stream_class(ctf2w *w, const tio_stream_class *sc, unsigned id_bits, bool timed,
 		       const uint32_t *extra_member, uint32_t nextras, wplan *extras, uint32_t *extra_node,
-		       wplan *common);
+		       const ctf2w_extras *hx, wplan *common);
 int ctf2w_event_class(ctf2w *w, const tio_event_class *ec, wplan *spec, wplan *payload);
 void ctf2w_free(ctf2w *w);
 

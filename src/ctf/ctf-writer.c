@@ -56,6 +56,10 @@ typedef struct wsclass {
 	uint32_t *extra_node;	/* plan node of each extra */
 	uint32_t nextras;
 	wplan extras, common;
+	/* CTF 2: members of the input's event header written after id/timestamp */
+	uint32_t *hx_member, *hx_node;
+	uint32_t nhx;
+	wplan hx;
 	wevc *ecs;	  /* parallel to sc->ecs */
 	uint32_t *by_id;  /* event class id -> index in sc->ecs (dense ids), or NULL */
 	uint64_t nby_id;
@@ -584,9 +588,39 @@ static int wevc_free_all(wsclass *c)
 	free(c->by_id);
 	free(c->extra_member);
 	free(c->extra_node);
+	free(c->hx_member);
+	free(c->hx_node);
+	wplan_free(&c->hx);
 	wplan_free(&c->extras);
 	wplan_free(&c->common);
 	return 0;
+}
+
+/* Does `fc` or anything inside it carry a role? */
+static bool has_role(const tio_fc *fc)
+{
+	if (!fc)
+		return false;
+	if (fc->role != TIO_ROLE_NONE)
+		return true;
+	switch (fc->kind) {
+	case TIO_FC_STRUCT:
+		for (uint32_t k = 0; k < fc->st.nmembers; k++)
+			if (has_role(fc->st.members[k].fc))
+				return true;
+		return false;
+	case TIO_FC_ARRAY:
+	case TIO_FC_SEQUENCE:
+		return has_role(fc->a.elem);
+	case TIO_FC_VARIANT:
+	case TIO_FC_OPTIONAL:
+		for (uint32_t k = 0; k < fc->v.noptions; k++)
+			if (has_role(fc->v.options[k].fc))
+				return true;
+		return false;
+	default:
+		return false;
+	}
 }
 
 /*
@@ -665,8 +699,23 @@ static int meta_stream_class(wtrace *t, tsdlw *tw, ctf2w *jw, wsclass *c, const 
 	if (!c->ecs)
 		return TIO_ERR_NOMEM;
 	if (jw) {
+		/*
+		 * The input's event header members with no role in them: other
+		 * fields may take a length or selector there (yactfr's vars).
+		 */
+		const tio_fc *eh = sc->ev_header;
+		if (eh && eh->kind == TIO_FC_STRUCT && eh->st.nmembers) {
+			c->hx_member = tio_calloc(eh->st.nmembers, sizeof(uint32_t));
+			c->hx_node = tio_calloc(eh->st.nmembers, sizeof(uint32_t));
+			if (!c->hx_member || !c->hx_node)
+				return TIO_ERR_NOMEM;
+			for (uint32_t k = 0; k < eh->st.nmembers; k++)
+				if (!has_role(eh->st.members[k].fc))
+					c->hx_member[c->nhx++] = k;
+		}
+		ctf2w_extras hx = {c->hx_member, c->nhx, &c->hx, c->hx_node};
 		r = ctf2w_stream_class(jw, sc, c->id_bits, c->timed, c->extra_member, c->nextras, &c->extras,
-				       c->extra_node, &c->common);
+				       c->extra_node, &hx, &c->common);
 		for (uint32_t k = 0; k < sc->necs && !r; k++)
 			r = ctf2w_event_class(jw, sc->ecs[k], &c->ecs[k].spec, &c->ecs[k].payload);
 		return r;
@@ -1065,12 +1114,47 @@ static int put_scope(wtrace *t, wstream *s, const wplan *p, const tio_msg *m, in
 	return put_val(s, p->nodes, 0, m->vals, (uint32_t)(v - m->vals), t->be);
 }
 
+/* CTF 2: the input's event header members kept after id/timestamp (zeros when it has no header value). */
+static int put_header_extras(wtrace *t, wstream *s, const tio_msg *m)
+{
+	const wsclass *c = s->c;
+	const tio_val *h = m->scope[TIO_SCOPE_EV_HEADER];
+	int r = 0;
+	if (!h) {
+		for (uint32_t k = 0; k < c->nhx && !r; k++) {
+			const wnode *nd = &c->hx.nodes[c->hx_node[k]];
+			if (nd->synth)
+				r = put_uint(s, 8, 32, t->be, 0);
+			if (!r)
+				r = put_zero(s, c->hx.nodes, c->hx_node[k], t->be);
+		}
+		return r;
+	}
+	uint32_t j = (uint32_t)(h - m->vals) + 1, k = 0;
+	for (uint32_t mi = 0; mi < h->n && k < c->nhx && !r; mi++) {
+		if (c->hx_member[k] == mi) {
+			const wnode *nd = &c->hx.nodes[c->hx_node[k]];
+			if (nd->synth)
+				r = put_uint(s, 8, 32, t->be, synth_value(&m->vals[j], nd));
+			if (!r)
+				r = put_val(s, c->hx.nodes, c->hx_node[k], m->vals, j, t->be);
+			k++;
+		}
+		j = m->vals[j].end;
+	}
+	if (!r && k != c->nhx)
+		r = tio_err_set(TIO_ERR_FORMAT, "CTF writer: event header value has %" PRIu32 " members, its class more", h->n);
+	return r;
+}
+
 static int put_event(wtrace *t, wstream *s, const wevc *e, const tio_msg *m, uint64_t ts)
 {
 	wsclass *c = s->c;
 	int r = put_uint(s, 8, c->id_bits, t->be, m->ec->id);
 	if (!r && c->timed)
 		r = put_uint(s, 8, 64, t->be, ts);
+	if (!r && c->nhx)
+		r = put_header_extras(t, s, m);
 	if (!r)
 		r = put_scope(t, s, &c->common, m, TIO_SCOPE_EV_COMMON_CTX);
 	if (!r)

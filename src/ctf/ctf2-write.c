@@ -51,6 +51,7 @@ struct ctf2w {
 	size_t keep; /* locations of the current stream class (kept across its event classes) */
 	int scope;
 	const tio_fc *cur; /* innermost structure being written */
+	const char *const *reserved; /* names the next top-level structure must not use (fixed fields) */
 	const char *stk[128];
 	uint32_t nstk;
 	bool oom;
@@ -420,6 +421,9 @@ static int struct_json(ctf2w *w, wplan *plan, const tio_fc *fc, json_object *o)
 		unsigned dup = 0;
 		for (uint32_t j = 0; j < k; j++)
 			if (!strcmp(fc->st.members[j].name ? fc->st.members[j].name : "", tio_buf_cstr(&nm)))
+				dup++;
+		for (const char *const *rs = w->nstk ? NULL : w->reserved; rs && *rs && !dup; rs++)
+			if (!strcmp(*rs, tio_buf_cstr(&nm)))
 				dup++;
 		if (dup)
 			tio_buf_addf(&nm, "__%u", dup + 1);
@@ -865,9 +869,53 @@ int ctf2w_begin(ctf2w **out, tio_buf *text, const tio_trace_class *tc, bool ns_c
 	return 0;
 }
 
+/*
+ * Members `member` of the input's scope `in` (a structure), written after
+ * the fixed fields of the same scope: their JSON goes to `mcs`, their nodes
+ * to `plan`, the first node of each to `node`.
+ */
+static int extra_members(ctf2w *w, int scope, const tio_fc *in, const uint32_t *member, uint32_t n, wplan *plan,
+			 uint32_t *node, json_object *mcs, const char *const *reserved)
+{
+	if (!n)
+		return 0;
+	/* written as the members of a structure standing for the input's scope */
+	tio_fc shell = {.kind = TIO_FC_STRUCT, .align = 1};
+	tio_member *ms = tio_calloc(n, sizeof(tio_member));
+	if (!ms)
+		return TIO_ERR_NOMEM;
+	for (uint32_t k = 0; k < n; k++)
+		ms[k] = in->st.members[member[k]];
+	shell.st.members = ms;
+	shell.st.nmembers = n;
+	w->scope = scope;
+	w->nstk = 0;
+	w->cur = NULL;
+	w->reserved = reserved;
+	json_object *tmp = jtype("structure");
+	uint32_t base = (uint32_t)plan->n;
+	int r = struct_json(w, plan, &shell, tmp);
+	w->reserved = NULL;
+	if (!r) {
+		/* no node for the shell: the members' subtrees follow each other */
+		uint32_t at = base;
+		for (uint32_t k = 0; k < n; k++) {
+			node[k] = at;
+			at = plan->nodes[at].next;
+		}
+		json_object *tm = NULL;
+		if (json_object_object_get_ex(tmp, "member-classes", &tm))
+			for (size_t k = 0; k < json_object_array_length(tm); k++)
+				japp(w, mcs, json_object_get(json_object_array_get_idx(tm, k)));
+	}
+	json_object_put(tmp);
+	free(ms);
+	return r;
+}
+
 int ctf2w_stream_class(ctf2w *w, const tio_stream_class *sc, unsigned id_bits, bool timed,
 		       const uint32_t *extra_member, uint32_t nextras, wplan *extras, uint32_t *extra_node,
-		       wplan *common)
+		       const ctf2w_extras *hx, wplan *common)
 {
 	locs_truncate(w, 0);
 	snprintf(w->where, sizeof(w->where), "stream class %" PRIu64, sc->id);
@@ -888,46 +936,9 @@ int ctf2w_stream_class(ctf2w *w, const tio_stream_class *sc, unsigned id_bits, b
 	fixed_member(w, mcs, "packet_size", fixed_uint(w, 64, "packet-total-length", 10));
 	fixed_member(w, mcs, "packet_seq_num", fixed_uint(w, 64, "packet-sequence-number", 10));
 	fixed_member(w, mcs, "events_discarded", fixed_uint(w, 64, "discarded-event-record-counter-snapshot", 10));
-	int r = 0;
-	if (nextras) {
-		/* written as members of a structure the model's packet context stands for */
-		const tio_fc *in = sc->pkt_ctx;
-		tio_fc shell = {.kind = TIO_FC_STRUCT, .align = 1};
-		tio_member *ms = tio_calloc(nextras, sizeof(tio_member));
-		if (!ms) {
-			json_object_put(o);
-			json_object_put(pc);
-			json_object_put(mcs);
-			return TIO_ERR_NOMEM;
-		}
-		for (uint32_t k = 0; k < nextras; k++)
-			ms[k] = in->st.members[extra_member[k]];
-		shell.st.members = ms;
-		shell.st.nmembers = nextras;
-		w->scope = TIO_SCOPE_PKT_CTX;
-		w->nstk = 0;
-		w->cur = NULL;
-		json_object *tmp = jtype("structure");
-		uint32_t base = (uint32_t)extras->n;
-		r = struct_json(w, extras, &shell, tmp);
-		/*
-		 * struct_json wrote no node for the shell: the members' nodes
-		 * follow each other in `extras`; find each member's first node.
-		 */
-		if (!r) {
-			uint32_t at = base;
-			for (uint32_t k = 0; k < nextras; k++) {
-				extra_node[k] = at;
-				at = extras->nodes[at].next;
-			}
-			json_object *tm = NULL;
-			if (json_object_object_get_ex(tmp, "member-classes", &tm))
-				for (size_t k = 0; k < json_object_array_length(tm); k++)
-					japp(w, mcs, json_object_get(json_object_array_get_idx(tm, k)));
-		}
-		json_object_put(tmp);
-		free(ms);
-	}
+	static const char *const pc_names[] = {"timestamp_begin", "timestamp_end", "content_size", "packet_size",
+					       "packet_seq_num", "events_discarded", NULL};
+	int r = extra_members(w, TIO_SCOPE_PKT_CTX, sc->pkt_ctx, extra_member, nextras, extras, extra_node, mcs, pc_names);
 	jadd(w, pc, "member-classes", mcs);
 	jadd(w, o, "packet-context-field-class", pc);
 
@@ -936,6 +947,9 @@ int ctf2w_stream_class(ctf2w *w, const tio_stream_class *sc, unsigned id_bits, b
 	fixed_member(w, mcs, "id", fixed_uint(w, id_bits, "event-record-class-id", 10));
 	if (timed)
 		fixed_member(w, mcs, "timestamp", fixed_uint(w, 64, "default-clock-timestamp", 10));
+	static const char *const eh_names[] = {"id", "timestamp", NULL};
+	if (!r)
+		r = extra_members(w, TIO_SCOPE_EV_HEADER, sc->ev_header, hx->member, hx->n, hx->plan, hx->node, mcs, eh_names);
 	jadd(w, eh, "member-classes", mcs);
 	jadd(w, o, "event-record-header-field-class", eh);
 	if (!r)

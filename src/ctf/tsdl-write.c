@@ -487,6 +487,8 @@ static int type_spec(tsdlw *w, wplan *plan, const tio_fc *fc, const char *name, 
 		bool labels_ok = variant_labels_ok(fc);
 		if (labels_ok)
 			tag = ref_path(w, fc->v.sel.target, mc->sib, mc->nsib, &tmp);
+		if (tag && strchr(tag, '.'))
+			tag = NULL; /* babeltrace2's TSDL grammar takes an identifier between < > */
 		if (!tag) {
 			if (!mc->in_struct) {
 				tio_buf_free(&tmp);
@@ -558,7 +560,8 @@ static bool variant_needs_tag(tsdlw *w, const tio_fc *fc, const tio_member *sib,
 	if (!variant_labels_ok(fc))
 		return true;
 	tio_buf tmp = {0};
-	bool found = ref_path(w, fc->v.sel.target, sib, nsib, &tmp) != NULL;
+	const char *p = ref_path(w, fc->v.sel.target, sib, nsib, &tmp);
+	bool found = p && !strchr(p, '.'); /* see type_spec(): no absolute tag */
 	tio_buf_free(&tmp);
 	return !found;
 }
