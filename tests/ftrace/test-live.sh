@@ -69,6 +69,16 @@ eval $NS trace-cmd record -o "$TMP/lossy.dat" --compression none -b 8 -s 200000 
 	"sh -c 'dd if=/dev/zero of=/dev/null bs=1 count=3000 2>/dev/null; sleep 0.3; dd if=/dev/zero of=/dev/null bs=1 count=3000 2>/dev/null'" \
 	> "$TMP/rec.log" 2>&1
 live lossy "$TMP/lossy.dat"
+# a range over the lossy recording keeps each "EVENTS DROPPED" line with its event
+trace-cmd report -t -i "$TMP/lossy.dat" > "$TMP/rep" 2>/dev/null
+b=$(awk '/EVENTS DROPPED/ { getline; for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { split(substr($i, 1, length($i) - 1), p, "."); printf "%d%09d\n", p[1], p[2]; exit } }' "$TMP/rep")
+if [ -n "$b" ]; then
+	e=$((b + 20000000))
+	awk -v B="$b" -v E="$e" -f "$TIO_TOP/tests/tools/report-range.awk" "$TMP/rep" > "$TMP/exp"
+	"$TIO" print -t --begin "$((b / 1000000000)).$(printf %09d $((b % 1000000000)))" \
+		--end "$((e / 1000000000)).$(printf %09d $((e % 1000000000)))" "$TMP/lossy.dat" > "$TMP/got" 2>&1
+	same "live lossy range from a page that lost events ($(wc -l < "$TMP/exp") lines)" "$TMP/exp" "$TMP/got"
+fi
 if trace-cmd report -i "$TMP/lossy.dat" 2>/dev/null | grep -q "EVENTS DROPPED"; then
 	ok "live lossy recording has dropped events"
 else
