@@ -2108,6 +2108,9 @@ static int read_print_args(pf_event *e, arg **list)
 			type = read_token_item(e, &token);
 			continue;
 		}
+		/* the token read after a newline is not used (libtraceevent's loop): drop it */
+		free(token);
+		token = NULL;
 		arg *a = alloc_arg();
 		if (!a)
 			return -1;
@@ -2142,8 +2145,7 @@ static int read_print_args(pf_event *e, arg **list)
 		}
 		break;
 	} while (type != TOK_NONE);
-	if (type != TOK_NONE && type != TOK_ERROR)
-		free(token);
+	free(token); /* NULL or ours, whatever the type (TOK_NONE included) */
 	return n;
 }
 
