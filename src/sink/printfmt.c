@@ -1200,6 +1200,12 @@ static int process_op(pf_event *e, arg *a, char **tok)
 		a->op.right = right;
 		*tok = NULL;
 		type = process_arg(e, right, tok);
+		if (type == TOK_ERROR) {
+			/* the only caller (process_arg_token) drops a->op.op on error: free it */
+			free(a->op.op);
+			a->op.op = NULL;
+			return TOK_ERROR;
+		}
 	} else if (!strcmp(token, "?")) {
 		left = alloc_arg();
 		if (!left)
