@@ -864,6 +864,15 @@ static ltt0x_tf *tf_new(tio_trace *t, ltt0x_trace *tr, const char *dir, const tf
 	return tf;
 }
 
+/* Free a tracefile that never became a stream of the trace (its name and
+   path are freed by tio_trace_free only for registered streams). */
+static void tf_discard(ltt0x_tf *tf)
+{
+	free(tf->base.name);
+	free(tf->base.path);
+	tf_free(&tf->base);
+}
+
 /* Read every event of a metadata tracefile to learn the markers. */
 static int scan_metadata(ltt0x_trace *tr, ltt0x_tf *tf)
 {
@@ -1091,7 +1100,7 @@ static int ltt0x_open(tio_trace *t, const char *path)
 			goto out;
 		}
 		if (!tf->map.size) {
-			tf_free(&tf->base);
+			tf_discard(tf);
 			continue;
 		}
 		tfs[ntfs++] = tf;
@@ -1196,7 +1205,7 @@ static int ltt0x_open(tio_trace *t, const char *path)
 out:
 	for (size_t i = 0; i < ntfs; i++)
 		if (tfs[i])
-			tf_free(&tfs[i]->base);
+			tf_discard(tfs[i]);
 	free(tfs);
 	tfnames_free(names, nnames);
 	return r;
