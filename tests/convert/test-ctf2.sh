@@ -40,11 +40,12 @@ keep_meta() { # DIR: keep every metadata file written, for (c)
 	done < <(find "$1" -name metadata)
 }
 
-# v1 NAME IN: CTF 1.8 -> CTF 2 -> CTF 1.8
+# v1 NAME IN [CONVERT OPTIONS...]: CTF 1.8 -> CTF 2 -> CTF 1.8
 v1() {
 	local name=$1 in=$2 o2=$TMP/o2 o1=$TMP/o1
+	shift 2
 	rm -rf "$o2" "$o1"
-	if ! "$TIO" convert -q --ctf-version 2 -o "$o2" "$in" 2>"$TMP/conv.err"; then
+	if ! "$TIO" convert -q --ctf-version 2 "$@" -o "$o2" "$in" 2>"$TMP/conv.err"; then
 		notok "$name: convert to CTF 2 failed" "$(head -3 "$TMP/conv.err")"; return
 	fi
 	keep_meta "$o2"
@@ -172,8 +173,7 @@ for d in "$TIO_TOP"/tests/data/ctf/*/; do
 	d=${d%/}
 	v1 "tests/data/ctf/$(basename "$d")" "$d"
 done
-v1 "1/succeed/lttng-tracefile-rotation --packet-size 1K --packetize-metadata" "$BT/1/succeed/lttng-tracefile-rotation" \
-	--packet-size 1K
+v1 "1/succeed/lttng-tracefile-rotation --packet-size 1K" "$BT/1/succeed/lttng-tracefile-rotation" --packet-size 1K
 rec=
 for c in ${TIO_LTTNG_REC:-} /work/cache/lttng "$TIO_SHARED/../cache/lttng"; do
 	[ -d "$c/ust-uid-small" ] && { rec=$c; break; }
