@@ -181,8 +181,18 @@ static const char digits2[201] = "0001020304050607080910111213141516171819202122
 
 int tio_buf_addu_pad(tio_buf *b, uint64_t v, unsigned width)
 {
-	char tmp[24];
-	char *end = tmp + sizeof(tmp), *q = end;
+	if (width > 20)
+		width = 20;
+	unsigned n = 1;
+	for (uint64_t t = v; t >= 10; t /= 10)
+		n++;
+	if (n < width)
+		n = width;
+	if (TIO_UNLIKELY(b->len + n + 1 > b->cap) && tio_buf_reserve(b, n))
+		return TIO_ERR_NOMEM;
+	char *q = b->p + b->len + n; /* digits written backwards, two at a time */
+	b->len += n;
+	char *first = q - n;
 	while (v >= 100) {
 		unsigned d = (unsigned)(v % 100) * 2;
 		v /= 100;
@@ -195,11 +205,9 @@ int tio_buf_addu_pad(tio_buf *b, uint64_t v, unsigned width)
 	} else {
 		*--q = (char)('0' + v);
 	}
-	if (width > 20)
-		width = 20;
-	while ((unsigned)(end - q) < width)
+	while (q > first)
 		*--q = '0';
-	return tio_buf_add(b, q, (size_t)(end - q));
+	return 0;
 }
 
 int tio_buf_addu(tio_buf *b, uint64_t v) { return tio_buf_addu_pad(b, v, 0); }
@@ -217,13 +225,16 @@ int tio_buf_addi(tio_buf *b, int64_t v)
 int tio_buf_addx(tio_buf *b, uint64_t v, bool upper)
 {
 	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
-	char tmp[16];
-	unsigned n = 0;
-	do {
-		tmp[sizeof(tmp) - 1 - n++] = digits[v & 15];
-		v >>= 4;
-	} while (v);
-	return tio_buf_add(b, tmp + sizeof(tmp) - n, n);
+	unsigned n = 1;
+	for (uint64_t t = v >> 4; t; t >>= 4)
+		n++;
+	if (tio_buf_reserve(b, n))
+		return TIO_ERR_NOMEM;
+	char *end = b->p + b->len + n;
+	for (unsigned k = 0; k < n; k++, v >>= 4)
+		*--end = digits[v & 15];
+	b->len += n;
+	return 0;
 }
 
 void tio_buf_free(tio_buf *b)

@@ -65,8 +65,14 @@ static inline int tio_buf_add(tio_buf *b, const void *p, size_t n)
 {
 	if (TIO_UNLIKELY(b->len + n + 1 > b->cap) && tio_buf_grow_(b, n))
 		return TIO_ERR_NOMEM;
-	if (n)
+	if (n <= 16) { /* short pieces (names, punctuation): no call */
+		char *d = b->p + b->len;
+		const char *s = (const char *)p;
+		for (size_t k = 0; k < n; k++)
+			d[k] = s[k];
+	} else {
 		memcpy(b->p + b->len, p, n);
+	}
 	b->len += n;
 	return 0;
 }

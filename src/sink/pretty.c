@@ -36,6 +36,7 @@ typedef struct pretty {
 	tio_buf b;
 	bool start_line;
 	bool neg_warned;
+	struct tmpl_cache *tc; /* compiled scope templates (see "Templates" below) */
 	const tio_trace *hdr_trace; /* hdr caches the trace fields part of the header of this trace */
 	tio_buf hdr;
 	bool hdr_dom;
@@ -51,8 +52,15 @@ static const char *COLOR_NAME = "\033[1m\033[1m\033[35m"; /* event name */
 static const char *COLOR_FIELD = "\033[36m";	    /* field names */
 static const char *COLOR_TS = "\033[1m\033[1m\033[33m";   /* timestamp */
 
+static void plain_init(void);
+
 static int pretty_init(tio_sink *s)
 {
+	static bool ready;
+	if (!ready) { /* idempotent: two threads building it write the same bytes */
+		plain_init();
+		ready = true;
+	}
 	pretty *p = (pretty *)s;
 	memcpy(p->field, field_defaults, sizeof(p->field));
 	memcpy(p->name, name_defaults, sizeof(p->name));
@@ -256,10 +264,28 @@ static void print_timestamp(pretty *p, const tio_msg *m)
 
 /* ---------------------------------------------------------------- values */
 
+/* Bytes printed as they are in a quoted string (no escape): a table, built once. */
+static bool plain_byte[256];
+static void plain_init(void)
+{
+	for (int c = 0; c < 256; c++)
+		plain_byte[c] = !iscntrl(c) && c != '\\' && c != '\'' && c != '"' && c != '?';
+}
+
 static void print_escaped(tio_buf *b, const char *s, size_t len)
 {
 	tio_buf_addc(b, '"');
 	for (size_t i = 0; i < len; i++) {
+		/* copy the run of bytes that need no escape in one go */
+		size_t j = i;
+		while (j < len && plain_byte[(unsigned char)s[j]])
+			j++;
+		if (j > i) {
+			tio_buf_add(b, s + i, j - i);
+			i = j;
+			if (i == len)
+				break;
+		}
 		unsigned char c = (unsigned char)s[i];
 		switch (c) {
 		case '\\': tio_buf_adds(b, "\\\\"); continue;
@@ -385,13 +411,92 @@ static void print_wide(pretty *p, const tio_val *v, const tio_fc *fc)
 	tio_buf_free(&u);
 }
 
+/*
+ * printf's "%g" (6 significant digits, shortest of fixed and exponent
+ * forms, trailing zeros removed) without printf for the common range: the
+ * value is scaled by an exact power of ten in long double (64-bit
+ * mantissa) and rounded; when the scaled value is too close to a rounding
+ * boundary to be sure, or out of range, printf decides.
+ */
+static bool fast_g(tio_buf *b, double d)
+{
+	if (!isfinite(d) || d == 0)
+		return false;
+	long double x = fabsl((long double)d);
+	int e10 = (int)floorl(log10l(x));
+	static const long double p10[] = {1e0L, 1e1L, 1e2L, 1e3L, 1e4L, 1e5L, 1e6L, 1e7L, 1e8L, 1e9L, 1e10L,
+					  1e11L, 1e12L, 1e13L, 1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L,
+					  1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
+	long double scaled = 0;
+	for (int tries = 0; tries < 2; tries++) {
+		/* scaled = x * 10^(5 - e10): 6 digits before the point; powers of ten
+		 * up to 1e27 are exact, larger ones cost a rounding or two, which the
+		 * boundary check below absorbs */
+		int sh = 5 - e10;
+		scaled = x;
+		while (sh > 27) {
+			scaled *= p10[27];
+			sh -= 27;
+		}
+		while (sh < -27) {
+			scaled /= p10[27];
+			sh += 27;
+		}
+		scaled = sh >= 0 ? scaled * p10[sh] : scaled / p10[-sh];
+		if (scaled >= 99999.5L && scaled < 1000000.5L)
+			break;
+		e10 += scaled >= 1000000.5L ? 1 : -1; /* log10 landed one off */
+	}
+	if (!(scaled >= 99999.5L && scaled < 1000000.5L))
+		return false;
+	long double fl = floorl(scaled), frac = scaled - fl;
+	if (fabsl(frac - 0.5L) < 1e-9L)
+		return false; /* too close to call: printf rounds the exact value */
+	uint64_t n = (uint64_t)fl + (frac > 0.5L);
+	if (n >= 1000000) { /* 999999.6 -> 1.00000e+06 */
+		n /= 10;
+		e10++;
+	}
+	if (n < 100000)
+		return false;
+	char dig[8];
+	for (int k = 5; k >= 0; k--) {
+		dig[k] = (char)('0' + n % 10);
+		n /= 10;
+	}
+	int nd = 6; /* significant digits kept: trailing zeros go */
+	while (nd > 1 && dig[nd - 1] == '0')
+		nd--;
+	if (d < 0)
+		tio_buf_addc(b, '-');
+	if (e10 < -4 || e10 >= 6) {
+		tio_buf_addc(b, dig[0]);
+		if (nd > 1) {
+			tio_buf_addc(b, '.');
+			tio_buf_add(b, dig + 1, (size_t)nd - 1);
+		}
+		tio_buf_addc(b, 'e');
+		tio_buf_addc(b, e10 < 0 ? '-' : '+');
+		tio_buf_addu_pad(b, (uint64_t)(e10 < 0 ? -e10 : e10), 2);
+	} else if (e10 >= 0) {
+		tio_buf_add(b, dig, (size_t)e10 + 1);
+		if (nd > e10 + 1) {
+			tio_buf_addc(b, '.');
+			tio_buf_add(b, dig + e10 + 1, (size_t)(nd - e10 - 1));
+		}
+	} else {
+		tio_buf_addl(b, "0.");
+		for (int k = 0; k < -e10 - 1; k++)
+			tio_buf_addc(b, '0');
+		tio_buf_add(b, dig, (size_t)nd);
+	}
+	return true;
+}
+
 static void print_float(pretty *p, double d)
 {
 	color(p, COLOR_BOLD);
-	/* "%g" of a whole number below 1e6 is that number: skip printf for it */
-	if (d > -1e6 && d < 1e6 && d == (double)(int64_t)d && !(d == 0 && signbit(d)))
-		tio_buf_addi(&p->b, (int64_t)d);
-	else
+	if (!fast_g(&p->b, d))
 		tio_buf_addf(&p->b, "%g", d);
 	color(p, COLOR_RST);
 }
@@ -574,6 +679,170 @@ static bool role_free_member(const tio_fc *st, uint32_t k)
 	return st->st.members[k].fc->role == TIO_ROLE_NONE;
 }
 
+/* ---------------------------------------------------------------- templates
+ *
+ * A scope's text is mostly fixed: "{ name = " VALUE ", other = " VALUE " }".
+ * The first time a scope's field class is printed, its static shape is
+ * compiled into steps: literal text (names, punctuation) and value
+ * printers; nested structures are flattened, and what has no static shape
+ * (arrays, sequences, variants, optionals, BLOBs) is one "generic" step
+ * that prints the subtree with print_value().  A cursor walks the values
+ * as the steps consume them.  Without colors only.
+ */
+enum { ST_LIT, ST_SKIP, ST_ENTER, ST_UDEC, ST_SDEC, ST_HEX, ST_STR, ST_GEN };
+
+typedef struct tstep {
+	uint8_t op;
+	uint32_t off, len; /* ST_LIT: text in the pool */
+	const tio_fc *fc;  /* value printers: the field class (for hex, generic) */
+} tstep;
+
+typedef struct tmpl {
+	const tio_fc *root;
+	uint8_t names, filter;
+	tstep *steps;
+	uint32_t n;
+	tio_buf pool;
+} tmpl;
+
+typedef struct tmpl_cache {
+	tmpl *v;
+	size_t n, cap;
+} tmpl_cache;
+
+static int tmpl_lit(tmpl *t, size_t *cap, const char *s, size_t len)
+{
+	if (t->n && t->steps[t->n - 1].op == ST_LIT) { /* merge adjacent literals */
+		t->steps[t->n - 1].len += (uint32_t)len;
+		return tio_buf_add(&t->pool, s, len);
+	}
+	if (tio_grow(&t->steps, cap, t->n + 1, sizeof(tstep)))
+		return TIO_ERR_NOMEM;
+	t->steps[t->n++] = (tstep){ST_LIT, (uint32_t)t->pool.len, (uint32_t)len, NULL};
+	return tio_buf_add(&t->pool, s, len);
+}
+
+static int tmpl_op(tmpl *t, size_t *cap, uint8_t op, const tio_fc *fc)
+{
+	if (tio_grow(&t->steps, cap, t->n + 1, sizeof(tstep)))
+		return TIO_ERR_NOMEM;
+	t->steps[t->n++] = (tstep){op, 0, 0, fc};
+	return 0;
+}
+
+/* Steps for one value of class fc (the cursor is on its value). */
+static int tmpl_value(tmpl *t, size_t *cap, const tio_fc *fc, bool names, bool filter, int depth)
+{
+	if (depth > 32)
+		return tmpl_op(t, cap, ST_GEN, fc);
+	if (fc->kind == TIO_FC_INT && fc->i.size <= 64 && fc->i.base == 10)
+		return tmpl_op(t, cap, fc->i.is_signed ? ST_SDEC : ST_UDEC, fc);
+	if (fc->kind == TIO_FC_INT && fc->i.size <= 64 && fc->i.base == 16)
+		return tmpl_op(t, cap, ST_HEX, fc);
+	if (fc->kind == TIO_FC_STRING && fc->s.encoding != TIO_ENC_UTF16 && fc->s.encoding != TIO_ENC_UTF32)
+		return tmpl_op(t, cap, ST_STR, fc);
+	if (fc->kind != TIO_FC_STRUCT)
+		return tmpl_op(t, cap, ST_GEN, fc);
+	int r = tmpl_op(t, cap, ST_ENTER, fc); /* the structure's own value */
+	if (!r)
+		r = tmpl_lit(t, cap, "{", 1);
+	int printed = 0;
+	for (uint32_t k = 0; !r && k < fc->st.nmembers; k++) {
+		const tio_member *m = &fc->st.members[k];
+		if (filter && m->fc->role != TIO_ROLE_NONE) {
+			r = tmpl_op(t, cap, ST_SKIP, m->fc);
+			continue;
+		}
+		r = printed ? tmpl_lit(t, cap, ", ", 2) : tmpl_lit(t, cap, " ", 1);
+		printed++;
+		if (!r && names && m->name) {
+			r = tmpl_lit(t, cap, m->name, strlen(m->name));
+			if (!r)
+				r = tmpl_lit(t, cap, " = ", 3);
+		} else if (!r && names) {
+			r = tmpl_lit(t, cap, " = ", 3);
+		}
+		if (!r)
+			r = tmpl_value(t, cap, m->fc, names, false, depth + 1);
+	}
+	if (!r)
+		r = tmpl_lit(t, cap, " }", 2);
+	return r;
+}
+
+static const tmpl *tmpl_get(pretty *p, const tio_fc *root, bool names, bool filter)
+{
+	if (!p->tc && !(p->tc = tio_calloc(1, sizeof(*p->tc))))
+		return NULL;
+	tmpl_cache *c = p->tc;
+	for (size_t k = 0; k < c->n; k++) /* few scopes per trace: a short linear search */
+		if (c->v[k].root == root && c->v[k].names == names && c->v[k].filter == filter)
+			return &c->v[k];
+	if (tio_grow(&c->v, &c->cap, c->n + 1, sizeof(tmpl)))
+		return NULL;
+	tmpl *t = &c->v[c->n];
+	memset(t, 0, sizeof(*t));
+	t->root = root;
+	t->names = names;
+	t->filter = filter;
+	size_t cap = 0;
+	if (tmpl_value(t, &cap, root, names, filter, 0)) {
+		free(t->steps);
+		tio_buf_free(&t->pool);
+		return NULL;
+	}
+	c->n++;
+	return t;
+}
+
+static void tmpl_free_all(tmpl_cache *c)
+{
+	if (!c)
+		return;
+	for (size_t k = 0; k < c->n; k++) {
+		free(c->v[k].steps);
+		tio_buf_free(&c->v[k].pool);
+	}
+	free(c->v);
+	free(c);
+}
+
+static void tmpl_run(pretty *p, const tmpl *t, const tio_val *vals, uint32_t i, bool names)
+{
+	tio_buf *b = &p->b;
+	const char *pool = t->pool.p;
+	for (uint32_t k = 0; k < t->n; k++) {
+		const tstep *st = &t->steps[k];
+		switch (st->op) {
+		case ST_LIT:
+			tio_buf_add(b, pool + st->off, st->len);
+			break;
+		case ST_ENTER:
+			i++;
+			break;
+		case ST_SKIP:
+			i = vals[i].end;
+			break;
+		case ST_UDEC:
+			tio_buf_addu(b, vals[i++].v.u);
+			break;
+		case ST_SDEC:
+			tio_buf_addi(b, vals[i++].v.i);
+			break;
+		case ST_HEX:
+			print_int(p, st->fc, &vals[i++]);
+			break;
+		case ST_STR:
+			print_escaped(b, vals[i].v.s.p, vals[i].v.s.len);
+			i++;
+			break;
+		default:
+			i = print_value(p, vals, i, names, NULL);
+			break;
+		}
+	}
+}
+
 static void print_scope(pretty *p, const tio_msg *m, int scope, const char *scope_name, bool names,
 			bool filter_roles)
 {
@@ -599,7 +868,11 @@ static void print_scope(pretty *p, const tio_msg *m, int scope, const char *scop
 	p->start_line = false;
 	if (p->name[N_SCOPE])
 		name_eq(p, scope_name);
-	print_value(p, m->vals, (uint32_t)(v - m->vals), names, nskip ? skip : NULL);
+	const tmpl *t = p->color ? NULL : tmpl_get(p, v->fc, names, nskip > 0);
+	if (t)
+		tmpl_run(p, t, m->vals, (uint32_t)(v - m->vals), names);
+	else
+		print_value(p, m->vals, (uint32_t)(v - m->vals), names, nskip ? skip : NULL);
 }
 
 static const char *env_str(const tio_trace_class *tc, const char *key, char *tmp, size_t n)
@@ -826,6 +1099,7 @@ static void pretty_fini(tio_sink *s)
 	pretty *p = (pretty *)s;
 	tio_buf_free(&p->b);
 	tio_buf_free(&p->hdr);
+	tmpl_free_all(p->tc);
 }
 
 const tio_sink_ops tio_sink_pretty_ops = {
