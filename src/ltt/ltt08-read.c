@@ -885,6 +885,10 @@ static int build_classes(tio_trace *t, l8_trace *tr, const l8_name *names, size_
 			tio_fc *pl = NULL;
 			r = ltt0x_marker_payload(&m->mk, tr->be, &pl);
 			ec->payload = pl;
+			/* a structure is aligned as its most aligned member (CTF 1.8 §4.2.1) */
+			for (uint32_t f = 0; pl && f < pl->st.nmembers; f++)
+				if (pl->st.members[f].fc->align > pl->align)
+					pl->align = pl->st.members[f].fc->align;
 			r = r ? r : kv_add(&ec->attrs, &ec->nattrs, "facility", false, 0, m->facility);
 			r = r ? r : kv_add(&ec->attrs, &ec->nattrs, "facility_id", true, m->mk.id >> 8, NULL);
 			r = r ? r : kv_add(&ec->attrs, &ec->nattrs, "event_id", true, m->mk.id & 0xff, NULL);
