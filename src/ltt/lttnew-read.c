@@ -115,10 +115,11 @@ static int64_t cyc_ns(const lr_tf *tf, uint64_t c)
 		return ns;
 	}
 	/* linear between the block's (cycle_count, time) pairs */
+	/* hostile block times: the sums wrap (unsigned) instead of overflowing */
 	if (tf->c1 <= tf->c0)
-		return tf->n0 + (int64_t)(c - tf->c0);
-	__int128 d = (__int128)((int64_t)(c - tf->c0)) * (tf->n1 - tf->n0) / (__int128)(tf->c1 - tf->c0);
-	return tf->n0 + (int64_t)d;
+		return (int64_t)((uint64_t)tf->n0 + (c - tf->c0));
+	__int128 d = (__int128)((int64_t)(c - tf->c0)) * ((__int128)tf->n1 - tf->n0) / (__int128)(tf->c1 - tf->c0);
+	return (int64_t)((uint64_t)tf->n0 + (uint64_t)(int64_t)d);
 }
 
 /* ---------------------------------------------------------------- decoding */

@@ -247,7 +247,7 @@ static void print_timestamp(pretty *p, const tio_msg *m)
 			tio_buf_addc(b, '+');
 			tio_buf_addu_pad(b, m->cycles - p->last_cycles, 12);
 		} else {
-			uint64_t d = (uint64_t)(ns - p->last_ns);
+			uint64_t d = (uint64_t)ns - (uint64_t)p->last_ns; /* wraps, never overflows */
 			tio_buf_addc(b, '+');
 			tio_buf_addu(b, d / 1000000000);
 			tio_buf_addc(b, '.');
