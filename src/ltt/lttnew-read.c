@@ -928,6 +928,108 @@ static int ec_attr(tio_event_class *ec, const char *key, bool is_int, int64_t iv
 	return 0;
 }
 
+static bool str_same(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static bool maps_same(const tio_mapping *a, const tio_mapping *b, uint32_t n)
+{
+	if (!a || !b)
+		return a == b;
+	for (uint32_t k = 0; k < n; k++) {
+		if (!str_same(a[k].label, b[k].label) || a[k].nranges != b[k].nranges)
+			return false;
+		for (uint32_t j = 0; j < a[k].nranges; j++)
+			if (a[k].ranges[j].lo != b[k].ranges[j].lo || a[k].ranges[j].hi != b[k].ranges[j].hi)
+				return false;
+	}
+	return true;
+}
+
+static bool members_same(const tio_member *a, const tio_member *b, uint32_t n, int depth);
+
+/* Are two field classes built from new LTT types the same class? */
+static bool fc_same(const tio_fc *a, const tio_fc *b, int depth)
+{
+	if (!a || !b)
+		return a == b;
+	if (depth > LR_DEPTH || a->kind != b->kind || a->align != b->align || a->role != b->role ||
+	    !str_same(a->attrs, b->attrs))
+		return false;
+	switch (a->kind) {
+	case TIO_FC_INT:
+	case TIO_FC_ENUM:
+	case TIO_FC_BOOL:
+	case TIO_FC_BITMAP:
+		return a->i.size == b->i.size && a->i.is_signed == b->i.is_signed &&
+		       a->i.byte_order == b->i.byte_order && a->i.base == b->i.base &&
+		       a->i.encoding == b->i.encoding && a->i.bit_rev == b->i.bit_rev && a->i.clock == b->i.clock &&
+		       a->i.bf_unit == b->i.bf_unit && a->i.nmappings == b->i.nmappings &&
+		       maps_same(a->i.mappings, b->i.mappings, a->i.nmappings);
+	case TIO_FC_VARINT:
+		return a->vi.is_signed == b->vi.is_signed && a->vi.base == b->vi.base &&
+		       a->vi.nmappings == b->vi.nmappings && maps_same(a->vi.mappings, b->vi.mappings, a->vi.nmappings);
+	case TIO_FC_FLOAT:
+		return a->f.exp_dig == b->f.exp_dig && a->f.mant_dig == b->f.mant_dig &&
+		       a->f.byte_order == b->f.byte_order;
+	case TIO_FC_STRING:
+	case TIO_FC_SSTRING:
+	case TIO_FC_DSTRING:
+	case TIO_FC_SBLOB:
+	case TIO_FC_DBLOB:
+		return a->s.encoding == b->s.encoding && a->s.byte_order == b->s.byte_order &&
+		       a->s.length == b->s.length && str_same(a->s.len.path, b->s.len.path) &&
+		       str_same(a->s.media_type, b->s.media_type);
+	case TIO_FC_STRUCT:
+		return a->st.nmembers == b->st.nmembers && members_same(a->st.members, b->st.members, a->st.nmembers, depth);
+	case TIO_FC_ARRAY:
+	case TIO_FC_SEQUENCE:
+		return a->a.length == b->a.length && a->a.text == b->a.text && str_same(a->a.len.path, b->a.len.path) &&
+		       fc_same(a->a.elem, b->a.elem, depth + 1);
+	case TIO_FC_VARIANT:
+	case TIO_FC_OPTIONAL:
+		return a->v.noptions == b->v.noptions && str_same(a->v.sel.path, b->v.sel.path) &&
+		       maps_same(a->v.ranges, b->v.ranges, a->v.noptions) &&
+		       members_same(a->v.options, b->v.options, a->v.noptions, depth);
+	}
+	return false;
+}
+
+static bool members_same(const tio_member *a, const tio_member *b, uint32_t n, int depth)
+{
+	for (uint32_t k = 0; k < n; k++)
+		if (!str_same(a[k].name, b[k].name) || !fc_same(a[k].fc, b[k].fc, depth + 1))
+			return false;
+	return true;
+}
+
+/*
+ * The model has one event common context class per stream class, while a
+ * new LTT event type carries its own (a wrapped trace written from a stream
+ * class with one).  When every event class of the trace has the same
+ * one, it becomes the stream class's, so that writers declaring it per
+ * stream class (CTF) keep the values.  Otherwise (a mix: the trace came
+ * from several stream classes) the stream class declares none.
+ */
+static void common_ctx_class(lr_trace *tr)
+{
+	lr_ev *first = NULL;
+	for (uint32_t i = LT_NBUILTIN; i < tr->nev; i++) {
+		lr_ev *ev = &tr->ev[i];
+		if (!ev->ec || ev->ec == tr->fl_ec)
+			continue;
+		if (!ev->owned[1] || (first && !fc_same(first->owned[1], ev->owned[1], 0)))
+			return;
+		if (!first)
+			first = ev;
+	}
+	if (first && !tr->sc->ev_common_ctx) {
+		tr->sc->ev_common_ctx = first->owned[1]; /* the stream class owns it now */
+		first->owned[1] = NULL;
+	}
+}
+
 /* Is `fc` the writer's wrapping of several event scopes? */
 static bool wrapped(const tio_fc *fc)
 {
@@ -1306,8 +1408,10 @@ static int lr_open(tio_trace *t, const char *path)
 		facs->blk = 0;
 		facs->in_block = facs->done = false;
 	}
-	if (!r)
+	if (!r) {
+		common_ctx_class(tr);
 		tio_stream_class_sort(sc);
+	}
 	const char *slash = strrchr(path, '/');
 	while (!r && slash && !slash[1] && slash > path) {
 		const char *q = slash - 1;
