@@ -264,6 +264,27 @@ static int get_attrs(ctx *c, json_object *o, char **out)
 }
 
 /*
+ * A field class's attributes that are only {"traceio": {"attrs": TEXT}}:
+ * the text another format's reader kept (trace.dat's C type, a printf
+ * format...), which traceio's CTF 2 writer cannot write as JSON: fc->attrs
+ * becomes that text again.
+ */
+static int traceio_attrs(json_object *o, tio_fc *fc)
+{
+	json_object *a = prop(o, "attributes"), *t = prop(a, "traceio");
+	json_object *s = t && json_object_is_type(t, json_type_object) ? prop(t, "attrs") : NULL;
+	if (!s || json_object_object_length(a) != 1 || json_object_object_length(t) != 1 ||
+	    !json_object_is_type(s, json_type_string))
+		return 0;
+	char *text = tio_strdup(json_object_get_string(s));
+	if (!text)
+		return TIO_ERR_NOMEM;
+	free(fc->attrs);
+	fc->attrs = text;
+	return 0;
+}
+
+/*
  * Extensions (CTF2-SPEC-2.0 5.1.3): traceio implements none.  An extension
  * enabled in the preamble makes the trace unreadable (checked there); any
  * other object may only use extensions the preamble enabled, so here any
@@ -1001,6 +1022,8 @@ static int parse_fc_obj(ctx *c, json_object *j, tio_fc **out)
 		r = check_ext(c, j);
 	if (!r && *out)
 		r = get_attrs(c, j, &(*out)->attrs);
+	if (!r && *out && (*out)->attrs)
+		r = traceio_attrs(j, *out);
 	return r;
 }
 

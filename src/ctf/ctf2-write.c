@@ -152,7 +152,13 @@ static int emit(ctf2w *w, json_object *o)
 	return r;
 }
 
-/* `attributes` from the model's compact JSON text (fc->attrs, ec "attributes"). */
+/*
+ * `attributes` from the model's fc->attrs: a CTF 2 reader's compact JSON
+ * text (an object) is written as it is; other formats' text (trace.dat's C
+ * type, a marker's or new LTT's printf format, "ltt:sequence") is not JSON:
+ * it is kept as a string, {"traceio": {"attrs": TEXT}}, which the CTF 2
+ * reader turns back into that text.
+ */
 static int add_attrs(ctf2w *w, json_object *o, const char *text)
 {
 	if (!text)
@@ -160,7 +166,10 @@ static int add_attrs(ctf2w *w, json_object *o, const char *text)
 	json_object *a = json_tokener_parse(text);
 	if (!a || !json_object_is_type(a, json_type_object)) {
 		json_object_put(a);
-		return tio_err_set(TIO_ERR_FORMAT, "%s: user attributes are not a JSON object: %.80s", w->where, text);
+		json_object *t = json_object_new_object();
+		a = json_object_new_object();
+		jadd(w, t, "attrs", jstr(text));
+		jadd(w, a, "traceio", t);
 	}
 	jadd(w, o, "attributes", a);
 	return 0;
@@ -987,10 +996,17 @@ int ctf2w_event_class(ctf2w *w, const tio_event_class *ec, wplan *spec, wplan *p
 		if (!kv->is_int && (!strcmp(kv->key, "namespace") || !strcmp(kv->key, "uid"))) {
 			jadd(w, o, kv->key, jstr(kv->sval));
 		} else if (!kv->is_int && !strcmp(kv->key, "attributes")) {
-			json_object_put(attrs);
-			attrs = json_tokener_parse(kv->sval ? kv->sval : "");
-			if (!attrs || !json_object_is_type(attrs, json_type_object))
-				r = tio_err_set(TIO_ERR_FORMAT, "%s: user attributes are not a JSON object", w->where);
+			json_object *a = json_tokener_parse(kv->sval ? kv->sval : "");
+			if (a && json_object_is_type(a, json_type_object)) {
+				json_object_put(attrs);
+				attrs = a;
+			} else {
+				/* not a CTF 2 reader's JSON object: kept as text under traceio */
+				json_object_put(a);
+				if (!other)
+					other = json_object_new_object();
+				jadd(w, other, kv->key, jstr(kv->sval ? kv->sval : ""));
+			}
 		} else {
 			/* other formats' attributes (trace.dat: system, format, print_fmt) */
 			if (!other)
