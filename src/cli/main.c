@@ -10,7 +10,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"traceio %s: read, print and check trace files from Linux tracers\n"
+		"traceio %s: read, print, convert and check trace files from Linux tracers\n"
 		"\n"
 		"usage: traceio [COMMAND] [OPTIONS] TRACE...\n"
 		"\n"
@@ -23,11 +23,12 @@ static void usage(FILE *f)
 		"                    location; exit 0 only when clean\n"
 		"  convert -o OUT INPUT...\n"
 		"                    write every INPUT, merged by time, as one trace in another\n"
-		"                    format (CTF 1.8 now; trace.dat, LTT writers not yet)\n"
+		"                    format: CTF 1.8 or 2, trace.dat, new LTT, LTTng 2008 layout\n"
+		"                    (see traceio help convert)\n"
 		"  help [COMMAND]    this text, or the options of COMMAND\n"
 		"\n"
 		"formats read: %s\n"
-		"formats written: ctf\n",
+		"formats written: ctf (1.8, 2), tracedat, ltt, lttng0\n",
 		TRACEIO_VERSION, cli_format_list());
 }
 
