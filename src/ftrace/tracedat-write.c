@@ -261,10 +261,17 @@ static const char *table(const tio_trace_class *tc, const char *key)
 	return kv ? kv->sval : NULL;
 }
 
-/* A class whose records can be copied: it came from a trace.dat. */
-static bool is_ftrace_class(const tio_event_class *ec)
+extern const tio_format_ops tio_format_tracedat; /* tracedat-file.c */
+
+/*
+ * A class whose records can be copied: it came from a trace.dat, read by the
+ * trace.dat reader (which gives each event its raw record).  A copy in
+ * another format (CTF keeps "format" and "system") has the values only: its
+ * classes get formats synthesized like any other format's.
+ */
+static bool is_ftrace_class(const tio_trace *t, const tio_event_class *ec)
 {
-	return ec_attr(ec, "format") && ec_attr(ec, "system");
+	return t && t->fmt == &tio_format_tracedat && ec_attr(ec, "format") && ec_attr(ec, "system");
 }
 
 /* offset/size of `field:... NAME;` in a format text (0 when absent). */
@@ -726,7 +733,7 @@ static int set_layout(twsink *w, const tio_trace *t)
 	bool ft = false;
 	for (uint32_t i = 0; i < tc->nscs && !ft; i++)
 		for (uint32_t j = 0; j < tc->scs[i]->necs && !ft; j++)
-			ft = is_ftrace_class(tc->scs[i]->ecs[j]);
+			ft = is_ftrace_class(t, tc->scs[i]->ecs[j]);
 	if (!ft)
 		return 0;
 	bool be = tc->byte_order == TIO_BE;
@@ -782,7 +789,7 @@ static int tw_add_trace(tio_sink *s, const tio_trace *t)
 			const tio_stream_class *sc = tc->scs[i];
 			for (uint32_t j = 0; j < sc->necs; j++) {
 				const tio_event_class *ec = sc->ecs[j];
-				bool ft = is_ftrace_class(ec);
+				bool ft = is_ftrace_class(t, ec);
 				if (ft != (pass == 0) || pmap_get(&w->ecmap, ec))
 					continue;
 				wclass *c;
@@ -886,10 +893,10 @@ static wstream *get_stream(twsink *w, const tio_msg *m)
 	ws = tio_calloc(1, sizeof(*ws));
 	if (!ws)
 		return NULL;
-	bool ft = m->ec && is_ftrace_class(m->ec);
+	bool ft = m->ec && is_ftrace_class(st->trace, m->ec);
 	if (!m->ec && st->sc)
 		for (uint32_t j = 0; j < st->sc->necs && !ft; j++)
-			ft = is_ftrace_class(st->sc->ecs[j]);
+			ft = is_ftrace_class(st->trace, st->sc->ecs[j]);
 	uint32_t cpu;
 	if (ft) {
 		ws->b = get_buf(w, st->sc && st->sc->name ? st->sc->name : "");
