@@ -31,6 +31,15 @@ void tio_mux_set_begin_time_of_day(tio_mux *m, int64_t ns_in_day, bool utc);
 void tio_mux_set_end_time_of_day(tio_mux *m, int64_t ns_in_day, bool utc);
 
 /*
+ * Events dropped because they come before the begin bound are handed to
+ * fn first, in time order (the merge still decodes them).  For sinks that
+ * keep state from earlier events, such as trace-cmd's comm names: see
+ * tio_sink_skip.
+ */
+typedef void (*tio_mux_skip_fn)(void *arg, const tio_msg *msg);
+void tio_mux_set_skip_hook(tio_mux *m, tio_mux_skip_fn fn, void *arg);
+
+/*
  * The next message in time order: 1 with *msg set (valid until the next
  * call), 0 at the end, or a negative status.  After an error in one stream
  * the caller may call again: the other streams go on.

@@ -38,6 +38,15 @@ int tio_sink_add_trace(tio_sink *s, const tio_trace *t);
 
 int tio_sink_consume(tio_sink *s, const tio_msg *m);
 
+/*
+ * An event that is not to be shown but came before the ones that are
+ * (trimmed by --begin): sinks whose output depends on earlier events
+ * update their state as if they had printed it (the trace-cmd style
+ * learns comm names from sched_switch/sched_wakeup as trace-cmd's plugin
+ * does); the others ignore it.  Suits tio_mux_set_skip_hook.
+ */
+int tio_sink_skip(tio_sink *s, const tio_msg *m);
+
 /* Flush; prints summaries.  Call once after the last message. */
 int tio_sink_finish(tio_sink *s);
 

@@ -140,6 +140,12 @@ int cli_parse_time(const char *s, bool gmt, int64_t *ns, bool *tod)
 	return 0;
 }
 
+/* tio_mux skip hook: the sink sees what --begin drops (its errors do not matter here) */
+static void skip_event(void *arg, const tio_msg *m)
+{
+	(void)tio_sink_skip(arg, m);
+}
+
 int cli_print(int argc, char **argv)
 {
 	char *range_copy = NULL;
@@ -309,6 +315,9 @@ int cli_print(int argc, char **argv)
 			tio_mux_set_begin_time_of_day(mux, ns, gmt);
 		else
 			tio_mux_set_begin(mux, ns);
+		/* trace-cmd's comm names depend on the events printed before */
+		if (!strcmp(sink_name, "trace-cmd"))
+			tio_mux_set_skip_hook(mux, skip_event, sink);
 	}
 	if (end) {
 		if (cli_parse_time(end, gmt, &ns, &tod)) {

@@ -28,6 +28,8 @@ struct tio_mux {
 	bool started;
 	bool top_pending; /* the root's stream must be advanced before the next pop */
 	tio_msg clipped; /* a discarded-records message whose range trimming cut */
+	tio_mux_skip_fn skip_fn; /* sees the events before begin, in order */
+	void *skip_arg;
 	uint64_t errors;
 };
 
@@ -128,6 +130,22 @@ void tio_mux_set_end(tio_mux *m, int64_t ns)
 }
 
 /*
+ * Before the begin bound: events, and the discarded-records messages that
+ * carry one time instead of a range (a trace.dat page's lost events, told
+ * with its first record): they go with the record they precede.
+ */
+static bool before_begin(const tio_mux *m, const tio_msg *msg, int64_t key)
+{
+	if (!m->has_begin)
+		return false;
+	if (msg->type == TIO_MSG_EVENT)
+		return !msg->has_ts || key < m->begin;
+	if (msg->type == TIO_MSG_DISCARDED_EVENTS || msg->type == TIO_MSG_DISCARDED_PACKETS)
+		return !msg->has_range && msg->has_ts && key < m->begin;
+	return false;
+}
+
+/*
  * The next message of one stream that is in range: 1 with *out filled, 0
  * when the stream has nothing more (in range), or a negative status.
  */
@@ -145,8 +163,8 @@ static int fetch(tio_mux *m, tio_stream *s, slot *out)
 			key = msg->has_range ? msg->begin_ns : INT64_MIN;
 		if (m->has_end && key != INT64_MIN && key > m->end)
 			return 0; /* streams are in time order: nothing more in range */
-		if (m->has_begin && msg->type == TIO_MSG_EVENT && (!msg->has_ts || key < m->begin))
-			continue;
+		if (!m->skip_fn && before_begin(m, msg, key))
+			continue; /* early drop; with a skip hook the heap orders them first */
 		*out = (slot){s, msg, key};
 		return 1;
 	}
@@ -233,8 +251,11 @@ int tio_mux_next(tio_mux *m, const tio_msg **out)
 			continue;
 		}
 		m->top_pending = true;
-		if (m->has_begin && top.m->type == TIO_MSG_EVENT && (!top.m->has_ts || top.key < m->begin))
+		if (before_begin(m, top.m, top.key)) {
+			if (m->skip_fn)
+				m->skip_fn(m->skip_arg, top.m);
 			continue;
+		}
 		if ((top.m->type == TIO_MSG_DISCARDED_EVENTS || top.m->type == TIO_MSG_DISCARDED_PACKETS) &&
 		    top.m->has_range && (m->has_begin || m->has_end)) {
 			/* as babeltrace2's trimmer: keep the part of the range inside the
@@ -257,6 +278,12 @@ int tio_mux_next(tio_mux *m, const tio_msg **out)
 		*out = top.m;
 		return 1;
 	}
+}
+
+void tio_mux_set_skip_hook(tio_mux *m, tio_mux_skip_fn fn, void *arg)
+{
+	m->skip_fn = fn;
+	m->skip_arg = arg;
 }
 
 void tio_mux_set_begin_time_of_day(tio_mux *m, int64_t ns, bool utc)

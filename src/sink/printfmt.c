@@ -43,7 +43,13 @@ struct pf_ctx {
 	size_t nprintk;
 	cmdline *cmds;
 	size_t ncmds, cmdcap;
-	/* pid -> comm hits, direct-mapped: a pid's comm never changes once known */
+	/*
+	 * libtraceevent keeps registrations in a list (duplicates allowed)
+	 * until the first pid lookup, then sorts them once; cmds_sorted says
+	 * whether that happened, cmds_dups whether a pid is there twice.
+	 */
+	bool cmds_sorted, cmds_dups;
+	/* pid -> comm hits, direct-mapped; cleared when an insertion may move a duplicate */
 	struct { int pid; uint32_t len; const char *comm; } ccache[1024];
 	/* bprint fields, cached like tep->bprint_* */
 };
@@ -387,20 +393,32 @@ static cmdline *find_cmd(pf_ctx *c, int pid, size_t *pos)
 	return NULL;
 }
 
-/* tep_register_comm: adds pid -> comm unless the pid is known (no override). */
+static bool cmds_grow(pf_ctx *c)
+{
+	if (c->ncmds < c->cmdcap)
+		return true;
+	size_t nc = c->cmdcap ? c->cmdcap * 2 : 256;
+	cmdline *n = realloc(c->cmds, nc * sizeof(*n));
+	if (!n)
+		return false;
+	c->cmds = n;
+	c->cmdcap = nc;
+	return true;
+}
+
+/*
+ * tep_register_comm.  Before the first lookup it only appends (pid 0 and
+ * duplicate pids included: the sched_switch plugin registers the comms it
+ * prints, so a pid of saved_cmdlines can come twice); afterwards it adds a
+ * pid at its sorted place unless the pid is known (no override).
+ */
 static void register_comm(pf_ctx *c, const char *comm, int pid)
 {
-	size_t pos = 0;
-	if (!pid || find_cmd(c, pid, &pos))
+	size_t pos = c->ncmds;
+	if (c->cmds_sorted && (!pid || find_cmd(c, pid, &pos)))
 		return;
-	if (c->ncmds == c->cmdcap) {
-		size_t nc = c->cmdcap ? c->cmdcap * 2 : 256;
-		cmdline *n = realloc(c->cmds, nc * sizeof(*n));
-		if (!n)
-			return;
-		c->cmds = n;
-		c->cmdcap = nc;
-	}
+	if (!cmds_grow(c))
+		return;
 	char *d = strdup(comm);
 	if (!d)
 		return;
@@ -408,13 +426,67 @@ static void register_comm(pf_ctx *c, const char *comm, int pid)
 	c->cmds[pos].pid = pid;
 	c->cmds[pos].comm = d;
 	c->ncmds++;
+	/* an insertion shifts duplicates, so a later bsearch may land on the other one */
+	if (c->cmds_sorted && c->cmds_dups)
+		memset(c->ccache, 0, sizeof(c->ccache));
 }
 
 /*
- * saved_cmdlines: "pid comm" lines.  libtraceevent collects them in a list
- * then sorts: with duplicate pids the later line... is kept by our insertion
- * only if first; trace-cmd files have unique pids.
+ * cmdline_init: the list (newest first) sorted by pid with glibc's qsort,
+ * which is a merge sort here, hence stable: among equal pids the newest
+ * registration comes first.  Ours appended oldest first, so reverse, then
+ * sort stably.
  */
+static void cmds_sort(pf_ctx *c)
+{
+	c->cmds_sorted = true;
+	size_t n = c->ncmds;
+	if (n < 2)
+		return;
+	for (size_t i = 0; i < n / 2; i++) {
+		cmdline t = c->cmds[i];
+		c->cmds[i] = c->cmds[n - 1 - i];
+		c->cmds[n - 1 - i] = t;
+	}
+	cmdline *tmp = malloc(n * sizeof(*tmp));
+	if (!tmp) { /* cannot happen in practice; fall back to insertion sort (stable) */
+		for (size_t i = 1; i < n; i++) {
+			cmdline k = c->cmds[i];
+			size_t j = i;
+			while (j && c->cmds[j - 1].pid > k.pid) {
+				c->cmds[j] = c->cmds[j - 1];
+				j--;
+			}
+			c->cmds[j] = k;
+		}
+	} else {
+		/* bottom-up merge sort */
+		cmdline *a = c->cmds, *b = tmp;
+		for (size_t w = 1; w < n; w *= 2) {
+			for (size_t lo = 0; lo < n; lo += 2 * w) {
+				size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+				size_t i = lo, j = mid, k = lo;
+				while (i < mid && j < hi)
+					b[k++] = a[j].pid < a[i].pid ? a[j++] : a[i++];
+				while (i < mid)
+					b[k++] = a[i++];
+				while (j < hi)
+					b[k++] = a[j++];
+			}
+			cmdline *t = a;
+			a = b;
+			b = t;
+		}
+		if (a != c->cmds)
+			memcpy(c->cmds, a, n * sizeof(*a));
+		free(tmp);
+	}
+	for (size_t i = 1; i < n; i++)
+		if (c->cmds[i].pid == c->cmds[i - 1].pid)
+			c->cmds_dups = true;
+}
+
+/* saved_cmdlines: "pid comm" lines, registered in file order. */
 void pf_ctx_load_cmdlines(pf_ctx *c, const char *text)
 {
 	if (!text)
@@ -457,6 +529,8 @@ const char *pf_comm_len(pf_ctx *c, int pid, size_t *len)
 		return "<idle>";
 	}
 	size_t h = (unsigned)pid % TIO_ARRAY_LEN(c->ccache);
+	if (TIO_UNLIKELY(!c->cmds_sorted))
+		cmds_sort(c);
 	if (TIO_LIKELY(c->ccache[h].comm && c->ccache[h].pid == pid)) {
 		*len = c->ccache[h].len;
 		return c->ccache[h].comm;

@@ -74,6 +74,8 @@ int tio_sink_add_trace(tio_sink *s, const tio_trace *t)
 
 int tio_sink_consume(tio_sink *s, const tio_msg *m) { return s->ops->consume(s, m); }
 
+int tio_sink_skip(tio_sink *s, const tio_msg *m) { return s->ops->skip ? s->ops->skip(s, m) : 0; }
+
 int tio_sink_finish(tio_sink *s) { return s->ops->finish ? s->ops->finish(s) : 0; }
 
 void tio_sink_free(tio_sink *s)

@@ -16,6 +16,7 @@ typedef struct tio_sink_ops {
 	int (*set)(tio_sink *s, const char *key, const char *value);
 	int (*add_trace)(tio_sink *s, const tio_trace *t); /* optional: an input, before messages */
 	int (*consume)(tio_sink *s, const tio_msg *m);
+	int (*skip)(tio_sink *s, const tio_msg *m); /* optional: see tio_sink_skip */
 	int (*finish)(tio_sink *s);
 	void (*fini)(tio_sink *s);
 } tio_sink_ops;

@@ -50,6 +50,7 @@ typedef struct tc_sink {
 	int width; /* several inputs: longest base name or instance name */
 	bool headers_done;
 	tio_buf line; /* output, written out in blocks of OUT_BLOCK bytes */
+	tio_buf scratch; /* the info of events before --begin, thrown away */
 	/* per-second timestamp cache: the padded seconds text of `sec` */
 	uint64_t sec;
 	char sec_txt[24];
@@ -395,6 +396,38 @@ static int tc_consume(tio_sink *s, const tio_msg *m)
 	return b->len >= OUT_BLOCK ? flush_out(k) : 0;
 }
 
+/*
+ * An event before --begin: what printing it would have changed.  trace-cmd
+ * looks up the record's comm (the first lookup sorts the registrations),
+ * then the sched plugins register the comms they print.
+ */
+static int tc_skip(tio_sink *s, const tio_msg *m)
+{
+	tc_sink *k = (tc_sink *)s;
+	/* a page's lost events skipped with its first record: no line for them */
+	if (m->type != TIO_MSG_EVENT || !m->ec || !m->raw || !m->stream || !m->stream->trace)
+		return 0;
+	tc_trace *x = get_trace(k, m->stream->trace);
+	if (!x)
+		return TIO_ERR_NOMEM;
+	int cpu = (int)m->stream->id;
+	if (k->cpus && ((size_t)cpu >= k->ncpus || !k->cpus[cpu]))
+		return 0;
+	pf_event *e = get_event(x, m->ec);
+	if (!e)
+		return 0;
+	int size = (int)m->raw_len;
+	int pid = pf_record_pid(e, m->raw, size);
+	size_t cl;
+	pf_comm_len(x->ctx, pid < 0 ? 0 : pid, &cl);
+	if (!k->raw) {
+		tio_buf_reset(&k->scratch);
+		pf_print_info(e, &k->scratch, m->raw, size,
+			      (int)(m->raw_cap > m->raw_len ? m->raw_cap : m->raw_len), false);
+	}
+	return 0;
+}
+
 static int tc_finish(tio_sink *s)
 {
 	tc_sink *k = (tc_sink *)s;
@@ -420,6 +453,7 @@ static void tc_fini(tio_sink *s)
 	free(k->traces);
 	free(k->cpus);
 	tio_buf_free(&k->line);
+	tio_buf_free(&k->scratch);
 }
 
 const tio_sink_ops tio_sink_tcreport_ops = {
@@ -428,6 +462,7 @@ const tio_sink_ops tio_sink_tcreport_ops = {
 	.set = tc_set,
 	.add_trace = tc_add_trace,
 	.consume = tc_consume,
+	.skip = tc_skip,
 	.finish = tc_finish,
 	.fini = tc_fini,
 };
