@@ -1251,7 +1251,12 @@ static int process_op(pf_event *e, arg *a, char **tok)
 	arg *left, *right = NULL;
 	char *token = *tok;
 	int type;
+	/*
+	 * On TOK_ERROR, *tok is NULL (the token is freed) and `a` is left in a
+	 * state free_arg() frees completely: a->op.op is NULL or owned by `a`.
+	 */
 	if (a->type == A_OP && !a->op.left) {
+		/* a unary operator: token is a->op.op (process_arg_token) */
 		switch (token[0]) {
 		case '~':
 		case '!':
@@ -1259,25 +1264,24 @@ static int process_op(pf_event *e, arg *a, char **tok)
 		case '-':
 			break;
 		default:
-			goto out_free;
+			goto out_unary;
 		}
 		if (token[1])
-			goto out_free;
+			goto out_unary;
 		left = alloc_arg();
 		if (!left)
-			goto out_free;
+			goto out_unary;
 		left->type = A_NULL;
 		a->op.left = left;
 		right = alloc_arg();
 		if (!right)
-			goto out_free;
+			goto out_unary;
 		a->op.right = right;
 		*tok = NULL;
 		type = process_arg(e, right, tok);
 		if (type == TOK_ERROR) {
-			/* the only caller (process_arg_token) drops a->op.op on error: free it */
-			free(a->op.op);
-			a->op.op = NULL;
+			free(*tok);
+			*tok = NULL;
 			return TOK_ERROR;
 		}
 	} else if (!strcmp(token, "?")) {
@@ -1367,6 +1371,8 @@ static int process_op(pf_event *e, arg *a, char **tok)
 		return process_op(e, right, tok);
 	}
 	return type;
+out_unary:
+	a->op.op = NULL; /* token, freed below */
 out_free:
 	free(token);
 	*tok = NULL;
@@ -2165,9 +2171,8 @@ static int process_arg_token(pf_event *e, arg *a, char **tok, int type)
 		a->type = A_OP;
 		a->op.op = token;
 		a->op.left = NULL;
+		/* on error, a (op included) is left for the caller's free_arg() */
 		type = process_op(e, a, &token);
-		if (type == TOK_ERROR)
-			a->op.op = NULL;
 		break;
 	default:
 		free(token);
