@@ -114,7 +114,7 @@ static int emit_int(plan_ins *in, const tio_fc *fc)
 		in->op = OP_BIGINT;
 		return 0;
 	}
-	in->mask = size == 64 ? UINT64_MAX : (1ULL << size) - 1;
+	in->sh = (uint8_t)(64 - size);
 	if (fc->i.bf_unit) {
 		/* generic path: run() applies the unit rule before reading */
 		in->bf_unit = fc->i.bf_unit;
@@ -184,7 +184,6 @@ static int emit(plan *p, const tio_fc *fc, const char *name, uint32_t parent, ui
 		else
 			return tio_err_set(TIO_ERR_UNSUPPORTED, "%s: field '%s': floating point with %u exponent and %u mantissa bits",
 					   p->scope, name ? name : "", fc->f.exp_dig, fc->f.mant_dig);
-		in->mask = size == 64 ? UINT64_MAX : (1ULL << size) - 1;
 		break;
 	}
 	case TIO_FC_STRING:
@@ -321,6 +320,172 @@ static int emit(plan *p, const tio_fc *fc, const char *name, uint32_t parent, ui
 	return 0;
 }
 
+static bool run_member(const plan_ins *in)
+{
+	return in->op <= OP_U64BE && !in->bf_unit && !(in->flags & (PF_SAVE | PF_CLOCK | PF_ROLE | PF_BITREV));
+}
+
+/* The run_n/run_bits of every structure's members (see plan_ins). */
+static void mark_runs(plan *p)
+{
+	for (uint32_t i = 0; i < p->n; i++) {
+		if (p->ins[i].op != OP_STRUCT || p->ins[i].n < 2)
+			continue;
+		/* members backwards: walk forwards once to find them */
+		uint32_t n = p->ins[i].n, j = i + 1, last = UINT32_MAX;
+		uint32_t *idx = tio_calloc(n, sizeof(uint32_t));
+		if (!idx)
+			return; /* no runs: the plain path decodes the same */
+		for (uint32_t k = 0; k < n; k++, j = p->ins[j].next)
+			idx[k] = j;
+		for (uint32_t k = n; k-- > 0;) {
+			plan_ins *m = &p->ins[idx[k]];
+			if (!run_member(m)) {
+				last = UINT32_MAX;
+				continue;
+			}
+			m->run_n = 1;
+			m->run_bits = m->size;
+			if (last != UINT32_MAX && p->ins[last].align <= 8) {
+				m->run_n += p->ins[last].run_n;
+				m->run_bits += p->ins[last].run_bits;
+			}
+			last = idx[k];
+		}
+		free(idx);
+	}
+}
+
+#define LIN_MAX_DEPTH 32 /* the decoder's stack of open structures */
+
+static int lin_add(plan *p, size_t *cap, uint8_t kind, uint32_t i)
+{
+	if (tio_grow(&p->lin, cap, p->nlin + 1, sizeof(lin_op)))
+		return TIO_ERR_NOMEM;
+	const plan_ins *in = &p->ins[i];
+	p->lin[p->nlin++] = (lin_op){.kind = kind, .flags = in->flags, .sh = in->sh, .size = in->size,
+				     .align = in->align, .ins = i, .fc = in->fc};
+	return 0;
+}
+
+static int lin_emit(plan *p, size_t *cap, uint32_t i, int depth)
+{
+	const plan_ins *in = &p->ins[i];
+	int r;
+	switch (in->op) {
+	case OP_STRUCT: {
+		if (depth >= LIN_MAX_DEPTH)
+			return TIO_ERR_LIMIT;
+		if ((r = lin_add(p, cap, LK_SB, i)))
+			return r;
+		p->lin[p->nlin - 1].n = in->n;
+		uint32_t j = i + 1;
+		for (uint32_t k = 0; k < in->n;) {
+			const plan_ins *c = &p->ins[j];
+			if (c->run_n >= 1) {
+				uint32_t nk = c->run_n;
+				if ((r = lin_add(p, cap, LK_RUN, j)))
+					return r;
+				p->lin[p->nlin - 1].n = nk;
+				p->lin[p->nlin - 1].size = c->run_bits;
+				for (uint32_t m = 0; m < nk; m++, j = p->ins[j].next)
+					if ((r = lin_add(p, cap, LK_RUNMEM, j)))
+						return r;
+				k += nk;
+				continue;
+			}
+			if ((r = lin_emit(p, cap, j, depth + 1)))
+				return r;
+			j = c->next;
+			k++;
+		}
+		return lin_add(p, cap, LK_SE, i);
+	}
+	case OP_U8: case OP_U16LE: case OP_U32LE: case OP_U64LE:
+	case OP_U16BE: case OP_U32BE: case OP_U64BE: case OP_BITSLE: case OP_BITSBE:
+		return lin_add(p, cap, in->bf_unit ? LK_CALL : LK_INT, i);
+	case OP_F32:
+	case OP_F64:
+		return lin_add(p, cap, in->align % 8 == 0 ? (in->op == OP_F32 ? LK_F32 : LK_F64) : LK_CALL, i);
+	case OP_STRING:
+		return lin_add(p, cap, in->unit == 1 ? LK_STR : LK_CALL, i);
+	case OP_ARRAY:
+	case OP_SEQ: {
+		const plan_ins *el = &p->ins[i + 1];
+		bool packed = el->op <= OP_U64BE && !(el->flags & (PF_SAVE | PF_CLOCK | PF_ROLE | PF_BITREV)) &&
+			      !el->bf_unit && el->align <= el->size && el->align % 8 == 0;
+		if (!packed)
+			return lin_add(p, cap, LK_CALL, i);
+		if ((r = lin_add(p, cap, LK_ARR, i)) || (r = lin_add(p, cap, LK_RUNMEM, i + 1)))
+			return r;
+		return 0;
+	}
+	case OP_VARIANT: {
+		if (depth >= LIN_MAX_DEPTH)
+			return TIO_ERR_LIMIT;
+		/* options by number: the ranges' option indexes are instruction indexes */
+		uint32_t nopt = in->fc->v.noptions, var = p->nlin, aux = p->nlin_opt;
+		uint32_t *no = realloc(p->lin_opt, (p->nlin_opt + nopt + 1) * sizeof(uint32_t));
+		if (!no)
+			return TIO_ERR_NOMEM;
+		p->lin_opt = no;
+		p->nlin_opt += nopt;
+		if ((r = lin_add(p, cap, LK_VAR, i)))
+			return r;
+		p->lin[var].aux = aux;
+		uint32_t *vends = tio_calloc(nopt ? nopt : 1, sizeof(uint32_t));
+		if (!vends)
+			return TIO_ERR_NOMEM;
+		uint32_t j = i + 1;
+		for (uint32_t k = 0; k < nopt; k++, j = p->ins[j].next) {
+			p->lin_opt[aux + k] = p->nlin;
+			if ((r = lin_emit(p, cap, j, depth + 1)) || (r = lin_add(p, cap, LK_VEND, i))) {
+				free(vends);
+				return r;
+			}
+			vends[k] = p->nlin - 1;
+		}
+		for (uint32_t k = 0; k < nopt; k++)
+			p->lin[vends[k]].n = p->nlin;
+		free(vends);
+		return 0;
+	}
+	default:
+		return lin_add(p, cap, LK_CALL, i);
+	}
+}
+
+/* The flat program of a compiled plan (none when too deep: the tree is run). */
+static int linearize(plan *p)
+{
+	size_t cap = 0;
+	int r = lin_emit(p, &cap, 0, 0);
+	if (!r)
+		r = lin_add(p, &cap, LK_END, 0);
+	if (r) {
+		free(p->lin);
+		free(p->lin_opt);
+		p->lin = NULL;
+		p->lin_opt = NULL;
+		p->nlin = p->nlin_opt = 0;
+		return r == TIO_ERR_NOMEM ? r : 0;
+	}
+	/* each call: the in-line values after it, to reserve room again */
+	uint32_t after = 0;
+	for (uint32_t k = p->nlin; k-- > 0;) {
+		lin_op *o = &p->lin[k];
+		if (o->kind == LK_CALL)
+			o->n = after;
+		else if (o->kind == LK_ARR)
+			p->lin[k + 1].n = after; /* its element op: room to reserve after the elements */
+		else if (o->kind == LK_SB || o->kind == LK_RUNMEM || o->kind == LK_INT || o->kind == LK_F32 ||
+			 o->kind == LK_F64 || o->kind == LK_STR || o->kind == LK_VAR || o->kind == LK_ARR)
+			after++;
+	}
+	p->lin_vals = after;
+	return 0;
+}
+
 int plan_compile(plan *p, const tio_fc *fc, const char *scope, int32_t def_clock, uint32_t *nslots)
 {
 	memset(p, 0, sizeof(*p));
@@ -329,6 +494,10 @@ int plan_compile(plan *p, const tio_fc *fc, const char *scope, int32_t def_clock
 	if (!fc)
 		return 0;
 	int r = emit(p, fc, NULL, UINT32_MAX, nslots);
+	if (!r) {
+		mark_runs(p);
+		r = linearize(p);
+	}
 	if (r)
 		plan_free(p);
 	return r;
@@ -339,58 +508,94 @@ void plan_free(plan *p)
 	for (uint32_t i = 0; i < p->n; i++)
 		free(p->ins[i].vr);
 	free(p->ins);
+	free(p->lin);
+	free(p->lin_opt);
 	memset(p, 0, sizeof(*p));
 }
 
-static void slot_ref(const tio_ref *ref, uint32_t *nslots)
+/*
+ * Give the targets of `ref` a save slot: one slot for the target and its
+ * alternatives (tio_ref.alts: whichever of them is decoded saves there).
+ * References with alternatives go first (pass 0), so that a reference to
+ * one of those fields alone (pass 1) finds the shared slot.  Alternatives
+ * that already have different slots (two such references overlapping)
+ * cannot share one.
+ */
+static int slot_ref(const tio_ref *ref, uint32_t *nslots, int pass)
 {
-	tio_fc *t = (tio_fc *)ref->target; /* the trace class owns it; slots are decode metadata */
-	if (t && t->save_slot < 0)
-		t->save_slot = (int32_t)(*nslots)++;
+	if (!ref->target || (pass == 0) != (ref->nalts > 0))
+		return 0;
+	int32_t slot = -1;
+	for (uint32_t k = 0; k <= ref->nalts; k++) {
+		const tio_fc *t = k ? ref->alts[k - 1] : ref->target;
+		if (t->save_slot < 0)
+			continue;
+		if (slot >= 0 && t->save_slot != slot)
+			return tio_err_set(TIO_ERR_UNSUPPORTED,
+					   "`%s`: the fields this location designates are also designated separately by others",
+					   ref->path ? ref->path : "");
+		slot = t->save_slot;
+	}
+	if (slot < 0)
+		slot = (int32_t)(*nslots)++;
+	for (uint32_t k = 0; k <= ref->nalts; k++) {
+		tio_fc *t = (tio_fc *)(k ? ref->alts[k - 1] : ref->target); /* slots are decode metadata */
+		t->save_slot = slot;
+	}
+	return 0;
 }
 
-static void slots_fc(const tio_fc *fc, uint32_t *nslots, int depth)
+static int slots_fc(const tio_fc *fc, uint32_t *nslots, int pass, int depth)
 {
+	int r = 0;
 	if (!fc || depth > 256)
-		return;
+		return 0;
 	switch (fc->kind) {
 	case TIO_FC_STRUCT:
-		for (uint32_t i = 0; i < fc->st.nmembers; i++)
-			slots_fc(fc->st.members[i].fc, nslots, depth + 1);
+		for (uint32_t i = 0; !r && i < fc->st.nmembers; i++)
+			r = slots_fc(fc->st.members[i].fc, nslots, pass, depth + 1);
 		break;
 	case TIO_FC_ARRAY:
 	case TIO_FC_SEQUENCE:
 		if (fc->kind == TIO_FC_SEQUENCE)
-			slot_ref(&fc->a.len, nslots);
-		slots_fc(fc->a.elem, nslots, depth + 1);
+			r = slot_ref(&fc->a.len, nslots, pass);
+		if (!r)
+			r = slots_fc(fc->a.elem, nslots, pass, depth + 1);
 		break;
 	case TIO_FC_VARIANT:
 	case TIO_FC_OPTIONAL:
-		slot_ref(&fc->v.sel, nslots);
-		for (uint32_t i = 0; i < fc->v.noptions; i++)
-			slots_fc(fc->v.options[i].fc, nslots, depth + 1);
+		r = slot_ref(&fc->v.sel, nslots, pass);
+		for (uint32_t i = 0; !r && i < fc->v.noptions; i++)
+			r = slots_fc(fc->v.options[i].fc, nslots, pass, depth + 1);
 		break;
 	case TIO_FC_DSTRING:
 	case TIO_FC_DBLOB:
-		slot_ref(&fc->s.len, nslots);
+		r = slot_ref(&fc->s.len, nslots, pass);
 		break;
 	default:
 		break;
 	}
+	return r;
 }
 
 int plan_assign_slots(tio_trace_class *tc, uint32_t *nslots)
 {
-	slots_fc(tc->pkt_header, nslots, 0);
-	for (uint32_t i = 0; i < tc->nscs; i++) {
-		tio_stream_class *sc = tc->scs[i];
-		slots_fc(sc->pkt_ctx, nslots, 0);
-		slots_fc(sc->ev_header, nslots, 0);
-		slots_fc(sc->ev_common_ctx, nslots, 0);
-		for (uint32_t j = 0; j < sc->necs; j++) {
-			slots_fc(sc->ecs[j]->spec_ctx, nslots, 0);
-			slots_fc(sc->ecs[j]->payload, nslots, 0);
+	int r = 0;
+	for (int pass = 0; !r && pass < 2; pass++) {
+		r = slots_fc(tc->pkt_header, nslots, pass, 0);
+		for (uint32_t i = 0; !r && i < tc->nscs; i++) {
+			tio_stream_class *sc = tc->scs[i];
+			r = slots_fc(sc->pkt_ctx, nslots, pass, 0);
+			if (!r)
+				r = slots_fc(sc->ev_header, nslots, pass, 0);
+			if (!r)
+				r = slots_fc(sc->ev_common_ctx, nslots, pass, 0);
+			for (uint32_t j = 0; !r && j < sc->necs; j++) {
+				r = slots_fc(sc->ecs[j]->spec_ctx, nslots, pass, 0);
+				if (!r)
+					r = slots_fc(sc->ecs[j]->payload, nslots, pass, 0);
+			}
 		}
 	}
-	return 0;
+	return r;
 }

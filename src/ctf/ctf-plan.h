@@ -53,29 +53,79 @@ typedef struct plan_vrange {
 	uint32_t ord; /* option number */
 } plan_vrange;
 
+/* 64 bytes, the fields the decoder reads for every value first. */
 typedef struct plan_ins {
 	uint8_t op;
 	uint8_t flags;
 	uint8_t role;
+	uint8_t sh;	 /* 64 - size (integers up to 64 bits) */
+	uint8_t unit;	 /* OP_STRING: code unit size in bytes (1, 2, 4) */
 	uint32_t size;	 /* bits (ints, floats) */
 	uint32_t align;	 /* bits */
-	int32_t slot;	 /* save slot (PF_SAVE) or the slot to read (SEQ, VARIANT, TEXT seq) */
 	uint32_t next;	 /* index just past this instruction's subtree */
+	/*
+	 * A structure member that starts a run of byte-aligned 8/16/32/64-bit
+	 * integers with nothing to save or act on, each after the first aligned
+	 * to at most a byte: once the first is aligned, the run's layout is
+	 * fixed, so it is decoded with one bound check (run_n members, run_bits
+	 * bits in all; 0 when the member is not such an integer).
+	 */
+	uint32_t run_n, run_bits;
+	uint32_t bf_unit;/* GNU/C bit-field unit in bits (start at the next unit rather than cross one) */
+	const tio_fc *fc;
+	int32_t slot;	 /* save slot (PF_SAVE) or the slot to read (SEQ, VARIANT, TEXT seq) */
 	uint32_t n;	 /* STRUCT: members; ARRAY/TEXT: static length; VARIANT: nranges */
 	uint32_t parent; /* enclosing instruction, UINT32_MAX at the root */
 	const char *name;/* member name (for error paths) */
-	const tio_fc *fc;
 	plan_vrange *vr; /* VARIANT: sorted selector ranges */
-	uint64_t mask;	 /* OP_BITS*: (1 << size) - 1 */
-	uint8_t unit;	 /* OP_STRING: code unit size in bytes (1, 2, 4) */
-	uint32_t bf_unit;/* GNU/C bit-field unit in bits (start at the next unit rather than cross one) */
 } plan_ins;
+
+/*
+ * The same scope as a flat program run by one loop, without recursion:
+ * structures become begin/end markers, runs of byte-aligned integers,
+ * other integers, byte-aligned floats and UTF-8 strings are decoded in
+ * line, and any other subtree (variant, array, sequence, optional, BLOB,
+ * bit-field...) is a call to the tree interpreter.
+ */
+enum lin_kind {
+	LK_SB,	  /* structure begins: its value, then its members */
+	LK_SE,	  /* structure ends */
+	LK_RUN,	  /* n run members follow (LK_RUNMEM), bits in all */
+	LK_RUNMEM,
+	LK_INT,	  /* one integer of any kind (run_int) */
+	LK_F32,
+	LK_F64,
+	LK_STR,	  /* NUL-terminated UTF-8 string */
+	LK_CALL,  /* the subtree at `ins`, by the tree interpreter */
+	LK_END,
+	LK_VAR,	  /* variant: its value, then a jump to the chosen option's ops (lin_opt[aux + ord]) */
+	LK_VEND,  /* an option's ops end: the variant ends, jump to op n */
+	LK_ARR,	  /* array or sequence of packed byte-aligned integers (element: op + 1) */
+};
+
+typedef struct lin_op {
+	uint8_t kind;
+	uint8_t flags; /* PF_* */
+	uint8_t sh;    /* 64 - size */
+	uint32_t size; /* bits; LK_RUN: bits of the whole run */
+	uint32_t align;
+	uint32_t ins;  /* the plan instruction */
+	uint32_t n;    /* LK_SB: members; LK_RUN: run members; LK_CALL: values still to come in line;
+			  LK_VEND: the op after the variant */
+	uint32_t aux;  /* LK_VAR: first of its options' op indexes in plan.lin_opt */
+	const tio_fc *fc;
+} lin_op;
 
 /* One compiled scope: instructions in pre-order, the root at index 0. */
 typedef struct plan {
 	plan_ins *ins;
 	uint32_t n, cap;
 	const char *scope; /* "packet.header", "event.fields"... */
+	lin_op *lin;	   /* the flat program, NULL when not made (then ins is run) */
+	uint32_t nlin;
+	uint32_t lin_vals; /* values the in-line ops make (calls not counted; every option counted) */
+	uint32_t *lin_opt; /* LK_VAR: op index of each option's first op, by option number */
+	uint32_t nlin_opt;
 } plan;
 
 /*

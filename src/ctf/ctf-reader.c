@@ -54,10 +54,19 @@ typedef struct dec {
 	const char *scope;
 } dec;
 
+/* A packet listed by LTTng's index (index/FILE.idx): offset and size in bytes. */
+typedef struct ctf_idx {
+	uint64_t off, size;
+} ctf_idx;
+
 typedef struct ctf_file {
 	tio_map map;
 	uint64_t first_ts; /* the first packet's timestamp_begin, to order a stream's files */
 	bool has_first_ts;
+	/* read only to recover a trace without packet magic (see resync()) */
+	ctf_idx *idx;
+	uint32_t nidx;
+	bool idx_read;
 } ctf_file;
 
 enum { ST_NEED_PACKET, ST_IN_PACKET, ST_DONE };
@@ -93,6 +102,9 @@ typedef struct ctf_stream {
 	uint64_t good_end; /* end of the content of the last good packet of the current file */
 	bool has_good_end;
 	uint64_t scan_min; /* resync never starts before this offset again */
+	/* without packet magic: a good packet's offset and size, the size repeated
+	   by the next good packet (or the file's first), and the last good size */
+	uint64_t step_off, step, last_size;
 } ctf_stream;
 
 /* ---------------------------------------------------------------- decoding */
@@ -246,12 +258,57 @@ static inline __attribute__((always_inline)) int run_int(dec *d, const plan *p, 
 	return 0;
 }
 
+/*
+ * A run of byte-aligned integers (plan_ins.run_n): one bound check, then
+ * each member read as 8 bytes and masked (little-endian) or swapped and
+ * shifted (big-endian), without a branch on its size.  Returns the
+ * instruction after the run, or UINT32_MAX when the fast way does not
+ * apply here (near the packet end, full value array): the caller goes on
+ * member by member.
+ */
+static inline uint32_t run_ints(dec *d, const plan *p, uint32_t j)
+{
+	const plan_ins *c = &p->ins[j];
+	uint64_t bits = c->run_bits;
+	if ((d->pos & 7) || d->pos > d->end || d->end - d->pos < bits + 64 || d->nvals + c->run_n > d->cap)
+		return UINT32_MAX;
+	const uint8_t *src = d->base + (d->pos >> 3);
+	uint32_t vi = (uint32_t)d->nvals;
+	tio_val *v = d->vals + vi;
+	for (uint32_t k = c->run_n; k; k--, v++) {
+		c = &p->ins[j];
+		uint64_t u = (c->flags & PF_BE) ? tio_be64(src) >> c->sh : tio_le64(src) & (UINT64_MAX >> c->sh);
+		if (c->flags & PF_SIGNED)
+			u = (uint64_t)((int64_t)(u << c->sh) >> c->sh);
+		v->fc = c->fc;
+		v->n = 0;
+		v->end = ++vi;
+		v->v.u = u;
+		src += c->size >> 3;
+		j = c->next;
+	}
+	d->nvals = vi;
+	d->pos += bits;
+	return j;
+}
+
 static int run_children(dec *d, const plan *p, uint32_t first, uint32_t n, int depth)
 {
 	uint32_t j = first;
 	for (uint32_t k = 0; k < n; k++) {
 		const plan_ins *c = &p->ins[j];
 		int r;
+		if (c->run_n > 1) {
+			if (c->align > 1)
+				d->pos = (d->pos + c->align - 1) & ~(uint64_t)(c->align - 1);
+			uint32_t nk = c->run_n;
+			uint32_t after = run_ints(d, p, j);
+			if (after != UINT32_MAX) {
+				k += nk - 1;
+				j = after;
+				continue;
+			}
+		}
 		/* the common case inline: a member that is a plain integer */
 		if (TIO_LIKELY(c->op <= OP_BITSBE && d->nvals < d->cap && !c->bf_unit)) {
 			if (c->align > 1)
@@ -574,6 +631,235 @@ static int run(dec *d, const plan *p, uint32_t i, int depth)
 }
 
 /* Decode one scope at the current position; *root = its value index or UINT32_MAX. */
+/* Room for `more` values after the current ones (an event has at most MAX_VALS). */
+static int reserve_vals(dec *d, const plan *p, uint32_t i, size_t more)
+{
+	if (TIO_LIKELY(d->nvals + more <= d->cap))
+		return 0;
+	if (d->nvals + more > MAX_VALS)
+		return dec_err(d, p, i, "more than %u fields in one event", MAX_VALS);
+	return tio_grow(&d->vals, &d->cap, d->nvals + more, sizeof(tio_val)) ? TIO_ERR_NOMEM : 0;
+}
+
+#define ALIGN_UP(x, a) (((x) + (a) - 1) & ~(uint64_t)((a) - 1))
+
+/*
+ * A scope's flat program (plan.lin).  The cursor and the value count live
+ * in locals, written back around calls and errors; room for every in-line
+ * value is reserved first (again after each call, which may have used it).
+ */
+static int run_lin(dec *d, const plan *p)
+{
+	int r = reserve_vals(d, p, 0, p->lin_vals);
+	if (r)
+		return r;
+	uint32_t stack[32];
+	int top = 0;
+	uint64_t pos = d->pos;
+	const uint64_t end = d->end;
+	const uint8_t *base = d->base;
+	tio_val *vals = d->vals;
+	uint32_t nv = (uint32_t)d->nvals;
+	const lin_op *o = p->lin;
+	/* direct threading (GNU C labels as values): each op jumps to the next
+	   itself, which branch predictors follow better than one switch */
+	static const void *const go[] = {
+		[LK_SB] = &&sb, [LK_SE] = &&se, [LK_RUN] = &&run, [LK_RUNMEM] = &&one_int,
+		[LK_INT] = &&one_int, [LK_F32] = &&flt, [LK_F64] = &&flt, [LK_STR] = &&str,
+		[LK_CALL] = &&call, [LK_END] = &&done, [LK_VAR] = &&var, [LK_VEND] = &&vend,
+		[LK_ARR] = &&arr,
+	};
+#define SYNC() (d->pos = pos, d->nvals = nv)
+#define NEXT() goto *go[(++o)->kind]
+#define ALIGN() do { if (o->align > 1) pos = ALIGN_UP(pos, o->align); } while (0)
+	goto *go[o->kind];
+sb:
+	ALIGN();
+	vals[nv].fc = o->fc;
+	vals[nv].n = o->n;
+	stack[top++] = nv++;
+	NEXT();
+se:
+	vals[stack[--top]].end = nv;
+	NEXT();
+run:
+	ALIGN();
+	if (TIO_UNLIKELY((pos & 7) || pos > end || end - pos < (uint64_t)o->size + 64))
+		NEXT(); /* near the end: member by member (LK_RUNMEM), with bound checks */
+	{
+		const uint8_t *src = base + (pos >> 3);
+		pos += o->size;
+		for (uint32_t k = o->n; k; k--) {
+			o++;
+			/* branch-free: the field's bytes to the top, then shifted down */
+			uint64_t w = (o->flags & PF_BE) ? tio_be64(src) : tio_le64(src) << o->sh;
+			uint64_t u = (o->flags & PF_SIGNED) ? (uint64_t)((int64_t)w >> o->sh) : w >> o->sh;
+			tio_val *v = &vals[nv];
+			v->fc = o->fc;
+			v->n = 0;
+			v->end = ++nv;
+			v->v.u = u;
+			src += o->size >> 3;
+		}
+	}
+	NEXT();
+one_int:
+	ALIGN();
+	vals[nv].fc = o->fc;
+	vals[nv].n = 0;
+	vals[nv].end = nv + 1;
+	SYNC();
+	if ((r = run_int(d, p, o->ins, &p->ins[o->ins], nv)))
+		return r;
+	pos = d->pos;
+	nv++;
+	NEXT();
+flt:
+	ALIGN();
+	if (TIO_UNLIKELY(pos > end || end - pos < o->size)) {
+		SYNC();
+		return need(d, p, o->ins, o->size);
+	}
+	{
+		const uint8_t *q = base + (pos >> 3);
+		double f;
+		if (o->kind == LK_F32) {
+			uint32_t b32 = (o->flags & PF_BE) ? tio_be32(q) : tio_le32(q);
+			float f32;
+			memcpy(&f32, &b32, 4);
+			f = f32;
+		} else {
+			uint64_t b64 = (o->flags & PF_BE) ? tio_be64(q) : tio_le64(q);
+			memcpy(&f, &b64, 8);
+		}
+		vals[nv].fc = o->fc;
+		vals[nv].n = 0;
+		vals[nv].end = nv + 1;
+		vals[nv].v.d = f;
+		nv++;
+		pos += o->size;
+	}
+	NEXT();
+str:
+	ALIGN();
+	if (TIO_UNLIKELY((pos & 7) || pos > end || end - pos < 8)) {
+		SYNC();
+		return run(d, p, o->ins, top + 1); /* its own error */
+	}
+	{
+		const char *s = (const char *)base + (pos >> 3);
+		const char *z = memchr(s, 0, (end - pos) >> 3);
+		if (TIO_UNLIKELY(!z)) {
+			SYNC();
+			return dec_err(d, p, o->ins, "string not terminated within the packet content");
+		}
+		uint64_t len = (uint64_t)(z - s);
+		vals[nv].fc = o->fc;
+		vals[nv].n = 0;
+		vals[nv].end = nv + 1;
+		vals[nv].v.s.p = s;
+		vals[nv].v.s.len = len;
+		nv++;
+		pos += (len + 1) * 8;
+	}
+	NEXT();
+call:
+	SYNC();
+	if ((r = run(d, p, o->ins, top + 1)))
+		return r;
+	if ((r = reserve_vals(d, p, o->ins, o->n)))
+		return r;
+	pos = d->pos;
+	nv = (uint32_t)d->nvals;
+	vals = d->vals;
+	NEXT();
+var: {
+	const plan_ins *in = &p->ins[o->ins];
+	uint64_t key = d->slots[in->slot];
+	if (in->flags & PF_SIGNED)
+		key ^= 1ULL << 63;
+	const plan_vrange *sel = NULL;
+	for (uint32_t k = 0; k < in->n; k++) {
+		if (in->vr[k].lo > key)
+			break;
+		if (key <= in->vr[k].hi) {
+			sel = &in->vr[k];
+			break;
+		}
+	}
+	if (TIO_UNLIKELY(!sel)) { /* the tree interpreter says why */
+		SYNC();
+		return run(d, p, o->ins, top + 1);
+	}
+	ALIGN();
+	vals[nv].fc = o->fc;
+	vals[nv].n = 1;
+	vals[nv].opt = sel->ord;
+	stack[top++] = nv++;
+	o = p->lin + p->lin_opt[o->aux + sel->ord];
+	goto *go[o->kind];
+}
+vend:
+	vals[stack[--top]].end = nv;
+	o = p->lin + o->n;
+	goto *go[o->kind];
+arr: {
+	const plan_ins *in = &p->ins[o->ins];
+	uint64_t len = in->op == OP_SEQ ? d->slots[in->slot] : in->n;
+	ALIGN();
+	const lin_op *el = o + 1;
+	uint64_t bits = len * el->size;
+	if (TIO_UNLIKELY((pos & 7) || len > UINT32_MAX || pos > end || end - pos < bits + 64 ||
+			 nv + len + 1 > d->cap)) {
+		/* near the end, long or odd: the tree interpreter (bound checks, errors, room) */
+		SYNC();
+		if ((r = run(d, p, o->ins, top + 1)))
+			return r;
+		if ((r = reserve_vals(d, p, o->ins, el->n)))
+			return r;
+		pos = d->pos;
+		nv = (uint32_t)d->nvals;
+		vals = d->vals;
+		o++;
+		NEXT();
+	}
+	tio_val *v = &vals[nv];
+	v->fc = o->fc;
+	v->n = (uint32_t)len;
+	v->v.s.p = NULL;
+	v->end = nv + 1 + (uint32_t)len;
+	uint32_t vi = ++nv;
+	const uint8_t *src = base + (pos >> 3);
+	const tio_fc *efc = el->fc;
+	unsigned sh = el->sh, step = el->size >> 3;
+	bool be = el->flags & PF_BE, sgn = el->flags & PF_SIGNED;
+	for (uint64_t k = 0; k < len; k++, src += step) {
+		uint64_t w = be ? tio_be64(src) : tio_le64(src) << sh;
+		tio_val *e = &vals[vi];
+		e->fc = efc;
+		e->n = 0;
+		e->end = ++vi;
+		e->v.u = sgn ? (uint64_t)((int64_t)w >> sh) : w >> sh;
+	}
+	nv = vi;
+	pos += bits;
+	o++; /* the element op */
+	if (TIO_UNLIKELY(nv + o->n > d->cap)) { /* room for the in-line values after it */
+		SYNC();
+		if ((r = reserve_vals(d, p, o->ins, o->n)))
+			return r;
+		vals = d->vals;
+	}
+	NEXT();
+}
+done:
+	SYNC();
+	return 0;
+#undef SYNC
+#undef NEXT
+#undef ALIGN
+}
+
 static int run_scope(dec *d, const plan *p, uint32_t *root)
 {
 	if (!p->n) {
@@ -582,6 +868,8 @@ static int run_scope(dec *d, const plan *p, uint32_t *root)
 	}
 	*root = (uint32_t)d->nvals;
 	d->scope = p->scope;
+	if (p->lin)
+		return run_lin(d, p);
 	return p->ins[0].op == OP_STRUCT ? run_struct(d, p, 0, 0) : run(d, p, 0, 0);
 }
 
@@ -833,6 +1121,7 @@ static void skip_file(ctf_stream *s)
 	s->pkt_off = 0;
 	s->has_good_end = false;
 	s->scan_min = 0;
+	s->step_off = s->last_size = 0; /* a file begins with a packet: s->step still applies */
 	s->state = ST_NEED_PACKET;
 }
 
@@ -842,7 +1131,7 @@ static void skip_file(ctf_stream *s)
  * sizes that fit the file.  Decodes into s->scratch: the current packet's
  * values stay intact.
  */
-static bool packet_at(ctf_stream *s, uint64_t off)
+static bool packet_at(ctf_stream *s, uint64_t off, uint64_t *bytes)
 {
 	ctf_file *f = &s->files[s->cur];
 	dec *d = &s->scratch;
@@ -857,8 +1146,8 @@ static bool packet_at(ctf_stream *s, uint64_t off)
 	d->file_off = off;
 	d->bo_end = UINT64_MAX;
 	uint32_t root;
-	bool ok = !run_scope(d, &s->ct->pkt_header, &root) && role_has(d, TIO_ROLE_MAGIC) &&
-		  d->role_val[TIO_ROLE_MAGIC] == CTF_MAGIC &&
+	bool ok = !run_scope(d, &s->ct->pkt_header, &root) &&
+		  (role_has(d, TIO_ROLE_MAGIC) ? d->role_val[TIO_ROLE_MAGIC] == CTF_MAGIC : !s->ct->has_magic) &&
 		  (!role_has(d, TIO_ROLE_STREAM_CLASS_ID) || d->role_val[TIO_ROLE_STREAM_CLASS_ID] == s->base.sc->id) &&
 		  !run_scope(d, &sc_of(s->base.sc)->pkt_ctx, &root);
 	if (ok) {
@@ -867,6 +1156,7 @@ static bool packet_at(ctf_stream *s, uint64_t off)
 		if (!role_has(d, TIO_ROLE_PACKET_SIZE) && role_has(d, TIO_ROLE_CONTENT_SIZE))
 			pkt = (content + 7) & ~7ULL;
 		ok = pkt % 8 == 0 && pkt && pkt <= d->end && content <= pkt && content >= d->pos;
+		*bytes = pkt / 8;
 	}
 	return ok;
 }
@@ -881,11 +1171,89 @@ static uint64_t find_packet(ctf_stream *s, uint64_t from, uint64_t to)
 		const uint8_t *hit = memmem(m->p + from, to - from, s->ct->magic, 4);
 		if (!hit)
 			break;
-		uint64_t off = (uint64_t)(hit - m->p);
-		if (packet_at(s, off))
+		uint64_t off = (uint64_t)(hit - m->p), bytes;
+		if (packet_at(s, off, &bytes))
 			return off;
 		from = off + 1;
 	}
+	return to;
+}
+
+/*
+ * LTTng's index of the current file's packets (DIR/index/FILE.idx next to
+ * DIR/FILE), read once, when a trace without packet magic needs it: u32 BE
+ * magic 0xc1f1dcc1, major 1, minor, entry size (>= 24 bytes); then entries of
+ * u64 BE offset (bytes), packet size and content size (bits), ...  An index
+ * that does not fit these rules is not used.
+ */
+static void read_index(ctf_file *f)
+{
+	f->idx_read = true;
+	const char *path = f->map.path, *base = strrchr(path, '/');
+	char *ip = base ? tio_asprintf("%.*s/index/%s.idx", (int)(base - path), path, base + 1)
+			: tio_asprintf("index/%s.idx", path);
+	char *data = NULL;
+	size_t len = 0;
+	if (!ip || !tio_is_file(ip) || tio_read_file(ip, &data, &len) || len < 16) {
+		free(ip);
+		free(data);
+		return;
+	}
+	const uint8_t *p = (const uint8_t *)data;
+	uint32_t esize = tio_be32(p + 12);
+	if (tio_be32(p) == 0xC1F1DCC1u && tio_be32(p + 4) == 1 && esize >= 24 && esize <= 4096 &&
+	    (f->nidx = (uint32_t)((len - 16) / esize < 65536 * 16 ? (len - 16) / esize : 0)) &&
+	    (f->idx = tio_calloc(f->nidx, sizeof(ctf_idx)))) {
+		for (uint32_t i = 0; i < f->nidx; i++) {
+			f->idx[i].off = tio_be64(p + 16 + (size_t)i * esize);
+			f->idx[i].size = tio_be64(p + 16 + (size_t)i * esize + 8) / 8;
+		}
+	} else {
+		f->nidx = 0;
+	}
+	free(ip);
+	free(data);
+}
+
+/*
+ * Without packet magic: the first offset in (after, to) of the current file
+ * where a packet of the expected size decodes, or `to`.  Candidates: the
+ * packets of LTTng's index when there is one, else the multiples of the
+ * packet size that two good packets in a row had (s->step, from a good
+ * packet's offset; across the files of a stream too).  A candidate must
+ * decode (header, this stream's class, context) and declare that size.
+ */
+static uint64_t find_sized(ctf_stream *s, uint64_t after, uint64_t to)
+{
+	ctf_file *f = &s->files[s->cur];
+	uint64_t bytes;
+	if (!f->idx_read)
+		read_index(f);
+	if (to > f->map.size)
+		to = f->map.size;
+	if (f->nidx) {
+		/* entries in file order: the first one after `after` */
+		uint32_t lo = 0, hi = f->nidx;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (f->idx[mid].off <= after)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (uint32_t i = lo; i < f->nidx && f->idx[i].off < to; i++)
+			if (f->idx[i].off > after && packet_at(s, f->idx[i].off, &bytes) && bytes == f->idx[i].size)
+				return f->idx[i].off;
+		return to;
+	}
+	if (!s->step || to <= s->step_off)
+		return to;
+	uint64_t k = after >= s->step_off ? (after - s->step_off) / s->step + 1 : 1;
+	if (k > (to - s->step_off) / s->step)
+		return to;
+	for (uint64_t off = s->step_off + k * s->step; off < to; off += s->step)
+		if (packet_at(s, off, &bytes) && bytes == s->step)
+			return off;
 	return to;
 }
 
@@ -894,12 +1262,28 @@ static uint64_t find_packet(ctf_stream *s, uint64_t from, uint64_t to)
  * packet of the file: the first offset after the last good packet's content
  * (its size field may be what was damaged) or after the failed offset where
  * the packet magic starts a decodable header.  Scans only go forward.
- * Without a magic number nothing says where a packet begins: the rest of
- * the file is skipped.
+ * Without a magic number, packets are looked for where the index or the
+ * sizes of the good packets say they are (find_sized()); when neither is
+ * known, the rest of the file is skipped.
  */
 static void resync(ctf_stream *s)
 {
 	uint64_t failed = s->pkt_off;
+	if (!s->ct->has_magic) {
+		/* after the last good packet (its size may be what was damaged) */
+		uint64_t after = s->has_good_end && s->good_end && s->good_end <= failed ? s->good_end - 1 : failed;
+		if (after < s->scan_min)
+			after = s->scan_min;
+		uint64_t end = s->files[s->cur].map.size, off = find_sized(s, after, end);
+		if (off >= end) {
+			skip_file(s);
+			return;
+		}
+		s->scan_min = off; /* a candidate that fails is not tried again */
+		s->pkt_off = off;
+		s->state = ST_NEED_PACKET;
+		return;
+	}
 	uint64_t from = s->has_good_end && s->good_end <= failed ? s->good_end : failed + 1;
 	if (from < s->scan_min)
 		from = s->scan_min > failed ? s->scan_min : failed + 1;
@@ -923,9 +1307,21 @@ static int check_padding(ctf_stream *s)
 	uint64_t content_end = s->pkt_off + (s->content_bits + 7) / 8, end = s->pkt_off + s->pkt_bits / 8;
 	s->good_end = content_end;
 	s->has_good_end = true;
-	if (!s->ct->has_magic || end - content_end < 4)
-		return 0;
-	uint64_t next = find_packet(s, content_end, end);
+	uint64_t next = end;
+	if (!s->ct->has_magic) {
+		/* the first packet, or a size unlike the good packets': does the
+		   next packet (index, or good packets' size) begin inside? */
+		uint64_t bytes = s->pkt_bits / 8;
+		if (!s->step || bytes != s->step || s->files[s->cur].nidx)
+			next = find_sized(s, s->pkt_off, end);
+		if (next >= end && (!s->last_size || bytes == s->last_size)) {
+			s->step_off = s->pkt_off;
+			s->step = bytes;
+		}
+		s->last_size = next >= end ? bytes : 0;
+	} else if (end - content_end >= 4) {
+		next = find_packet(s, content_end, end);
+	}
 	if (next >= end)
 		return 0;
 	uint64_t declared = s->pkt_bits;
@@ -994,8 +1390,10 @@ static int ctf_next(tio_stream *base, const tio_msg **out)
 static void ctf_stream_free(tio_stream *base)
 {
 	ctf_stream *s = (ctf_stream *)base;
-	for (uint32_t i = 0; i < s->nfiles; i++)
+	for (uint32_t i = 0; i < s->nfiles; i++) {
 		tio_map_close(&s->files[i].map);
+		free(s->files[i].idx);
+	}
 	free(s->files);
 	free(s->d.vals);
 	free(s->d.slots);

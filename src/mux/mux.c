@@ -77,9 +77,8 @@ static void sift_up(tio_mux *m, size_t i)
 	m->heap[i] = x;
 }
 
-static void sift_down(tio_mux *m, size_t i)
+static void sift_down_slot(tio_mux *m, size_t i, slot x)
 {
-	slot x = m->heap[i];
 	for (;;) {
 		size_t c = 2 * i + 1;
 		if (c >= m->n)
@@ -93,6 +92,8 @@ static void sift_down(tio_mux *m, size_t i)
 	}
 	m->heap[i] = x;
 }
+
+static void sift_down(tio_mux *m, size_t i) { sift_down_slot(m, i, m->heap[i]); }
 
 int tio_mux_new(tio_trace *const *traces, size_t n, tio_mux **out)
 {
@@ -134,9 +135,9 @@ void tio_mux_set_end(tio_mux *m, int64_t ns)
  * carry one time instead of a range (a trace.dat page's lost events, told
  * with its first record): they go with the record they precede.
  */
-static bool before_begin(const tio_mux *m, const tio_msg *msg, int64_t key)
+static inline bool before_begin(const tio_mux *m, const tio_msg *msg, int64_t key)
 {
-	if (!m->has_begin)
+	if (TIO_LIKELY(!m->has_begin))
 		return false;
 	if (msg->type == TIO_MSG_EVENT)
 		return !msg->has_ts || key < m->begin;
@@ -149,7 +150,7 @@ static bool before_begin(const tio_mux *m, const tio_msg *msg, int64_t key)
  * The next message of one stream that is in range: 1 with *out filled, 0
  * when the stream has nothing more (in range), or a negative status.
  */
-static int fetch(tio_mux *m, tio_stream *s, slot *out)
+static inline __attribute__((always_inline)) int fetch(tio_mux *m, tio_stream *s, slot *out)
 {
 	for (;;) {
 		const tio_msg *msg = NULL;
@@ -203,8 +204,12 @@ int tio_mux_next(tio_mux *m, const tio_msg **out)
 			slot ns;
 			int r = fetch(m, s, &ns);
 			if (r > 0) {
-				m->heap[0] = ns;
-				sift_down(m, 0);
+				/* the new slot goes down from registers: copying it through
+				 * the heap first stalls on store forwarding */
+				if (m->n == 1)
+					m->heap[0] = ns;
+				else
+					sift_down_slot(m, 0, ns);
 			} else {
 				drop_top(m);
 				if (r < 0) {
