@@ -1081,8 +1081,7 @@ typedef struct rwalk {
 	const char *jpath;	    /* JSON path of the scope property */
 } rwalk;
 
-static int rerr(rwalk *w, const loc *l, const char *fmt, ...) TIO_PRINTF(3, 4);
-static int rerr(rwalk *w, const loc *l, const char *fmt, ...)
+static int vrerr(rwalk *w, const loc *l, int code, const char *fmt, va_list ap)
 {
 	tio_buf jp = {0};
 	if (l) {
@@ -1092,12 +1091,30 @@ static int rerr(rwalk *w, const loc *l, const char *fmt, ...)
 	} else {
 		tio_buf_adds(&jp, w->jpath);
 	}
+	verr(w->c, code, tio_buf_cstr(&jp), fmt, ap);
+	tio_buf_free(&jp);
+	return code;
+}
+
+static int rerr(rwalk *w, const loc *l, const char *fmt, ...) TIO_PRINTF(3, 4);
+static int rerr(rwalk *w, const loc *l, const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	verr(w->c, TIO_ERR_FORMAT, tio_buf_cstr(&jp), fmt, ap);
+	int r = vrerr(w, l, TIO_ERR_FORMAT, fmt, ap);
 	va_end(ap);
-	tio_buf_free(&jp);
-	return TIO_ERR_FORMAT;
+	return r;
+}
+
+/* A valid location that traceio cannot decode. */
+static int rerr_unsup(rwalk *w, const loc *l, const char *fmt, ...) TIO_PRINTF(3, 4);
+static int rerr_unsup(rwalk *w, const loc *l, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int r = vrerr(w, l, TIO_ERR_UNSUPPORTED, fmt, ap);
+	va_end(ap);
+	return r;
 }
 
 static bool was_seen(const rwalk *w, const tio_fc *fc)
@@ -1289,23 +1306,48 @@ static int resolve(rwalk *w, tio_fc *req, const loc *l, enum want want, tio_ref 
 				 tio_buf_cstr(&b));
 		goto out;
 	}
-	if (t == req) {
-		r = rerr(w, l, "%s: a field cannot refer to itself", what);
-		goto out;
+	/*
+	 * The other candidates that precede req: the path designates a different
+	 * field in each option of a variant it goes through (yactfr
+	 * pass-dl-array-multi-len); whichever was decoded gives the value.
+	 */
+	size_t nalts = 0;
+	for (size_t i = 0; i < ncand; i++) {
+		bool dup = cands[i] == t;
+		for (size_t k = 0; k < nalts && !dup; k++)
+			dup = cands[k] == cands[i];
+		if (!dup && (origin < w->scope || was_seen(w, cands[i])))
+			cands[nalts++] = cands[i]; /* in place: nalts <= i */
 	}
-	/* what the target may be */
-	bool ok = false;
-	if (want == WANT_LENGTH)
-		ok = is_int_kind(t) && !int_signed(t);
-	else if (want == WANT_SELECTOR)
-		ok = is_int_kind(t);
-	else
-		ok = is_int_kind(t) || t->kind == TIO_FC_BOOL;
-	if (!ok) {
-		r = rerr(w, l, "%s: the target must be %s", what,
-			 want == WANT_LENGTH ? "an unsigned integer" :
-			 want == WANT_SELECTOR ? "an integer" : "a boolean or an integer");
-		goto out;
+	for (size_t i = 0; i <= nalts; i++) {
+		const tio_fc *c = i < nalts ? cands[i] : t;
+		if (c == req) {
+			r = rerr(w, l, "%s: a field cannot refer to itself", what);
+			goto out;
+		}
+		/* what the target may be */
+		bool ok = false;
+		if (want == WANT_LENGTH)
+			ok = is_int_kind(c) && !int_signed(c);
+		else if (want == WANT_SELECTOR)
+			ok = is_int_kind(c);
+		else
+			ok = is_int_kind(c) || c->kind == TIO_FC_BOOL;
+		if (!ok) {
+			r = rerr(w, l, "%s: the target must be %s", what,
+				 want == WANT_LENGTH ? "an unsigned integer" :
+				 want == WANT_SELECTOR ? "an integer" : "a boolean or an integer");
+			goto out;
+		}
+		/* one selector table for every target */
+		if (want != WANT_LENGTH && i < nalts &&
+		    ((c->kind == TIO_FC_BOOL) != (t->kind == TIO_FC_BOOL) ||
+		     (c->kind != TIO_FC_BOOL && int_signed(c) != int_signed(t)))) {
+			r = rerr_unsup(w, l, "%s: the path designates selectors of different types or signedness "
+				       "in different options (traceio decodes one selector type)",
+				       what);
+			goto out;
+		}
 	}
 	/* selector ranges against the selector's signedness */
 	if (want != WANT_LENGTH) {
@@ -1355,7 +1397,17 @@ static int resolve(rwalk *w, tio_fc *req, const loc *l, enum want want, tio_ref 
 	free(ref->path);
 	ref->path = tio_strdup(tio_buf_cstr(&b));
 	ref->target = t;
-	if (!ref->path)
+	free((void *)ref->alts);
+	ref->alts = NULL;
+	ref->nalts = 0;
+	if (nalts) {
+		ref->alts = tio_calloc(nalts, sizeof(*ref->alts));
+		if (ref->alts) {
+			memcpy((void *)ref->alts, cands, nalts * sizeof(*ref->alts));
+			ref->nalts = (uint32_t)nalts;
+		}
+	}
+	if (!ref->path || (nalts && !ref->alts))
 		r = TIO_ERR_NOMEM;
 out:
 	free(names);

@@ -2109,27 +2109,64 @@ static int member_by_name(const tio_fc *st, const char *name)
 	return -1;
 }
 
+#define MAX_TARGETS 16
+
+/* The fields a path designates, with the member/option indices that lead to each. */
+typedef struct rtargets {
+	int n;
+	tio_fc *fc[MAX_TARGETS];
+	uint32_t idx[MAX_TARGETS][MAX_PATH_TOKS * 2];
+	int nidx[MAX_TARGETS];
+} rtargets;
+
 /*
  * Follow tokens[k..] down from the structure `fc`.  The target must not be
- * inside an array, sequence or variant below the starting point (there is
- * no single "last value" to use).  Appends the indices taken to idx[].
+ * inside an array or sequence below the starting point (there is no single
+ * "last value" to use).  With `multi` (sequence lengths), a name after a
+ * variant is looked up in each option that is a structure (yactfr's
+ * `variant.len` with a `len` in every option): each option's field is a
+ * target, the one decoded gives the length.  idx[0..nidx) are the indices
+ * taken so far; each target found is appended to `out`.
  */
-static const char *descend(tio_fc *fc, char **toks, int k, int n, uint32_t *idx, int *nidx, tio_fc **out)
+static const char *descend(tio_fc *fc, char **toks, int k, int n, uint32_t *idx, int nidx, bool multi,
+			   rtargets *out)
 {
 	for (; k < n; k++) {
 		if (fc->kind == TIO_FC_ARRAY || fc->kind == TIO_FC_SEQUENCE)
 			return "is inside an array or sequence";
-		if (fc->kind == TIO_FC_VARIANT)
-			return "is inside a variant";
+		if (fc->kind == TIO_FC_VARIANT) {
+			if (!multi)
+				return "is inside a variant";
+			if (nidx + 2 > MAX_PATH_TOKS * 2)
+				return "is nested too deep";
+			int found = 0;
+			for (uint32_t o = 0; o < fc->v.noptions; o++) {
+				tio_fc *opt = fc->v.options[o].fc;
+				if (opt->kind != TIO_FC_STRUCT || member_by_name(opt, toks[k]) < 0)
+					continue;
+				idx[nidx] = o;
+				const char *why = descend(opt, toks, k, n, idx, nidx + 1, multi, out);
+				if (why)
+					return why;
+				found++;
+			}
+			return found ? NULL : "does not name a field of any option of the variant";
+		}
 		if (fc->kind != TIO_FC_STRUCT)
 			return "goes through a field that is not a structure";
 		int j = member_by_name(fc, toks[k]);
 		if (j < 0)
 			return "does not name an existing field";
-		idx[(*nidx)++] = (uint32_t)j;
+		if (nidx + 1 > MAX_PATH_TOKS * 2)
+			return "is nested too deep";
+		idx[nidx++] = (uint32_t)j;
 		fc = fc->st.members[j].fc;
 	}
-	*out = fc;
+	if (out->n >= MAX_TARGETS)
+		return "designates too many fields";
+	out->fc[out->n] = fc;
+	memcpy(out->idx[out->n], idx, (size_t)nidx * sizeof(*idx));
+	out->nidx[out->n++] = nidx;
 	return NULL;
 }
 
@@ -2147,11 +2184,14 @@ static int resolve_ref(rctx *r, tio_fc *src, tio_ref *ref, bool is_seq)
 	if (!buf)
 		return TIO_ERR_NOMEM;
 	char *toks[MAX_PATH_TOKS];
-	uint32_t idx[MAX_PATH_TOKS + TIO_ARRAY_LEN(r->stk)];
-	int nidx = 0;
+	uint32_t idx[MAX_PATH_TOKS * 2];
+	rtargets *tg = tio_calloc(1, sizeof(*tg));
 	int rc = 0;
-	tio_fc *target = NULL;
 	const char *why = NULL;
+	if (!tg) {
+		free(buf);
+		return TIO_ERR_NOMEM;
+	}
 	int scope = -1;
 	const char *rel = ref->path;
 	for (size_t k = 0; k < TIO_ARRAY_LEN(abs_scopes); k++) {
@@ -2183,10 +2223,10 @@ static int resolve_ref(rctx *r, tio_fc *src, tio_ref *ref, bool is_seq)
 				    scope_names[scope]);
 			goto out;
 		}
-		why = descend(r->scopes[scope], toks, 0, n, idx, &nidx, &target);
+		why = descend(r->scopes[scope], toks, 0, n, idx, 0, is_seq, tg);
 	} else if (scope >= 0) {
 		level = 0;
-		why = descend(r->stk[0].fc, toks, 0, n, idx, &nidx, &target);
+		why = descend(r->stk[0].fc, toks, 0, n, idx, 0, is_seq, tg);
 	} else {
 		/* Relative: the innermost enclosing structure holding the first name. */
 		why = "does not name a field of an enclosing structure";
@@ -2195,7 +2235,7 @@ static int resolve_ref(rctx *r, tio_fc *src, tio_ref *ref, bool is_seq)
 			if (st->kind != TIO_FC_STRUCT || member_by_name(st, toks[0]) < 0)
 				continue;
 			level = l;
-			why = descend(st, toks, 0, n, idx, &nidx, &target);
+			why = descend(st, toks, 0, n, idx, 0, is_seq, tg);
 			break;
 		}
 	}
@@ -2203,37 +2243,54 @@ static int resolve_ref(rctx *r, tio_fc *src, tio_ref *ref, bool is_seq)
 		rc = fc_err(p, src, "%s `%s` %s (in %s)", what, ref->path, why, r->where);
 		goto out;
 	}
-	if (level >= 0) {
-		/* Same scope: the target must come before the source in field order. */
-		uint32_t tpath[TIO_ARRAY_LEN(r->stk) + MAX_PATH_TOKS];
-		int tn = 0;
-		for (int l = 0; l < level; l++)
-			tpath[tn++] = r->stk[l].idx;
-		for (int k = 0; k < nidx; k++)
-			tpath[tn++] = idx[k];
-		int sn = r->nstk;
-		int k = 0;
-		while (k < tn && k < sn && tpath[k] == r->stk[k].idx)
-			k++;
-		if (k == tn || k == sn || tpath[k] > r->stk[k].idx) {
-			rc = fc_err(p, src, "%s `%s` must refer to a field located before the %s (in %s)", what,
-				    ref->path, is_seq ? "sequence" : "variant", r->where);
+	for (int t = 0; t < tg->n; t++) {
+		tio_fc *target = tg->fc[t];
+		if (level >= 0) {
+			/* Same scope: the target must come before the source in field order. */
+			uint32_t tpath[TIO_ARRAY_LEN(r->stk) + MAX_PATH_TOKS * 2];
+			int tn = 0;
+			for (int l = 0; l < level; l++)
+				tpath[tn++] = r->stk[l].idx;
+			for (int k = 0; k < tg->nidx[t]; k++)
+				tpath[tn++] = tg->idx[t][k];
+			int sn = r->nstk;
+			int k = 0;
+			while (k < tn && k < sn && tpath[k] == r->stk[k].idx)
+				k++;
+			if (k == tn || k == sn || tpath[k] > r->stk[k].idx) {
+				rc = fc_err(p, src, "%s `%s` must refer to a field located before the %s (in %s)", what,
+					    ref->path, is_seq ? "sequence" : "variant", r->where);
+				goto out;
+			}
+		}
+		if (is_seq) {
+			if (!((target->kind == TIO_FC_INT || target->kind == TIO_FC_ENUM) && !target->i.is_signed)) {
+				rc = fc_err(p, src, "Sequence field class's length field class is not an unsigned integer "
+					    "field class (length `%s` in %s)", ref->path, r->where);
+				goto out;
+			}
+		} else if (target->kind != TIO_FC_ENUM) {
+			rc = fc_err(p, src, "Variant field class's tag field class is not an enumeration field class "
+				    "(tag `%s` in %s)", ref->path, r->where);
 			goto out;
 		}
 	}
-	if (is_seq) {
-		if (!((target->kind == TIO_FC_INT || target->kind == TIO_FC_ENUM) && !target->i.is_signed)) {
-			rc = fc_err(p, src, "Sequence field class's length field class is not an unsigned integer "
-				    "field class (length `%s` in %s)", ref->path, r->where);
+	ref->target = tg->fc[0];
+	free((void *)ref->alts);
+	ref->alts = NULL;
+	ref->nalts = 0;
+	if (tg->n > 1) {
+		ref->alts = tio_calloc((size_t)tg->n - 1, sizeof(*ref->alts));
+		if (!ref->alts) {
+			rc = TIO_ERR_NOMEM;
 			goto out;
 		}
-	} else if (target->kind != TIO_FC_ENUM) {
-		rc = fc_err(p, src, "Variant field class's tag field class is not an enumeration field class "
-			    "(tag `%s` in %s)", ref->path, r->where);
-		goto out;
+		for (int t = 1; t < tg->n; t++)
+			ref->alts[t - 1] = tg->fc[t];
+		ref->nalts = (uint32_t)tg->n - 1;
 	}
-	ref->target = target;
 out:
+	free(tg);
 	free(buf);
 	return rc;
 }

@@ -71,6 +71,7 @@ void tio_fc_free(tio_fc *fc)
 	case TIO_FC_SBLOB:
 	case TIO_FC_DBLOB:
 		free(fc->s.len.path);
+		free((void *)fc->s.len.alts);
 		free(fc->s.media_type);
 		break;
 	case TIO_FC_STRUCT:
@@ -84,6 +85,7 @@ void tio_fc_free(tio_fc *fc)
 	case TIO_FC_SEQUENCE:
 		tio_fc_free(fc->a.elem);
 		free(fc->a.len.path);
+		free((void *)fc->a.len.alts);
 		break;
 	case TIO_FC_VARIANT:
 	case TIO_FC_OPTIONAL:
@@ -94,6 +96,7 @@ void tio_fc_free(tio_fc *fc)
 		free(fc->v.options);
 		mappings_free(fc->v.ranges, fc->v.noptions);
 		free(fc->v.sel.path);
+		free((void *)fc->v.sel.alts);
 		break;
 	case TIO_FC_FLOAT:
 		break;
@@ -111,8 +114,23 @@ static char *dup_or_null(const char *s, bool *bad)
 	return d;
 }
 
+/* A copy of `src`'s alternative targets array into `dst` (true when out of memory). */
+static bool ref_alts_copy(tio_ref *dst, const tio_ref *src)
+{
+	dst->alts = NULL;
+	if (!src->nalts)
+		return false;
+	dst->alts = tio_calloc(src->nalts, sizeof(*dst->alts));
+	if (!dst->alts) {
+		dst->nalts = 0;
+		return true;
+	}
+	memcpy((void *)dst->alts, src->alts, src->nalts * sizeof(*dst->alts));
+	return false;
+}
+
 /*
- * Deep copy.  References (tio_ref.target) are copied as they are: the
+ * Deep copy.  References (tio_ref.target, .alts) are copied as they are: the
  * caller re-resolves them when the copy lands somewhere else (CTF 1
  * typealiases are copied before their paths are resolved).
  */
@@ -144,6 +162,7 @@ tio_fc *tio_fc_copy(const tio_fc *fc)
 	case TIO_FC_SBLOB:
 	case TIO_FC_DBLOB:
 		c->s.len.path = dup_or_null(fc->s.len.path, &bad);
+		bad |= ref_alts_copy(&c->s.len, &fc->s.len);
 		c->s.media_type = dup_or_null(fc->s.media_type, &bad);
 		break;
 	case TIO_FC_STRUCT:
@@ -164,10 +183,12 @@ tio_fc *tio_fc_copy(const tio_fc *fc)
 		c->a.elem = tio_fc_copy(fc->a.elem);
 		bad |= !c->a.elem;
 		c->a.len.path = dup_or_null(fc->a.len.path, &bad);
+		bad |= ref_alts_copy(&c->a.len, &fc->a.len);
 		break;
 	case TIO_FC_VARIANT:
 	case TIO_FC_OPTIONAL:
 		c->v.sel.path = dup_or_null(fc->v.sel.path, &bad);
+		bad |= ref_alts_copy(&c->v.sel, &fc->v.sel);
 		c->v.ranges = mappings_copy(fc->v.ranges, fc->v.noptions);
 		bad |= fc->v.ranges && !c->v.ranges;
 		c->v.options = tio_calloc(fc->v.noptions, sizeof(tio_member));

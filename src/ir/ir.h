@@ -95,6 +95,16 @@ typedef struct tio_member {
 typedef struct tio_ref {
 	char *path;	      /* as written in the metadata, e.g. "event.fields._len" */
 	const tio_fc *target; /* resolved length/selector field class */
+	/*
+	 * Other field classes the same path designates when it goes through a
+	 * variant whose options each hold a field of that name (CTF 2 field
+	 * locations, yactfr's CTF 1 paths): the value is that of whichever of
+	 * `target` and `alts` was decoded last (they share one save slot).
+	 * NULL/0 for a single target.  The array is owned by the reference
+	 * (tio_fc_free/tio_fc_copy), the classes by the tree.
+	 */
+	const tio_fc **alts;
+	uint32_t nalts;
 } tio_ref;
 
 struct tio_fc {

@@ -336,6 +336,14 @@ static void check_small(void)
 #define ST2(n1, fc1, n2, fc2)                                                                      \
 	"{\"type\":\"structure\",\"member-classes\":[{\"name\":\"" n1 "\",\"field-class\":" fc1     \
 	"},{\"name\":\"" n2 "\",\"field-class\":" fc2 "}]}"
+#define ST3(n1, fc1, n2, fc2, n3, fc3)                                                             \
+	"{\"type\":\"structure\",\"member-classes\":[{\"name\":\"" n1 "\",\"field-class\":" fc1     \
+	"},{\"name\":\"" n2 "\",\"field-class\":" fc2 "},{\"name\":\"" n3 "\",\"field-class\":" fc3 "}]}"
+/* a variant selected by member `s` whose two options each hold a member `n` */
+#define VN(fc0, fc1)                                                                               \
+	"{\"type\":\"variant\",\"selector-field-location\":{\"path\":[\"s\"]},\"options\":[{\"field-class\":" \
+	ST1("n", fc0) ",\"selector-field-ranges\":[[0,0]]},{\"field-class\":" ST1("n", fc1)                 \
+	",\"selector-field-ranges\":[[1,1]]}]}"
 #define DLA(path) "{\"type\":\"dynamic-length-array\",\"length-field-location\":{\"path\":" path "},\"element-field-class\":" U8 "}"
 
 static const struct bad {
@@ -381,6 +389,13 @@ static const struct bad {
 	 TIO_ERR_FORMAT, {"negative bound with an unsigned selector"}},
 	{PRE DSC ERC(ST2("s", U8, "v", "{\"type\":\"variant\",\"selector-field-location\":{\"path\":[\"s\"]},\"options\":[{\"field-class\":" U8 ",\"selector-field-ranges\":[[0,2]]},{\"field-class\":" U8 ",\"selector-field-ranges\":[[2,3]]}]}")),
 	 TIO_ERR_FORMAT, {"overlapping"}},
+	/* a location that designates a field in each variant option: each must fit */
+	{PRE DSC ERC(ST3("s", U8, "v", VN(U8, S8), "a", DLA("[\"v\", \"n\"]"))), TIO_ERR_FORMAT,
+	 {"must be an unsigned integer"}},
+	{PRE DSC ERC(ST3("s", U8, "v", VN(U8, S8), "w",
+			 "{\"type\":\"variant\",\"selector-field-location\":{\"path\":[\"v\", \"n\"]},\"options\":[{\"field-class\":" U8
+			 ",\"selector-field-ranges\":[[0,0]]}]}")),
+	 TIO_ERR_UNSUPPORTED, {"selectors of different types or signedness", "/member-classes/2/field-class/selector-field-location"}},
 	{PRE DSC ERC(ST2("s", U8, "o", "{\"type\":\"optional\",\"selector-field-location\":{\"path\":[\"s\"]},\"field-class\":" U8 "}")),
 	 TIO_ERR_FORMAT, {"needs 'selector-field-ranges'"}},
 	{PRE DSC ERC(ST1("a", "{\"type\":\"fixed-length-floating-point-number\",\"length\":24,\"byte-order\":\"big-endian\"}")),
@@ -478,8 +493,9 @@ static void check_good(void)
 		const tio_fc *pl = ec->payload, *v = member(pl, "v"), *s = member(pl, "s");
 		CHECK(pl->align == 64, "minimum alignment");
 		CHECK(v->v.options[1].name == NULL && v->v.ranges[1].nranges == 2, "unnamed option, two ranges");
-		/* through a variant: the first option's field */
-		CHECK(s->s.len.target == member(v->v.options[0].fc, "len") &&
+		/* through a variant: each option's field, the first one as the target */
+		CHECK(s->s.len.target == member(v->v.options[0].fc, "len") && s->s.len.nalts == 1 &&
+			      s->s.len.alts[0] == member(v->v.options[1].fc, "len") &&
 			      !strcmp(s->s.len.path, "event-record-payload/v/len") && s->s.encoding == TIO_ENC_UTF16 &&
 			      s->s.byte_order == TIO_LE,
 		      "location through a variant: %s", s->s.len.path);

@@ -566,6 +566,28 @@ static void test_snippets(void)
 		tio_trace_class_free(tc);
 	}
 
+	/* A sequence length through a variant (yactfr): the field of that name in each option. */
+	tc = parse(HDR TRACE_LE
+		   "event { name = ev; fields := struct { enum : uint8_t { X, Y, Z } tag;\n"
+		   "  variant <tag> { struct { uint8_t len; } X; struct { string s; uint32_t len; } Y; string Z; } o;\n"
+		   "  uint8_t seq[o.len]; }; };\n");
+	CHECK(tc);
+	if (tc) {
+		const tio_fc *pl = tc->scs[0]->ecs[0]->payload, *o = member(pl, "o"), *seq = member(pl, "seq");
+		CHECK(seq->a.len.target == member(member(o, "X"), "len"));
+		CHECK(seq->a.len.nalts == 1 && seq->a.len.alts[0] == member(member(o, "Y"), "len"));
+		tio_trace_class_free(tc);
+	}
+	FAILS(HDR TRACE_LE "event { name = a; fields := struct { enum : uint8_t { X, Y } t;\n"
+			   "  variant <t> { struct { uint8_t n; } X; struct { integer { size = 8; signed = true; } n; } Y; } o; uint8_t s[o.n]; }; };",
+	      "snippet:6:", "not an unsigned integer");
+	FAILS(HDR TRACE_LE "event { name = a; fields := struct { enum : uint8_t { X, Y } t;\n"
+			   "  variant <t> { struct { uint8_t n; } X; string Y; } o; uint8_t s[o.m]; }; };",
+	      "does not name a field of any option of the variant");
+	FAILS(HDR TRACE_LE "event { name = a; fields := struct { enum : uint8_t { X } t;\n"
+			   "  variant <t> { struct { enum : uint8_t { X } e; } X; } o; variant <o.e> { string X; } w; }; };",
+	      "variant tag `o.e` is inside a variant");
+
 	/* Enumerations: auto values, ranges, negatives, string labels, merged labels, no container. */
 	tc = parse(HDR TRACE_LE
 		   "typealias integer { size = 32; signed = true; } := int;\n"
