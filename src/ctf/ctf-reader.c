@@ -258,12 +258,57 @@ static inline __attribute__((always_inline)) int run_int(dec *d, const plan *p, 
 	return 0;
 }
 
+/*
+ * A run of byte-aligned integers (plan_ins.run_n): one bound check, then
+ * each member read as 8 bytes and masked (little-endian) or swapped and
+ * shifted (big-endian), without a branch on its size.  Returns the
+ * instruction after the run, or UINT32_MAX when the fast way does not
+ * apply here (near the packet end, full value array): the caller goes on
+ * member by member.
+ */
+static inline uint32_t run_ints(dec *d, const plan *p, uint32_t j)
+{
+	const plan_ins *c = &p->ins[j];
+	uint64_t bits = c->run_bits;
+	if ((d->pos & 7) || d->pos > d->end || d->end - d->pos < bits + 64 || d->nvals + c->run_n > d->cap)
+		return UINT32_MAX;
+	const uint8_t *src = d->base + (d->pos >> 3);
+	uint32_t vi = (uint32_t)d->nvals;
+	tio_val *v = d->vals + vi;
+	for (uint32_t k = c->run_n; k; k--, v++) {
+		c = &p->ins[j];
+		uint64_t u = (c->flags & PF_BE) ? tio_be64(src) >> c->sh : tio_le64(src) & (UINT64_MAX >> c->sh);
+		if (c->flags & PF_SIGNED)
+			u = (uint64_t)((int64_t)(u << c->sh) >> c->sh);
+		v->fc = c->fc;
+		v->n = 0;
+		v->end = ++vi;
+		v->v.u = u;
+		src += c->size >> 3;
+		j = c->next;
+	}
+	d->nvals = vi;
+	d->pos += bits;
+	return j;
+}
+
 static int run_children(dec *d, const plan *p, uint32_t first, uint32_t n, int depth)
 {
 	uint32_t j = first;
 	for (uint32_t k = 0; k < n; k++) {
 		const plan_ins *c = &p->ins[j];
 		int r;
+		if (c->run_n > 1) {
+			if (c->align > 1)
+				d->pos = (d->pos + c->align - 1) & ~(uint64_t)(c->align - 1);
+			uint32_t nk = c->run_n;
+			uint32_t after = run_ints(d, p, j);
+			if (after != UINT32_MAX) {
+				k += nk - 1;
+				j = after;
+				continue;
+			}
+		}
 		/* the common case inline: a member that is a plain integer */
 		if (TIO_LIKELY(c->op <= OP_BITSBE && d->nvals < d->cap && !c->bf_unit)) {
 			if (c->align > 1)
@@ -586,6 +631,235 @@ static int run(dec *d, const plan *p, uint32_t i, int depth)
 }
 
 /* Decode one scope at the current position; *root = its value index or UINT32_MAX. */
+/* Room for `more` values after the current ones (an event has at most MAX_VALS). */
+static int reserve_vals(dec *d, const plan *p, uint32_t i, size_t more)
+{
+	if (TIO_LIKELY(d->nvals + more <= d->cap))
+		return 0;
+	if (d->nvals + more > MAX_VALS)
+		return dec_err(d, p, i, "more than %u fields in one event", MAX_VALS);
+	return tio_grow(&d->vals, &d->cap, d->nvals + more, sizeof(tio_val)) ? TIO_ERR_NOMEM : 0;
+}
+
+#define ALIGN_UP(x, a) (((x) + (a) - 1) & ~(uint64_t)((a) - 1))
+
+/*
+ * A scope's flat program (plan.lin).  The cursor and the value count live
+ * in locals, written back around calls and errors; room for every in-line
+ * value is reserved first (again after each call, which may have used it).
+ */
+static int run_lin(dec *d, const plan *p)
+{
+	int r = reserve_vals(d, p, 0, p->lin_vals);
+	if (r)
+		return r;
+	uint32_t stack[32];
+	int top = 0;
+	uint64_t pos = d->pos;
+	const uint64_t end = d->end;
+	const uint8_t *base = d->base;
+	tio_val *vals = d->vals;
+	uint32_t nv = (uint32_t)d->nvals;
+	const lin_op *o = p->lin;
+	/* direct threading (GNU C labels as values): each op jumps to the next
+	   itself, which branch predictors follow better than one switch */
+	static const void *const go[] = {
+		[LK_SB] = &&sb, [LK_SE] = &&se, [LK_RUN] = &&run, [LK_RUNMEM] = &&one_int,
+		[LK_INT] = &&one_int, [LK_F32] = &&flt, [LK_F64] = &&flt, [LK_STR] = &&str,
+		[LK_CALL] = &&call, [LK_END] = &&done, [LK_VAR] = &&var, [LK_VEND] = &&vend,
+		[LK_ARR] = &&arr,
+	};
+#define SYNC() (d->pos = pos, d->nvals = nv)
+#define NEXT() goto *go[(++o)->kind]
+#define ALIGN() do { if (o->align > 1) pos = ALIGN_UP(pos, o->align); } while (0)
+	goto *go[o->kind];
+sb:
+	ALIGN();
+	vals[nv].fc = o->fc;
+	vals[nv].n = o->n;
+	stack[top++] = nv++;
+	NEXT();
+se:
+	vals[stack[--top]].end = nv;
+	NEXT();
+run:
+	ALIGN();
+	if (TIO_UNLIKELY((pos & 7) || pos > end || end - pos < (uint64_t)o->size + 64))
+		NEXT(); /* near the end: member by member (LK_RUNMEM), with bound checks */
+	{
+		const uint8_t *src = base + (pos >> 3);
+		pos += o->size;
+		for (uint32_t k = o->n; k; k--) {
+			o++;
+			/* branch-free: the field's bytes to the top, then shifted down */
+			uint64_t w = (o->flags & PF_BE) ? tio_be64(src) : tio_le64(src) << o->sh;
+			uint64_t u = (o->flags & PF_SIGNED) ? (uint64_t)((int64_t)w >> o->sh) : w >> o->sh;
+			tio_val *v = &vals[nv];
+			v->fc = o->fc;
+			v->n = 0;
+			v->end = ++nv;
+			v->v.u = u;
+			src += o->size >> 3;
+		}
+	}
+	NEXT();
+one_int:
+	ALIGN();
+	vals[nv].fc = o->fc;
+	vals[nv].n = 0;
+	vals[nv].end = nv + 1;
+	SYNC();
+	if ((r = run_int(d, p, o->ins, &p->ins[o->ins], nv)))
+		return r;
+	pos = d->pos;
+	nv++;
+	NEXT();
+flt:
+	ALIGN();
+	if (TIO_UNLIKELY(pos > end || end - pos < o->size)) {
+		SYNC();
+		return need(d, p, o->ins, o->size);
+	}
+	{
+		const uint8_t *q = base + (pos >> 3);
+		double f;
+		if (o->kind == LK_F32) {
+			uint32_t b32 = (o->flags & PF_BE) ? tio_be32(q) : tio_le32(q);
+			float f32;
+			memcpy(&f32, &b32, 4);
+			f = f32;
+		} else {
+			uint64_t b64 = (o->flags & PF_BE) ? tio_be64(q) : tio_le64(q);
+			memcpy(&f, &b64, 8);
+		}
+		vals[nv].fc = o->fc;
+		vals[nv].n = 0;
+		vals[nv].end = nv + 1;
+		vals[nv].v.d = f;
+		nv++;
+		pos += o->size;
+	}
+	NEXT();
+str:
+	ALIGN();
+	if (TIO_UNLIKELY((pos & 7) || pos > end || end - pos < 8)) {
+		SYNC();
+		return run(d, p, o->ins, top + 1); /* its own error */
+	}
+	{
+		const char *s = (const char *)base + (pos >> 3);
+		const char *z = memchr(s, 0, (end - pos) >> 3);
+		if (TIO_UNLIKELY(!z)) {
+			SYNC();
+			return dec_err(d, p, o->ins, "string not terminated within the packet content");
+		}
+		uint64_t len = (uint64_t)(z - s);
+		vals[nv].fc = o->fc;
+		vals[nv].n = 0;
+		vals[nv].end = nv + 1;
+		vals[nv].v.s.p = s;
+		vals[nv].v.s.len = len;
+		nv++;
+		pos += (len + 1) * 8;
+	}
+	NEXT();
+call:
+	SYNC();
+	if ((r = run(d, p, o->ins, top + 1)))
+		return r;
+	if ((r = reserve_vals(d, p, o->ins, o->n)))
+		return r;
+	pos = d->pos;
+	nv = (uint32_t)d->nvals;
+	vals = d->vals;
+	NEXT();
+var: {
+	const plan_ins *in = &p->ins[o->ins];
+	uint64_t key = d->slots[in->slot];
+	if (in->flags & PF_SIGNED)
+		key ^= 1ULL << 63;
+	const plan_vrange *sel = NULL;
+	for (uint32_t k = 0; k < in->n; k++) {
+		if (in->vr[k].lo > key)
+			break;
+		if (key <= in->vr[k].hi) {
+			sel = &in->vr[k];
+			break;
+		}
+	}
+	if (TIO_UNLIKELY(!sel)) { /* the tree interpreter says why */
+		SYNC();
+		return run(d, p, o->ins, top + 1);
+	}
+	ALIGN();
+	vals[nv].fc = o->fc;
+	vals[nv].n = 1;
+	vals[nv].opt = sel->ord;
+	stack[top++] = nv++;
+	o = p->lin + p->lin_opt[o->aux + sel->ord];
+	goto *go[o->kind];
+}
+vend:
+	vals[stack[--top]].end = nv;
+	o = p->lin + o->n;
+	goto *go[o->kind];
+arr: {
+	const plan_ins *in = &p->ins[o->ins];
+	uint64_t len = in->op == OP_SEQ ? d->slots[in->slot] : in->n;
+	ALIGN();
+	const lin_op *el = o + 1;
+	uint64_t bits = len * el->size;
+	if (TIO_UNLIKELY((pos & 7) || len > UINT32_MAX || pos > end || end - pos < bits + 64 ||
+			 nv + len + 1 > d->cap)) {
+		/* near the end, long or odd: the tree interpreter (bound checks, errors, room) */
+		SYNC();
+		if ((r = run(d, p, o->ins, top + 1)))
+			return r;
+		if ((r = reserve_vals(d, p, o->ins, el->n)))
+			return r;
+		pos = d->pos;
+		nv = (uint32_t)d->nvals;
+		vals = d->vals;
+		o++;
+		NEXT();
+	}
+	tio_val *v = &vals[nv];
+	v->fc = o->fc;
+	v->n = (uint32_t)len;
+	v->v.s.p = NULL;
+	v->end = nv + 1 + (uint32_t)len;
+	uint32_t vi = ++nv;
+	const uint8_t *src = base + (pos >> 3);
+	const tio_fc *efc = el->fc;
+	unsigned sh = el->sh, step = el->size >> 3;
+	bool be = el->flags & PF_BE, sgn = el->flags & PF_SIGNED;
+	for (uint64_t k = 0; k < len; k++, src += step) {
+		uint64_t w = be ? tio_be64(src) : tio_le64(src) << sh;
+		tio_val *e = &vals[vi];
+		e->fc = efc;
+		e->n = 0;
+		e->end = ++vi;
+		e->v.u = sgn ? (uint64_t)((int64_t)w >> sh) : w >> sh;
+	}
+	nv = vi;
+	pos += bits;
+	o++; /* the element op */
+	if (TIO_UNLIKELY(nv + o->n > d->cap)) { /* room for the in-line values after it */
+		SYNC();
+		if ((r = reserve_vals(d, p, o->ins, o->n)))
+			return r;
+		vals = d->vals;
+	}
+	NEXT();
+}
+done:
+	SYNC();
+	return 0;
+#undef SYNC
+#undef NEXT
+#undef ALIGN
+}
+
 static int run_scope(dec *d, const plan *p, uint32_t *root)
 {
 	if (!p->n) {
@@ -594,6 +868,8 @@ static int run_scope(dec *d, const plan *p, uint32_t *root)
 	}
 	*root = (uint32_t)d->nvals;
 	d->scope = p->scope;
+	if (p->lin)
+		return run_lin(d, p);
 	return p->ins[0].op == OP_STRUCT ? run_struct(d, p, 0, 0) : run(d, p, 0, 0);
 }
 
