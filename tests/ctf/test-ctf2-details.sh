@@ -13,7 +13,8 @@
 # made here by tests/tools/gen-ctf-real.py (CTF 1.8: checked against the
 # ctf1 expect file, and against babeltrace2 2.0.4 when installed), converted
 # to CTF 2 by traceio, and read back.
-# Last line: the totals.
+# Also babeltrace's stdout for 2/fail/empty-event-record (what comes before
+# its error).  Last line: the totals.
 . "$(dirname "$0")/../lib.sh"
 BT=$PEER/ctf/babeltrace-2.1
 CMP=$TIO_TOP/tests/tools/details-cmp.py
@@ -82,6 +83,19 @@ for f in "$BT"/plugins/*/succeed/trace-*-ctf2*.expect; do
 		;;
 	esac
 done
+
+# 2/fail/empty-event-record: babeltrace's stdout before its error (the packet
+# beginning) against what traceio delivers before its own
+cd "$BT/ctf-traces/2/fail" || exit 0
+"$TIO" print --style json empty-event-record >"$TMP/out.json" 2>"$TMP/err"
+rc=$?
+if [ $rc -ne 1 ]; then
+	notok "details fail/empty-event-record: exit $rc, expected 1" "$(head -3 "$TMP/err")"
+else
+	check "fail/empty-event-record.expect (messages before the error)" \
+		"$BT/plugins/src.ctf.fs/fail/empty-event-record.expect" "$TMP/out.json" .
+fi
+cd "$BT/ctf-traces/2/succeed" || exit 0
 
 # the comparison can fail: a changed value, a dropped event, a renamed field,
 # a changed time, a changed packet context value

@@ -127,16 +127,18 @@ def parse_details(path):
             body = []
             i += 1
         else:
+            # "[time]" then "{Trace...}", or "{Trace...}" alone (a stream without a clock)
             m = TS.match(line)
-            w = WHO.match(lines[i + 1]) if m and i + 1 < len(lines) else None
-            if not w:
+            skip = 1 if m else 0
+            w = WHO.match(lines[i + skip]) if i + skip < len(lines) else None
+            if not w or i + skip + 1 >= len(lines):
                 raise Fail(f'details line {i + 1}: not a message: {line!r}')
-            cyc, ns = m.groups()
+            cyc, ns = m.groups() if m else (None, None)
             msg = dict(trace=int(w.group(1)), sc=int(w.group(2)), stream=int(w.group(3)),
                        line=i + 1, cycles=None if cyc is None else num(cyc),
                        ns=None if ns is None else num(ns), scopes={})
-            rest = lines[i + 2]
-            i += 3
+            rest = lines[i + skip + 1]
+            i += skip + 2
             j = i
             while i < len(lines) and lines[i].startswith(' '):
                 i += 1
