@@ -14,7 +14,8 @@
  *   - the common fields form the stream class's event common context
  *     (TIO_SCOPE_EV_COMMON_CTX), the others the event payload struct;
  *   - integers of 1/2/4/8 bytes -> TIO_FC_INT (size, `signed:`, the file's
- *     byte order; pointers and `long`s display in hex);
+ *     byte order; pointers and `long`s display in hex); `float` of 4 bytes and
+ *     `double` of 8 -> TIO_FC_FLOAT (binary32 / binary64);
  *   - char[N] -> TIO_FC_SSTRING of N bytes; other T[N] -> TIO_FC_ARRAY of INT;
  *   - __data_loc/__rel_loc char[] -> TIO_FC_STRING; other __data_loc T[] ->
  *     TIO_FC_DBLOB (the bytes); zero-size trailing arrays -> the rest of
@@ -191,6 +192,15 @@ static tio_fc *field_fc(const td_file *f, const line_field *lf, td_field *tf)
 				fc->s.length = lf->size;
 			tf->kind = TD_BLOB;
 		}
+	} else if ((lf->size == 4 && !strcmp(lf->type, "float")) || (lf->size == 8 && !strcmp(lf->type, "double"))) {
+		/* no kernel event has one; traceio's writer declares floats so */
+		fc = tio_fc_new(TIO_FC_FLOAT);
+		if (fc) {
+			fc->f.exp_dig = lf->size == 4 ? 8 : 11;
+			fc->f.mant_dig = lf->size == 4 ? 24 : 53;
+			fc->f.byte_order = f->be ? TIO_BE : TIO_LE;
+		}
+		tf->kind = TD_FLOAT;
 	} else if (lf->size == 1 || lf->size == 2 || lf->size == 4 || lf->size == 8) {
 		fc = tio_fc_new(TIO_FC_INT);
 		if (fc) {

@@ -208,6 +208,18 @@ static uint32_t decode(td_stream *s, const td_plan *p, const tio_fc *st, const u
 			if (fl->is_signed)
 				v->v.i = tio_sext(v->v.u, fl->size * 8);
 			break;
+		case TD_FLOAT: {
+			uint64_t bits = in ? td_num(f, rec + fl->offset, fl->size) : 0;
+			if (fl->size == 4) {
+				uint32_t b32 = (uint32_t)bits;
+				float fv;
+				memcpy(&fv, &b32, 4);
+				v->v.d = fv;
+			} else {
+				memcpy(&v->v.d, &bits, 8);
+			}
+			break;
+		}
 		case TD_SSTR: {
 			uint32_t max = in ? fl->size : (fl->offset < len ? len - fl->offset : 0);
 			v->v.s.p = (const char *)rec + (fl->offset < len ? fl->offset : len);

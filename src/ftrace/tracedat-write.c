@@ -43,14 +43,16 @@ enum { COMP_NONE, COMP_ZLIB, COMP_ZSTD };
 
 enum sf_kind {
 	SF_INT,	  /* fixed 1/2/4/8-byte integer */
+	SF_FLOAT, /* "float" (binary32) or "double": the IEEE 754 bits */
 	SF_STR,	  /* __data_loc char[]: a string value */
 	SF_ARRAY, /* __data_loc T[]: an array or sequence of integers */
+	SF_VSEL,  /* __data_loc char[]: the name of a variant's chosen option */
 	SF_TEXT,  /* __data_loc char[]: anything else, rendered as text */
 };
 
 typedef struct sfield {
 	uint8_t kind;	   /* enum sf_kind */
-	uint8_t size;	   /* SF_INT: bytes; SF_ARRAY: element bytes */
+	uint8_t size;	   /* SF_INT, SF_FLOAT: bytes; SF_ARRAY: element bytes */
 	uint8_t is_signed;
 	uint32_t offset;   /* in the record */
 	const tio_fc *fc;  /* the leaf's field class */
@@ -523,6 +525,48 @@ static char *unique_name(synth *y, char *n)
 	return n;
 }
 
+/*
+ * An enumeration's labels as the kernel shows them:
+ * `__print_symbolic(REC->x, { 0, "Running" }, ...)` (trace-cmd prints the
+ * label, or 0x + hex for a value without one).  Values as the record holds
+ * them (unsigned, `size` bytes: libtraceevent reads fields without sign
+ * extension); ranges of up to 64 values are listed value by value, wider
+ * ones and labels that are not plain printable text are left out.  Returns
+ * false when no label could be written (the field prints as a number).
+ */
+#define MAX_SYMBOLS 1024
+static bool add_symbols(tio_buf *pa, const tio_fc *fc, const char *n, unsigned size)
+{
+	size_t start = pa->len;
+	unsigned count = 0;
+	uint64_t mask = size >= 8 ? UINT64_MAX : (1ULL << (8 * size)) - 1;
+	tio_buf_addf(pa, ", __print_symbolic(REC->%s", n);
+	for (uint32_t k = 0; k < fc->i.nmappings && count < MAX_SYMBOLS; k++) {
+		const tio_mapping *mp = &fc->i.mappings[k];
+		bool plain = mp->label && *mp->label;
+		for (const char *c = mp->label; plain && *c; c++)
+			plain = *c >= 0x20 && *c < 0x7f && *c != '"' && *c != '\\';
+		for (uint32_t r = 0; plain && r < mp->nranges; r++) {
+			uint64_t lo = (uint64_t)mp->ranges[r].lo, hi = (uint64_t)mp->ranges[r].hi;
+			bool rev = fc->i.is_signed ? mp->ranges[r].hi < mp->ranges[r].lo : hi < lo;
+			if (rev || hi - lo > 63) /* unsigned difference: right for both when lo <= hi */
+				continue;
+			for (uint64_t v = lo;; v++) {
+				if (count++ < MAX_SYMBOLS)
+					tio_buf_addf(pa, ", { %llu, \"%s\" }", (unsigned long long)(v & mask), mp->label);
+				if (v == hi)
+					break;
+			}
+		}
+	}
+	if (!count) {
+		pa->len = start;
+		return false;
+	}
+	tio_buf_addc(pa, ')');
+	return true;
+}
+
 static int add_leaf(synth *y, const tio_fc *fc, const char *name, bool in_ctx)
 {
 	wclass *c = y->c;
@@ -553,6 +597,16 @@ static int add_leaf(synth *y, const tio_fc *fc, const char *name, bool in_ctx)
 		f.size = 8;
 		f.is_signed = fc->vi.is_signed;
 		break;
+	case TIO_FC_FLOAT:
+		/* the model holds a double: binary32 stays a float, every other size is
+		   exact as a double */
+		f.kind = SF_FLOAT;
+		f.size = fc->f.exp_dig == 8 && fc->f.mant_dig == 24 ? 4 : 8;
+		f.is_signed = 1;
+		break;
+	case TIO_FC_VARIANT:
+		f.kind = SF_VSEL; /* the option fields follow (add_node) */
+		break;
 	case TIO_FC_STRING:
 	case TIO_FC_SSTRING:
 	case TIO_FC_DSTRING:
@@ -573,10 +627,10 @@ static int add_leaf(synth *y, const tio_fc *fc, const char *name, bool in_ctx)
 		}
 		break;
 	default:
-		f.kind = SF_TEXT; /* floats, BLOBs, variants, optionals, arrays of compounds */
+		f.kind = SF_TEXT; /* BLOBs, optionals, arrays of compounds or floats */
 		break;
 	}
-	uint32_t sz = f.kind == SF_INT ? f.size : 4;
+	uint32_t sz = f.kind == SF_INT || f.kind == SF_FLOAT ? f.size : 4;
 	c->fixed = (c->fixed + sz - 1) / sz * sz;
 	f.offset = c->fixed;
 	c->fixed += sz;
@@ -594,11 +648,23 @@ static int add_leaf(synth *y, const tio_fc *fc, const char *name, bool in_ctx)
 		const char *ll = f.size == 8 ? "ll" : "";
 		tio_buf_addf(fl, "\tfield:%s %s;\toffset:%u;\tsize:%u;\tsigned:%d;\n", itype[f.is_signed][f.size], n,
 			     f.offset, f.size, f.is_signed);
+		if (fc->kind == TIO_FC_ENUM && add_symbols(pa, fc, n, f.size)) {
+			tio_buf_addf(pf, "%s=%%s", n);
+			break;
+		}
 		tio_buf_addf(pf, "%s=%s%%%s%s", n, hex ? "0x" : oct ? "0" : "", ll,
 			     hex ? "x" : oct ? "o" : f.is_signed ? "d" : "u");
 		tio_buf_addf(pa, ", REC->%s", n);
 		break;
 	}
+	case SF_FLOAT:
+		/* libtraceevent has no floating-point conversion: trace-cmd shows the bits,
+		   the declared type tells traceio's reader to read them back as a float */
+		tio_buf_addf(fl, "\tfield:%s %s;\toffset:%u;\tsize:%u;\tsigned:1;\n", f.size == 4 ? "float" : "double",
+			     n, f.offset, f.size);
+		tio_buf_addf(pf, "%s=0x%%%sx", n, f.size == 8 ? "ll" : "");
+		tio_buf_addf(pa, ", REC->%s", n);
+		break;
 	case SF_ARRAY:
 		/* C99 element names: "u8[]" would read as text (libtraceevent and our reader) */
 		tio_buf_addf(fl, "\tfield:__data_loc %sint%u_t[] %s;\toffset:%u;\tsize:4;\tsigned:%d;\n",
@@ -633,26 +699,60 @@ static int add_leaf(synth *y, const tio_fc *fc, const char *name, bool in_ctx)
 	return 0;
 }
 
-/* Leaves of a scope: structures are flattened (member names joined by '_'). */
-static int add_scope(synth *y, const tio_fc *fc, const char *prefix, bool in_ctx)
+/*
+ * Name of a variant option in field names: its own, or its index when it
+ * has none (CTF 2).  Writes into buf.
+ */
+static const char *option_name(const tio_fc *var, uint32_t k, char *buf, size_t n)
 {
-	if (!fc)
-		return 0;
-	if (fc->kind != TIO_FC_STRUCT)
-		return add_leaf(y, fc, prefix[0] ? prefix : "value", in_ctx);
+	const char *on = var->v.options[k].name;
+	if (on && *on)
+		return on;
+	snprintf(buf, n, "%u", k);
+	return buf;
+}
+
+/*
+ * The fields of a value: structures are flattened (member names joined by
+ * '_'); a variant NAME becomes NAME (its chosen option's name, a string) then
+ * the fields of every option under NAME_OPTION, which only the chosen one
+ * fills (the others hold 0 / empty); any other value is one field.
+ */
+static int add_node(synth *y, const tio_fc *fc, const char *name, bool in_ctx)
+{
+	if (fc->kind != TIO_FC_STRUCT && fc->kind != TIO_FC_VARIANT)
+		return add_leaf(y, fc, name[0] ? name : "value", in_ctx);
+	if (fc->kind == TIO_FC_VARIANT) {
+		int e = add_leaf(y, fc, name[0] ? name : "value", in_ctx);
+		for (uint32_t k = 0; !e && k < fc->v.noptions; k++) {
+			char ib[16];
+			const char *on = option_name(fc, k, ib, sizeof(ib));
+			char *full = name[0] ? tio_asprintf("%s_%s", name, on) : tio_strdup(on);
+			if (!full)
+				return TIO_ERR_NOMEM;
+			e = add_node(y, fc->v.options[k].fc, full, in_ctx);
+			free(full);
+		}
+		return e;
+	}
 	for (uint32_t i = 0; i < fc->st.nmembers; i++) {
 		const tio_member *m = &fc->st.members[i];
 		const char *mn = m->name ? m->name : "field";
-		char *full = prefix[0] ? tio_asprintf("%s_%s", prefix, mn) : tio_strdup(mn);
+		char *full = name[0] ? tio_asprintf("%s_%s", name, mn) : tio_strdup(mn);
 		if (!full)
 			return TIO_ERR_NOMEM;
-		int e = m->fc->kind == TIO_FC_STRUCT ? add_scope(y, m->fc, full, in_ctx)
-						     : add_leaf(y, m->fc, full, in_ctx);
+		int e = add_node(y, m->fc, full, in_ctx);
 		free(full);
 		if (e)
 			return e;
 	}
 	return 0;
+}
+
+/* Leaves of a scope (NULL: none). */
+static int add_scope(synth *y, const tio_fc *fc, bool in_ctx)
+{
+	return fc ? add_node(y, fc, "", in_ctx) : 0;
 }
 
 /* A format file for an event class of another format. */
@@ -691,11 +791,11 @@ static int synth_class(twsink *w, const tio_trace *t, const tio_event_class *ec,
 		e = new_id(w, &c->id);
 	const tio_stream_class *sc = ec->sc;
 	if (!e && sc)
-		e = add_scope(&y, sc->ev_common_ctx, "", true);
+		e = add_scope(&y, sc->ev_common_ctx, true);
 	if (!e)
-		e = add_scope(&y, ec->spec_ctx, "", true);
+		e = add_scope(&y, ec->spec_ctx, true);
 	if (!e)
-		e = add_scope(&y, ec->payload, "", false);
+		e = add_scope(&y, ec->payload, false);
 	if (!e) {
 		c->format = tio_asprintf("name: %s\nID: %u\nformat:\n"
 					 "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
@@ -1226,6 +1326,25 @@ static int enc_leaf(enc *x, uint32_t i)
 		if ((int32_t)x->leaf == x->c->pid_leaf)
 			x->pid = v->v.i;
 		break;
+	case SF_FLOAT:
+		if (f->size == 4) {
+			float fv = (float)v->v.d;
+			uint32_t bits;
+			memcpy(&bits, &fv, 4);
+			putn(w, rec + f->offset, bits, 4);
+		} else {
+			uint64_t bits;
+			memcpy(&bits, &v->v.d, 8);
+			putn(w, rec + f->offset, bits, 8);
+		}
+		break;
+	case SF_VSEL: {
+		char ib[16];
+		const char *on = v->opt < v->fc->v.noptions ? option_name(v->fc, v->opt, ib, sizeof(ib)) : "";
+		if (put_dyn(x, f, on, strlen(on), true))
+			return TIO_ERR_NOMEM;
+		break;
+	}
 	case SF_STR:
 		if (v->fc->kind == TIO_FC_ARRAY || v->fc->kind == TIO_FC_SEQUENCE) {
 			/* a text array: its bytes, up to the first NUL */
@@ -1276,18 +1395,60 @@ static int enc_leaf(enc *x, uint32_t i)
 	return 0;
 }
 
-static int enc_scope(enc *x, const tio_fc *fc, uint32_t i)
+/* The fields of a value that is absent (a variant's options not chosen): 0 or empty. */
+static int enc_absent(enc *x, const tio_fc *fc)
 {
+	if (fc->kind == TIO_FC_STRUCT) {
+		for (uint32_t k = 0; k < fc->st.nmembers; k++) {
+			int e = enc_absent(x, fc->st.members[k].fc);
+			if (e)
+				return e;
+		}
+		return 0;
+	}
+	if (x->leaf >= x->c->nf)
+		return 0;
+	const sfield *f = &x->c->f[x->leaf++];
+	/* the fixed part is zeroed; dynamic fields get an empty string or array
+	   (a __data_loc of length 0 would show the record's first bytes as text) */
+	if (f->kind == SF_STR || f->kind == SF_VSEL || f->kind == SF_TEXT) {
+		if (put_dyn(x, f, "", 0, true))
+			return TIO_ERR_NOMEM;
+	} else if (f->kind == SF_ARRAY) {
+		put32(x->w, (uint8_t *)x->w->rec.p + f->offset, (uint32_t)x->w->rec.len);
+	}
+	if (fc->kind == TIO_FC_VARIANT) {
+		for (uint32_t k = 0; k < fc->v.noptions; k++) {
+			int e = enc_absent(x, fc->v.options[k].fc);
+			if (e)
+				return e;
+		}
+	}
+	return 0;
+}
+
+/* Fill the fields add_node() made for the value at i (of class fc). */
+static int enc_node(enc *x, const tio_fc *fc, uint32_t i)
+{
+	const tio_val *v = &x->m->vals[i];
+	if (fc->kind == TIO_FC_VARIANT) {
+		int e = enc_leaf(x, i);
+		for (uint32_t k = 0; !e && k < fc->v.noptions; k++)
+			e = k == v->opt && v->n && i + 1 < v->end ? enc_node(x, fc->v.options[k].fc, i + 1)
+								 : enc_absent(x, fc->v.options[k].fc);
+		return e;
+	}
 	if (fc->kind != TIO_FC_STRUCT)
 		return enc_leaf(x, i);
-	const tio_val *v = &x->m->vals[i];
 	uint32_t j = i + 1;
-	for (uint32_t k = 0; k < fc->st.nmembers && k < v->n && j < v->end; k++) {
+	for (uint32_t k = 0; k < fc->st.nmembers; k++) {
 		const tio_fc *mf = fc->st.members[k].fc;
-		int e = mf->kind == TIO_FC_STRUCT ? enc_scope(x, mf, j) : enc_leaf(x, j);
+		/* a value tree shorter than its class still fills every field */
+		int e = k < v->n && j < v->end ? enc_node(x, mf, j) : enc_absent(x, mf);
 		if (e)
 			return e;
-		j = x->m->vals[j].end;
+		if (k < v->n && j < v->end)
+			j = x->m->vals[j].end;
 	}
 	return 0;
 }
@@ -1331,7 +1492,7 @@ static int synth_record(twsink *w, wcpu *cpu, const wclass *c, const tio_msg *m,
 		const tio_val *root = m->scope[scopes[k]];
 		if (!fcs[k] || !root)
 			continue;
-		int e = enc_scope(&x, fcs[k], (uint32_t)(root - m->vals));
+		int e = enc_node(&x, fcs[k], (uint32_t)(root - m->vals));
 		if (e)
 			return e;
 	}

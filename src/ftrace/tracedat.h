@@ -18,6 +18,7 @@ enum td_kind {
 	TD_RESTSTR, /* char x[] of size 0: the rest of the record, as a string */
 	TD_RESTBLOB,/* T x[] of size 0: the rest of the record, as bytes */
 	TD_BLOB,    /* anything else with a fixed size */
+	TD_FLOAT,   /* "float" (4 bytes) or "double" (8 bytes): IEEE 754 bits */
 };
 
 typedef struct td_field {

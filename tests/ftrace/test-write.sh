@@ -51,6 +51,11 @@ ctf=("$TIO_TOP"/tests/data/ctf/*/)
 if ! is_sanitized; then
 	for t in "$PEER"/ctf/babeltrace-2.1/ctf-traces/1/succeed/*/; do ctf+=("$t"); done
 fi
+# new LTT traces: floats (written as float/double bits) and variants (the
+# option's name, then every option's fields) read back with their values
+python3 "$TIO_TOP/tests/ltt/mk-lttnew.py" "$TMP/lttnew-le" little ILP32 > /dev/null 2>&1
+python3 "$TIO_TOP/tests/ltt/mk-lttnew.py" "$TMP/lttnew-be" big LP64 --freq > /dev/null 2>&1
+ctf+=("$TMP/lttnew-le" "$TMP/lttnew-be")
 for t in "${ctf[@]}"; do
 	t=${t%/}
 	[ -d "$t" ] || continue
@@ -76,6 +81,17 @@ for t in "${ctf[@]}"; do
 	grep -q '"type":"event"' "$TMP/in.jsonl" || continue
 	"$TIO" print "$TMP/c.dat" > "$TMP/tio" 2>&1
 	same "ctf to tracedat $b trace-cmd" "$TMP/tc" "$TMP/tio"
+	case $b in lttnew-*)
+		# libtraceevent prints a double's bits (0.25 = 0x3fd0...), the variant's
+		# option by name, an enumeration's labels (__print_symbolic)
+		if grep -q 'state=Waiting name=task1 .* load=0x3fd0000000000000$' "$TMP/tc" &&
+			grep -q 'body_value=b body_value_a=0 body_value_b=text 1 ' "$TMP/tc"; then
+			ok "ctf to tracedat $b float bits, variant fields and enum labels in trace-cmd report"
+		else
+			notok "ctf to tracedat $b float bits, variant fields and enum labels in trace-cmd report" "$(grep -m2 -E 'sched:|net:' "$TMP/tc")"
+		fi
+		;;
+	esac
 done
 
 # usage errors; nothing left behind

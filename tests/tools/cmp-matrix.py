@@ -31,6 +31,7 @@ NORMS = {
     "tracedat-common": "trace.dat events carry common_type/flags/preempt_count/pid fields",
     "tracedat-arrays": "trace.dat integer arrays read back as their bytes (hex text, or a byte list with a __len field after a second conversion)",
     "marker-names": "a marker field name is one word: ' ', '%' and '#' become '_'",
+    "tracedat-variants": "a trace.dat variant NAME is the chosen option's name (a string) then NAME_OPTION fields for every option, 0 or empty when not chosen",
 }
 ORDER = list(NORMS)
 HEX = re.compile(r"[0-9a-f]*")
@@ -96,13 +97,47 @@ def ident(s):
     return "f_" + s if s[:1].isdigit() else s
 
 
-def flatten(d, pre=""):
+def flatten(d, pre="", variants=False):
     out = {}
     for k, v in d.items():
-        if isinstance(v, dict) and not ("value" in v and ("labels" in v or "flags" in v)) and "option" not in v:
-            out.update(flatten(v, pre + k + "_"))
+        if variants and isinstance(v, dict) and set(v) == {"option", "value"}:
+            # NAME = the option's name, its value under NAME_OPTION (flattened too)
+            out[pre + k] = v["option"]
+            out.update(flatten({k + "_" + str(v["option"]): v["value"]}, pre, variants))
+        elif isinstance(v, dict) and not ("value" in v and ("labels" in v or "flags" in v)) and "option" not in v:
+            out.update(flatten(v, pre + k + "_", variants))
         else:
             out[pre + k] = v
+    return out
+
+
+def drop_tags(d):
+    """without the NAME__tag members the CTF 1.8 writer adds (at any depth)"""
+    if isinstance(d, dict):
+        return {k: drop_tags(v) for k, v in d.items() if not k.endswith("__tag")}
+    if isinstance(d, list):
+        return [drop_tags(x) for x in d]
+    return d
+
+
+EMPTY = (0, 0.0, "", [], None)
+
+
+def drop_unchosen(s):
+    """NAME_OTHER fields next to a variant selector NAME (a string naming the
+    chosen option OPT, NAME_OPT present) when they hold 0 or nothing"""
+    sel = {k: v for k, v in s.items() if isinstance(v, str) and v and ident(k + "_" + v) in s}
+    if not sel:
+        return s
+    out = {}
+    for k, v in s.items():
+        drop = False
+        for n, o in sel.items():
+            keep = ident(n + "_" + o)
+            if k.startswith(n + "_") and k != keep and not k.startswith(keep + "_") and k not in sel:
+                drop = drop or (v in EMPTY and not isinstance(v, bool))
+        if not drop:
+            out[k] = v
     return out
 
 
@@ -140,10 +175,12 @@ def canon(evs, norms, side, in_has_time, in_names=()):
         if "tracedat-names" in norms:
             name = ident(name.split(":", 1)[1] if ":" in name else name)
             scopes = [{re.sub(r"^f_common_", "common_", ident(k)): v for k, v in flatten(s).items()} for s in scopes]
+        if "tracedat-variants" in norms:
+            scopes = [drop_unchosen({ident(k): v for k, v in flatten(s, variants=True).items()}) for s in scopes]
         if "tracedat-common" in norms:
             scopes = [{k: v for k, v in s.items() if not k.startswith("common_")} for s in scopes]
         if "ctf-variant-tag" in norms:
-            scopes = [{k: v for k, v in s.items() if not k.endswith("__tag")} for s in scopes]
+            scopes = [drop_tags(s) for s in scopes]
         if "tracedat-arrays" in norms:
             scopes = [{k: v for k, v in s.items() if not k.endswith("__len")} for s in scopes]
         scopes = [val(s, norms) for s in scopes]
