@@ -25,6 +25,23 @@ static const struct writer {
 	{"lttng0", "lttng0", NULL},
 };
 
+/*
+ * Writer options passed through as sink options (same name without "--"),
+ * each for the writers listed (comma-separated --to names).
+ */
+static const struct wopt {
+	const char *opt;
+	const char *writers;
+} wopts[] = {
+	{"--byte-order", "ltt,lttng0"},
+	{"--block-size", "ltt,lttng0"},
+	{"--arch", "ltt"},
+	{"--arch-size", "lttng0"},
+	{"--alignment", "lttng0"},
+	{"--tsc-bits", "lttng0"},
+};
+#define NWOPTS (sizeof(wopts) / sizeof(wopts[0]))
+
 /* The writers of `writers` that this build has. */
 static const char *writer_list(void)
 {
@@ -68,6 +85,15 @@ static void help(void)
 	       "  --packetize-metadata  ctf: write the metadata as packets (as LTTng does)\n"
 	       "  --file-version 6|7    tracedat: trace.dat version (default 7)\n"
 	       "  --compression ALGO    tracedat v7: none (default), zstd or zlib\n"
+	       "  --byte-order little|big  ltt, lttng0: byte order (default: the input's)\n"
+	       "  --block-size N        ltt, lttng0: bytes per block (default 65536)\n"
+	       "  --arch ILP32|LP32|LP64|ILP64  ltt: sizes of int, long and pointers (default LP64)\n"
+	       "  --arch-size 4|8       lttng0: bytes of a long and a pointer (default 8)\n"
+	       "  --alignment 0|1|2|4|8 lttng0: largest alignment of a field (default 0: packed)\n"
+	       "  --tsc-bits 32|64      lttng0: event time stamps of 32 bits, the high bits in\n"
+	       "                        heartbeat events, or of 64 (the default)\n"
+	       "                        (ltt / lttng0: an input of that same format keeps its\n"
+	       "                        own layout unless these are given)\n"
 	       "  --strict              stop at the first input error instead of skipping\n"
 	       "  -q, --quiet           no progress line (shown only when stderr is a terminal)\n"
 	       "\n"
@@ -175,6 +201,7 @@ int cli_convert(int argc, char **argv)
 {
 	const char *out = NULL, *to = NULL, *format = NULL, *begin = NULL, *end = NULL, *names = NULL;
 	const char *packet_size = NULL, *file_version = NULL, *compression = NULL, *ctf_version = NULL;
+	const char *wvals[NWOPTS] = {0};
 	bool force = false, strict = false, gmt = false, quiet = false, packetize = false;
 	char **inputs = calloc((size_t)argc, sizeof(char *));
 	size_t ninputs = 0;
@@ -240,8 +267,13 @@ int cli_convert(int argc, char **argv)
 		} else if (IS("-q") || IS("--quiet")) {
 			quiet = true;
 		} else {
-			fprintf(stderr, "traceio: unknown option '%s' (see traceio convert --help)\n", a);
-			goto done;
+			for (size_t k = 0; k < NWOPTS && !dst; k++)
+				if (IS(wopts[k].opt))
+					dst = &wvals[k];
+			if (!dst) {
+				fprintf(stderr, "traceio: unknown option '%s' (see traceio convert --help)\n", a);
+				goto done;
+			}
 		}
 		if (dst && !(*dst = VALUE()))
 			goto done;
@@ -284,6 +316,12 @@ int cli_convert(int argc, char **argv)
 		fprintf(stderr, "traceio: --packet-size and --ctf-version are for --to ctf\n");
 		goto done;
 	}
+	for (size_t k = 0; k < NWOPTS; k++) {
+		if (wvals[k] && !in_list(wopts[k].writers, w->to)) {
+			fprintf(stderr, "traceio: %s is for --to %s\n", wopts[k].opt, wopts[k].writers);
+			goto done;
+		}
+	}
 	int64_t bns = 0, ens = 0;
 	bool btod = false, etod = false;
 	if ((begin && cli_parse_time(begin, gmt, &bns, &btod)) || (end && cli_parse_time(end, gmt, &ens, &etod))) {
@@ -303,6 +341,13 @@ int cli_convert(int argc, char **argv)
 		cli_error(NULL);
 		status = 2;
 		goto done;
+	}
+	for (size_t k = 0; k < NWOPTS; k++) {
+		if (wvals[k] && tio_sink_set(sink, wopts[k].opt + 2, wvals[k])) {
+			cli_error(NULL);
+			status = 2;
+			goto done;
+		}
 	}
 	for (size_t i = 0; i < ntraces; i++) {
 		if (tio_sink_add_trace(sink, traces[i])) {
