@@ -409,6 +409,11 @@ static int lin_emit(plan *p, size_t *cap, uint32_t i, int depth)
 		return lin_add(p, cap, in->align % 8 == 0 ? (in->op == OP_F32 ? LK_F32 : LK_F64) : LK_CALL, i);
 	case OP_STRING:
 		return lin_add(p, cap, in->unit == 1 ? LK_STR : LK_CALL, i);
+	case OP_TEXT:
+		if ((r = lin_add(p, cap, LK_TEXT, i)))
+			return r;
+		p->lin[p->nlin - 1].n = in->n;
+		return 0;
 	case OP_ARRAY:
 	case OP_SEQ: {
 		const plan_ins *el = &p->ins[i + 1];
@@ -479,7 +484,8 @@ static int linearize(plan *p)
 		else if (o->kind == LK_ARR)
 			p->lin[k + 1].n = after; /* its element op: room to reserve after the elements */
 		else if (o->kind == LK_SB || o->kind == LK_RUNMEM || o->kind == LK_INT || o->kind == LK_F32 ||
-			 o->kind == LK_F64 || o->kind == LK_STR || o->kind == LK_VAR || o->kind == LK_ARR)
+			 o->kind == LK_F64 || o->kind == LK_STR || o->kind == LK_VAR || o->kind == LK_ARR ||
+			 o->kind == LK_TEXT)
 			after++;
 	}
 	p->lin_vals = after;

@@ -101,6 +101,7 @@ enum lin_kind {
 	LK_VAR,	  /* variant: its value, then a jump to the chosen option's ops (lin_opt[aux + ord]) */
 	LK_VEND,  /* an option's ops end: the variant ends, jump to op n */
 	LK_ARR,	  /* array or sequence of packed byte-aligned integers (element: op + 1) */
+	LK_TEXT,  /* array or sequence of 8-bit characters as one string value (OP_TEXT) */
 };
 
 typedef struct lin_op {

@@ -665,9 +665,9 @@ static int run_lin(dec *d, const plan *p)
 	   itself, which branch predictors follow better than one switch */
 	static const void *const go[] = {
 		[LK_SB] = &&sb, [LK_SE] = &&se, [LK_RUN] = &&run, [LK_RUNMEM] = &&one_int,
-		[LK_INT] = &&one_int, [LK_F32] = &&flt, [LK_F64] = &&flt, [LK_STR] = &&str,
+		[LK_INT] = &&flagged_int, [LK_F32] = &&flt, [LK_F64] = &&flt, [LK_STR] = &&str,
 		[LK_CALL] = &&call, [LK_END] = &&done, [LK_VAR] = &&var, [LK_VEND] = &&vend,
-		[LK_ARR] = &&arr,
+		[LK_ARR] = &&arr, [LK_TEXT] = &&text,
 	};
 #define SYNC() (d->pos = pos, d->nvals = nv)
 #define NEXT() goto *go[(++o)->kind]
@@ -703,8 +703,36 @@ run:
 		}
 	}
 	NEXT();
+flagged_int: {
+	/* a byte-aligned integer that is saved, has a role or sets the clock
+	   (event ids, timestamps, lengths): read in line, acted on in line */
+	const plan_ins *in = &p->ins[o->ins];
+	ALIGN();
+	if (TIO_UNLIKELY(in->op > OP_U64BE || (in->flags & PF_BITREV) || (pos & 7) || pos > end ||
+			 end - pos < 64))
+		goto one_int_aligned;
+	const uint8_t *src = base + (pos >> 3);
+	uint64_t w = (o->flags & PF_BE) ? tio_be64(src) : tio_le64(src) << o->sh;
+	uint64_t u = w >> o->sh; /* the raw bits, as run_int keeps them for roles and the clock */
+	tio_val *v = &vals[nv];
+	v->fc = o->fc;
+	v->n = 0;
+	v->end = ++nv;
+	v->v.u = (o->flags & PF_SIGNED) ? (uint64_t)((int64_t)w >> o->sh) : u;
+	pos += o->size;
+	if (o->flags & PF_SAVE)
+		d->slots[in->slot] = v->v.u;
+	if (o->flags & PF_ROLE) {
+		d->role_val[in->role] = u;
+		d->role_set |= 1u << in->role;
+	}
+	if ((o->flags & PF_CLOCK) && in->role != TIO_ROLE_END_TS)
+		clock_update(d, u, o->size);
+	NEXT();
+}
 one_int:
 	ALIGN();
+one_int_aligned:
 	vals[nv].fc = o->fc;
 	vals[nv].n = 0;
 	vals[nv].end = nv + 1;
@@ -850,6 +878,22 @@ arr: {
 			return r;
 		vals = d->vals;
 	}
+	NEXT();
+}
+text: {
+	ALIGN();
+	uint64_t len = (o->flags & PF_SEQ_TEXT) ? d->slots[p->ins[o->ins].slot] : o->n;
+	if (TIO_UNLIKELY(pos > end || len > (end - pos) / 8)) {
+		SYNC();
+		return run(d, p, o->ins, top + 1); /* its own error */
+	}
+	vals[nv].fc = o->fc;
+	vals[nv].n = 0;
+	vals[nv].end = nv + 1;
+	vals[nv].v.s.p = (const char *)base + (pos >> 3);
+	vals[nv].v.s.len = len;
+	nv++;
+	pos += len * 8;
 	NEXT();
 }
 done:
