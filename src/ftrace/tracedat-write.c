@@ -1530,7 +1530,13 @@ static int tw_consume(tio_sink *s, const tio_msg *m)
 		int e = flush_page(w, c);
 		if (e)
 			return e;
-		c->missed = m->count ? (int64_t)m->count : -1;
+		/* several before one record add up (an unknown count stays unknown) */
+		if (!m->count || c->missed < 0)
+			c->missed = -1;
+		else if (c->missed + (int64_t)m->count > 0)
+			c->missed += (int64_t)m->count;
+		else
+			c->missed = -1;
 		return 0;
 	}
 	if (!m->ec)
@@ -2002,11 +2008,18 @@ static int tw_finish(tio_sink *s)
 		parse_header_page(w, NULL);
 	}
 	int e = 0;
+	uint64_t late = 0, late_unknown = 0;
 	for (size_t i = 0; i < w->nbufs && !e; i++)
 		for (uint32_t c = 0; c < w->bufs[i]->ncpus && !e; c++) {
 			wcpu *wc = w->bufs[i]->cpus[c];
 			if (!wc)
 				continue;
+			/* a lost-events count goes with the first record of a page: after a
+			   CPU's last record there is none to carry it */
+			if (wc->missed > 0)
+				late += (uint64_t)wc->missed;
+			else if (wc->missed < 0)
+				late_unknown++;
 			e = flush_page(w, wc);
 			if (!e && wc->chunk)
 				e = flush_chunk(w, wc);
@@ -2069,6 +2082,11 @@ static int tw_finish(tio_sink *s)
 	free(R.cpu_off);
 	free(R.buf_off);
 	free(R.bopt_off);
+	if (!e && (late || late_unknown) && s->err)
+		fprintf(s->err,
+			"traceio: warning: tracedat writer: %llu discarded events%s after the last event of their CPU "
+			"are not written (trace.dat gives a lost-event count to the next page's first record)\n",
+			(unsigned long long)late, late_unknown ? " (and some of unknown count)" : "");
 	return e;
 }
 

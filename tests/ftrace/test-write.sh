@@ -94,6 +94,20 @@ for t in "${ctf[@]}"; do
 	esac
 done
 
+# discarded-event counts: every one is in the output, except those after a
+# CPU's last record (no record to carry them), which the warning counts
+d=$TIO_TOP/tests/data/ctf/lttng-ust-discard
+rm -f "$TMP/d.dat"
+"$TIO" convert -q -o "$TMP/d.dat" "$d" 2> "$TMP/err"
+disc() { "$TIO" info "$1" | awk '/^  discarded events:/ {s += $3} END {print s + 0}'; }
+n_in=$(disc "$d") n_out=$(disc "$TMP/d.dat")
+n_late=$(sed -n 's/.*warning: tracedat writer: \([0-9]*\) discarded events.*/\1/p' "$TMP/err")
+if [ "$n_in" -gt 0 ] && [ "$n_in" = $((n_out + ${n_late:-0})) ]; then
+	ok "discarded events kept ($n_out of $n_in in the file, ${n_late:-0} after the last records reported)"
+else
+	notok "discarded events kept" "input $n_in, output $n_out, reported ${n_late:-none}: $(cat "$TMP/err")"
+fi
+
 # usage errors; nothing left behind
 src=$F/v7-zstd-small.dat
 if "$TIO" convert -q --file-version 6 --compression zstd -o "$TMP/u.dat" "$src" > /dev/null 2> "$TMP/err"; then
