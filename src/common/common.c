@@ -179,13 +179,24 @@ static const char digits2[201] = "0001020304050607080910111213141516171819202122
 				 "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 				 "8081828384858687888990919293949596979899";
 
+/* Decimal digits of v: log2 from the leading zeros, times log10(2), corrected once. */
+static inline unsigned ndigits(uint64_t v)
+{
+	static const uint64_t pow10[20] = {
+		1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+		100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL,
+		10000000000000ULL, 100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+		100000000000000000ULL, 1000000000000000000ULL, 10000000000000000000ULL,
+	};
+	unsigned t = ((64 - (unsigned)__builtin_clzll(v | 1)) * 1233) >> 12; /* <= digits, >= digits - 1 */
+	return t + (v >= pow10[t]) + (v == 0);
+}
+
 int tio_buf_addu_pad(tio_buf *b, uint64_t v, unsigned width)
 {
 	if (width > 20)
 		width = 20;
-	unsigned n = 1;
-	for (uint64_t t = v; t >= 10; t /= 10)
-		n++;
+	unsigned n = ndigits(v);
 	if (n < width)
 		n = width;
 	if (TIO_UNLIKELY(b->len + n + 1 > b->cap) && tio_buf_reserve(b, n))

@@ -489,6 +489,9 @@ static int linearize(plan *p)
 			after++;
 	}
 	p->lin_vals = after;
+	for (uint32_t k = 0; k + 1 < p->nlin; k++)
+		if (p->lin[k].kind == LK_SE && p->lin[k + 1].kind == LK_END)
+			p->lin[k].kind = LK_SE_END; /* one dispatch less a scope */
 	return 0;
 }
 

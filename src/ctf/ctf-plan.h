@@ -102,6 +102,7 @@ enum lin_kind {
 	LK_VEND,  /* an option's ops end: the variant ends, jump to op n */
 	LK_ARR,	  /* array or sequence of packed byte-aligned integers (element: op + 1) */
 	LK_TEXT,  /* array or sequence of 8-bit characters as one string value (OP_TEXT) */
+	LK_SE_END, /* LK_SE then LK_END (the scope's root structure ends) */
 };
 
 typedef struct lin_op {

@@ -632,13 +632,16 @@ static int run(dec *d, const plan *p, uint32_t i, int depth)
 
 /* Decode one scope at the current position; *root = its value index or UINT32_MAX. */
 /* Room for `more` values after the current ones (an event has at most MAX_VALS). */
-static int reserve_vals(dec *d, const plan *p, uint32_t i, size_t more)
+static __attribute__((noinline)) int grow_vals(dec *d, const plan *p, uint32_t i, size_t more)
 {
-	if (TIO_LIKELY(d->nvals + more <= d->cap))
-		return 0;
 	if (d->nvals + more > MAX_VALS)
 		return dec_err(d, p, i, "more than %u fields in one event", MAX_VALS);
 	return tio_grow(&d->vals, &d->cap, d->nvals + more, sizeof(tio_val)) ? TIO_ERR_NOMEM : 0;
+}
+
+static inline int reserve_vals(dec *d, const plan *p, uint32_t i, size_t more)
+{
+	return TIO_LIKELY(d->nvals + more <= d->cap) ? 0 : grow_vals(d, p, i, more);
 }
 
 #define ALIGN_UP(x, a) (((x) + (a) - 1) & ~(uint64_t)((a) - 1))
@@ -667,7 +670,7 @@ static int run_lin(dec *d, const plan *p)
 		[LK_SB] = &&sb, [LK_SE] = &&se, [LK_RUN] = &&run, [LK_RUNMEM] = &&one_int,
 		[LK_INT] = &&flagged_int, [LK_F32] = &&flt, [LK_F64] = &&flt, [LK_STR] = &&str,
 		[LK_CALL] = &&call, [LK_END] = &&done, [LK_VAR] = &&var, [LK_VEND] = &&vend,
-		[LK_ARR] = &&arr, [LK_TEXT] = &&text,
+		[LK_ARR] = &&arr, [LK_TEXT] = &&text, [LK_SE_END] = &&se_end,
 	};
 #define SYNC() (d->pos = pos, d->nvals = nv)
 #define NEXT() goto *go[(++o)->kind]
@@ -682,6 +685,10 @@ sb:
 se:
 	vals[stack[--top]].end = nv;
 	NEXT();
+se_end:
+	vals[stack[--top]].end = nv;
+	SYNC();
+	return 0;
 run:
 	ALIGN();
 	if (TIO_UNLIKELY((pos & 7) || pos > end || end - pos < (uint64_t)o->size + 64))

@@ -94,6 +94,41 @@ int main(void)
 	CHECK(rel && rel[0] == '/' && strstr(rel, "/y") && !strstr(rel, ".."), "relative path: %s", rel);
 	free(rel);
 
+	/* decimal output (digit count from the leading zeros): powers of ten +-2, random
+	   magnitudes, padding, against printf */
+	{
+		tio_buf d = {0};
+		char want[48];
+		uint64_t x = 88172645463325252ULL, p10 = 1;
+		for (int k = 0; k < 20; k++, p10 *= 10) {
+			for (int64_t dd = -2; dd <= 2; dd++) {
+				uint64_t v = p10 + (uint64_t)dd;
+				tio_buf_reset(&d);
+				tio_buf_addu(&d, v);
+				snprintf(want, sizeof(want), "%llu", (unsigned long long)v);
+				CHECK(!strcmp(tio_buf_cstr(&d), want), "addu %s: %s", want, tio_buf_cstr(&d));
+			}
+		}
+		for (int k = 0; k < 200000; k++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			uint64_t v = x >> (x & 63);
+			unsigned w = (unsigned)(x >> 58) % 24;
+			tio_buf_reset(&d);
+			tio_buf_addu_pad(&d, v, w);
+			snprintf(want, sizeof(want), "%0*llu", w > 20 ? 20 : (int)w, (unsigned long long)v);
+			CHECK(!strcmp(tio_buf_cstr(&d), want), "addu_pad %s: %s", want, tio_buf_cstr(&d));
+			if (failures > 10)
+				break;
+		}
+		tio_buf_reset(&d);
+		tio_buf_addu(&d, 0);
+		tio_buf_addu(&d, UINT64_MAX);
+		CHECK(!strcmp(tio_buf_cstr(&d), "018446744073709551615"), "addu 0, max: %s", tio_buf_cstr(&d));
+		tio_buf_free(&d);
+	}
+
 	if (failures)
 		printf("%d failure(s)\n", failures);
 	return failures != 0;
