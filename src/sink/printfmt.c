@@ -177,6 +177,16 @@ static uint64_t read_num(const pf_ctx *c, const void *p, int size)
 
 static char *xstrdup(const char *s) { return s ? strdup(s) : NULL; }
 
+/*
+ * A field's offset, size or array length: at most 16 MiB (the largest
+ * trace.dat page), so that offset + size never overflows an int; -1 beyond.
+ */
+static int field_num(const char *tok)
+{
+	unsigned long v = strtoul(tok, NULL, 0);
+	return v > (1ul << 24) ? -1 : (int)v;
+}
+
 static char *xasprintf(const char *fmt, ...) TIO_PRINTF(1, 2);
 static char *xasprintf(const char *fmt, ...)
 {
@@ -902,7 +912,7 @@ static int read_fields(pf_event *e, pf_field **list)
 			tok = NULL;
 			f->flags |= FF_ARRAY;
 			t = read_token(e, &tok);
-			f->arraylen = t == TOK_ITEM ? (int)strtoul(tok, NULL, 0) : 0;
+			f->arraylen = t == TOK_ITEM && field_num(tok) > 0 ? field_num(tok) : 0;
 			while (tok && strcmp(tok, "]")) {
 				const char *d2 = (last_type == TOK_ITEM && t == TOK_ITEM) ? " " : "";
 				last_type = t;
@@ -910,7 +920,7 @@ static int read_fields(pf_event *e, pf_field **list)
 					free(brackets);
 					goto fail;
 				}
-				f->arraylen = (int)strtoul(tok, NULL, 0);
+				f->arraylen = field_num(tok) > 0 ? field_num(tok) : 0;
 				free(tok);
 				t = read_token(e, &tok);
 				if (t == TOK_NONE) {
@@ -959,15 +969,19 @@ static int read_fields(pf_event *e, pf_field **list)
 		if (read_expected(e, TOK_ITEM, "offset", true) || read_expected(e, TOK_OP, ":", true) ||
 		    read_expect_type(e, TOK_ITEM, &tok))
 			goto fail;
-		f->offset = (int)strtoul(tok, NULL, 0);
+		f->offset = field_num(tok);
 		free(tok);
 		tok = NULL;
+		if (f->offset < 0)
+			goto fail; /* a hostile offset: refused, not read out of the record */
 		if (read_expected(e, TOK_OP, ";", true) || read_expected(e, TOK_ITEM, "size", true) ||
 		    read_expected(e, TOK_OP, ":", true) || read_expect_type(e, TOK_ITEM, &tok))
 			goto fail;
-		f->size = (int)strtoul(tok, NULL, 0);
+		f->size = field_num(tok);
 		free(tok);
 		tok = NULL;
+		if (f->size < 0)
+			goto fail;
 		if ((f->flags & FF_DYNAMIC) && f->size == 2)
 			f->flags |= FF_STRING | FF_ARRAY;
 		if (read_expected(e, TOK_OP, ";", true))
