@@ -106,7 +106,8 @@ for t in "${targets[@]}"; do
 	[ -x "$b/${t}_fuzzer" ] || { echo "$t: no $b/${t}_fuzzer (make fuzz)"; continue; }
 	mkdir -p "$b/work/$t"
 	[ -n "$(ls -A "$b/work/$t")" ] || cp "$top/fuzz/corpora/$t/"* "$b/work/$t/"
-	cp "$b/${t}_fuzzer" "$b/run/bin/${t}_fuzzer"
+	# a new file (not cp over it: a running copy makes it busy)
+	rm -f "$b/run/bin/${t}_fuzzer" && cp "$b/${t}_fuzzer" "$b/run/bin/${t}_fuzzer" || continue
 	nfound0=$(ls "$b/findings" | grep -c "^$t-")
 	limit=$wall
 	[ "$cpu" = 0 ] || limit=$maxwall

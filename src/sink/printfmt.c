@@ -1180,8 +1180,9 @@ static int consolidate_op_arg(int type, arg *a)
 	unsigned long long v;
 	const char *op = a->op.op;
 	switch (op[0]) {
-	case '>': v = op[1] == '>' ? l >> rr : op[1] == '=' ? l >= rr : l > rr; break;
-	case '<': v = op[1] == '<' ? l << rr : op[1] == '=' ? l <= rr : l < rr; break;
+	/* shifts by 64 or more give 0 (as when a record is printed), not C's undefined result */
+	case '>': v = op[1] == '>' ? (rr < 64 ? l >> rr : 0) : op[1] == '=' ? l >= rr : l > rr; break;
+	case '<': v = op[1] == '<' ? (rr < 64 ? l << rr : 0) : op[1] == '=' ? l <= rr : l < rr; break;
 	case '&': v = op[1] == '&' ? (l && rr) : (l & rr); break;
 	case '|': v = op[1] == '|' ? (l || rr) : (l | rr); break;
 	case '-': v = l - rr; break;
@@ -1588,13 +1589,15 @@ static int arg_num_eval(arg *a, long long *val)
 			case '&': *val = a->op.op[1] ? (l && r) : (l & r); break;
 			case '<':
 				if (!a->op.op[1]) *val = l < r;
-				else if (a->op.op[1] == '<') *val = (long long)((unsigned long long)l << r);
+				else if (a->op.op[1] == '<') /* by 64 or more (or negative): 0 */
+					*val = (unsigned long long)r < 64 ? (long long)((unsigned long long)l << r) : 0;
 				else if (a->op.op[1] == '=') *val = l <= r;
 				else ret = 0;
 				break;
 			case '>':
 				if (!a->op.op[1]) *val = l > r;
-				else if (a->op.op[1] == '>') *val = l >> r;
+				else if (a->op.op[1] == '>')
+					*val = (unsigned long long)r < 64 ? l >> r : (l < 0 ? -1 : 0);
 				else if (a->op.op[1] == '=') *val = l >= r;
 				else ret = 0;
 				break;
@@ -2265,8 +2268,10 @@ concat:
 	e->format = token;
 	e->args = NULL;
 	int type = read_token_item(e, &token);
-	if (type == TOK_NONE)
+	if (type == TOK_NONE) {
+		free(token);
 		return 0;
+	}
 	if (type == TOK_DQUOTE) {
 		char *cat = xasprintf("%s%s", e->format, token);
 		free(token);
