@@ -14,7 +14,7 @@ deps:
 	@scripts/deps.sh
 
 build: deps
-	@test -f $(BUILD)/CMakeCache.txt || cmake -S . -B $(BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@test -f $(BUILD)/CMakeCache.txt || scripts/pgo.sh $(BUILD) $(CMAKE_GEN)
 	@cmake --build $(BUILD) -j $(JOBS)
 
 asan: deps
