@@ -730,6 +730,74 @@ static lt_type *lt_new(int kind, const char *size)
 	return t;
 }
 
+/* A length or tag the format can hold: an unsigned 8/16/32/64-bit integer without labels or role. */
+static bool plain_uint(const tio_fc *f)
+{
+	return f->kind == TIO_FC_INT && !f->i.is_signed && f->role == TIO_ROLE_NONE && !f->i.nmappings &&
+	       (f->i.size == 8 || f->i.size == 16 || f->i.size == 32 || f->i.size == 64);
+}
+
+/* Option i of a variant is chosen by selector value i, and by nothing else. */
+static bool options_by_index(const tio_fc *v)
+{
+	if (!v->v.ranges || v->v.sel.nalts)
+		return false;
+	for (uint32_t i = 0; i < v->v.noptions; i++)
+		if (v->v.ranges[i].nranges != 1 || v->v.ranges[i].ranges[0].lo != (int64_t)i ||
+		    v->v.ranges[i].ranges[0].hi != (int64_t)i)
+			return false;
+	return true;
+}
+
+static bool named(const tio_fc *st, uint32_t k, const char *name)
+{
+	return st->st.members[k].name && !strcmp(st->st.members[k].name, name);
+}
+
+int lt_fc_shape(const tio_fc *fc)
+{
+	if (fc->kind != TIO_FC_STRUCT || fc->st.nmembers < 2 || fc->st.nmembers > 3)
+		return LT_SHAPE_NONE;
+	const tio_fc *m0 = fc->st.members[0].fc, *m1 = fc->st.members[1].fc;
+	if (!plain_uint(m0))
+		return LT_SHAPE_NONE;
+	if (fc->st.nmembers == 3) {
+		/* CTF 1.8 names a variant's selector by an enumeration: its writer adds NAME__tag */
+		const tio_fc *m2 = fc->st.members[2].fc;
+		bool ok = named(fc, 0, "tag") && named(fc, 1, "value__tag") && named(fc, 2, "value") &&
+			  m1->kind == TIO_FC_ENUM && !m1->i.is_signed && m1->role == TIO_ROLE_NONE &&
+			  m2->kind == TIO_FC_VARIANT && m2->v.sel.target == m1 && options_by_index(m2);
+		return ok ? LT_SHAPE_UNION_TAGGED : LT_SHAPE_NONE;
+	}
+	bool seq_mark = fc->attrs && !strcmp(fc->attrs, "ltt:sequence");
+	bool union_mark = fc->attrs && !strcmp(fc->attrs, "ltt:union");
+	if (m1->kind == TIO_FC_SEQUENCE || m1->kind == TIO_FC_DSTRING) {
+		const tio_ref *len = m1->kind == TIO_FC_SEQUENCE ? &m1->a.len : &m1->s.len;
+		bool text = m1->kind == TIO_FC_DSTRING;
+		bool ok = len->target == m0 && !len->nalts &&
+			  (!text || m1->s.encoding == TIO_ENC_UTF8 || m1->s.encoding == TIO_ENC_NONE) &&
+			  (seq_mark || (named(fc, 0, "length") && named(fc, 1, "elements")));
+		return ok ? LT_SHAPE_SEQ : LT_SHAPE_NONE;
+	}
+	if (m1->kind == TIO_FC_VARIANT) {
+		bool ok = m1->v.sel.target == m0 && options_by_index(m1) &&
+			  (union_mark || (named(fc, 0, "tag") && named(fc, 1, "value")));
+		return ok ? LT_SHAPE_UNION : LT_SHAPE_NONE;
+	}
+	return LT_SHAPE_NONE;
+}
+
+/* A text array element: <int size=1 format="%c"/> (C char). */
+static lt_type *char_type(void)
+{
+	lt_type *t = lt_new(LT_INT, "1");
+	if (t && !(t->format = tio_strdup("%c"))) {
+		lt_type_free(t);
+		return NULL;
+	}
+	return t;
+}
+
 static int from_fc(const tio_fc *fc, const char *path, int depth, lt_type **out)
 {
 	*out = NULL;
@@ -738,10 +806,9 @@ static int from_fc(const tio_fc *fc, const char *path, int depth, lt_type **out)
 	char sz[24];
 	lt_type *t = NULL;
 	int r = 0;
-	bool is_seq = fc->kind == TIO_FC_STRUCT && fc->attrs && !strcmp(fc->attrs, "ltt:sequence") &&
-		      fc->st.nmembers == 2 && fc->st.members[1].fc->kind == TIO_FC_SEQUENCE;
-	bool is_union = fc->kind == TIO_FC_STRUCT && fc->attrs && !strcmp(fc->attrs, "ltt:union") &&
-			fc->st.nmembers == 2 && fc->st.members[1].fc->kind == TIO_FC_VARIANT;
+	int shape = lt_fc_shape(fc);
+	bool is_seq = shape == LT_SHAPE_SEQ;
+	bool is_union = shape == LT_SHAPE_UNION || shape == LT_SHAPE_UNION_TAGGED;
 	switch (fc->kind) {
 	case TIO_FC_INT:
 	case TIO_FC_ENUM:
@@ -791,16 +858,34 @@ static int from_fc(const tio_fc *fc, const char *path, int depth, lt_type **out)
 		if (t)
 			r = from_fc(fc->a.elem, path, depth + 1, &t->elem);
 		break;
+	case TIO_FC_SSTRING:
+		/* a text array after CTF 2 (its writer makes them static-length strings) */
+		if (fc->s.encoding != TIO_ENC_UTF8 && fc->s.encoding != TIO_ENC_NONE)
+			return tio_err_set(TIO_ERR_UNSUPPORTED, "%s: a UTF-16/UTF-32 string has no new LTT type", path);
+		snprintf(sz, sizeof(sz), "%llu", (unsigned long long)fc->s.length);
+		t = lt_new(LT_ARRAY, sz);
+		if (t && !(t->elem = char_type()))
+			r = TIO_ERR_NOMEM;
+		break;
+	case TIO_FC_SBLOB:
+	case TIO_FC_DBLOB:
+		/* bytes: an array of N, or a sequence with its own 4-byte length (trace.dat __data_loc arrays) */
+		if (fc->kind == TIO_FC_SBLOB)
+			snprintf(sz, sizeof(sz), "%llu", (unsigned long long)fc->s.length);
+		t = lt_new(fc->kind == TIO_FC_SBLOB ? LT_ARRAY : LT_SEQUENCE, fc->kind == TIO_FC_SBLOB ? sz : "4");
+		if (t && (!(t->elem = lt_new(LT_UINT, "1")) || !(t->elem->format = tio_strdup("0x%llx"))))
+			r = TIO_ERR_NOMEM;
+		break;
 	case TIO_FC_STRUCT:
 		if (is_seq || is_union) {
 			const tio_fc *len = fc->st.members[0].fc;
-			if (len->kind != TIO_FC_INT || len->i.is_signed)
-				return tio_err_set(TIO_ERR_UNSUPPORTED, "%s: length/tag is not an unsigned integer", path);
 			snprintf(sz, sizeof(sz), "%u", len->i.size / 8);
-			const tio_fc *body = fc->st.members[1].fc;
+			const tio_fc *body = fc->st.members[fc->st.nmembers - 1].fc;
 			if (is_seq) {
 				t = lt_new(LT_SEQUENCE, sz);
-				if (t)
+				if (t && body->kind == TIO_FC_DSTRING) /* text after CTF 2: dynamic-length string */
+					r = (t->elem = char_type()) ? 0 : TIO_ERR_NOMEM;
+				else if (t)
 					r = from_fc(body->a.elem, path, depth + 1, &t->elem);
 				break;
 			}
@@ -850,7 +935,7 @@ static int from_fc(const tio_fc *fc, const char *path, int depth, lt_type **out)
 	/* text: an array or sequence of 1-byte integers formatted %c */
 	lt_type *tel = !r && (t->kind == LT_ARRAY || t->kind == LT_SEQUENCE) ? t->elem : NULL;
 	bool text = (fc->kind == TIO_FC_ARRAY && fc->a.text) ||
-		    (is_seq && fc->st.members[1].fc->a.text);
+		    (is_seq && fc->st.members[1].fc->kind == TIO_FC_SEQUENCE && fc->st.members[1].fc->a.text);
 	if (tel && text && (tel->kind == LT_INT || tel->kind == LT_UINT) && !strcmp(tel->size, "1")) {
 		free(tel->format);
 		tel->format = tio_strdup("%c");

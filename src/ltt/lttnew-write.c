@@ -20,6 +20,7 @@
 #include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <json-c/json.h>
 #include <zlib.h>
 
 #include "ltt/lttnew.h"
@@ -47,6 +48,9 @@ typedef struct lw_ec {
 	uint8_t nscopes;
 	lw_file *file;	  /* cache: file of the last event of this class */
 	const tio_stream *file_of;
+	/* the facility version it came from (ec_facility), fac NULL when unknown */
+	char *fac, *desc;
+	uint32_t fac_sum, fac_base;
 } lw_ec;
 
 typedef struct lw_sc {
@@ -58,6 +62,7 @@ typedef struct lw_src {
 	const tio_trace *t;
 	lw_sc *scs; /* same order as t->tc->scs */
 	bool ltt;   /* a new LTT trace (event classes carry their facility) */
+	bool copy;  /* another format's copy of one: every event class kept its facility (ec_facility) */
 } lw_src;
 
 typedef struct lw_fac {
@@ -336,6 +341,26 @@ static int file_event(lw *w, lw_file *f, uint64_t cyc, const char *what)
 
 /* ---------------------------------------------------------------- values */
 
+static int enc(lw *w, const tio_val *vals, uint32_t i, bool drop_roles);
+
+/*
+ * A union after CTF 1.8 (LT_SHAPE_UNION_TAGGED: tag, value__tag, value):
+ * the tag, then the chosen option; value__tag is the CTF writer's own.  The
+ * tag must select the option the value holds, or the union would read back
+ * as another option.
+ */
+static int enc_tagged_union(lw *w, const tio_val *vals, uint32_t i)
+{
+	const tio_val *tag = &vals[i + 1], *var = &vals[vals[tag->end].end];
+	const tio_fc *vfc = var->fc;
+	if (!var->n || tag->v.u != var->opt)
+		return tio_err_set(TIO_ERR_UNSUPPORTED,
+				   "a union whose tag %" PRIu64 " does not select its option %u (%s)", tag->v.u, var->opt,
+				   var->n && vfc->v.options[var->opt].name ? vfc->v.options[var->opt].name : "none");
+	int r = buf_put(&w->ev, w->be, tag->v.u, tag->fc->i.size / 8);
+	return r ? r : enc(w, vals, (uint32_t)(var - vals), false);
+}
+
 static int enc(lw *w, const tio_val *vals, uint32_t i, bool drop_roles)
 {
 	const tio_val *v = &vals[i];
@@ -363,8 +388,36 @@ static int enc(lw *w, const tio_val *vals, uint32_t i, bool drop_roles)
 			return TIO_ERR_NOMEM;
 		return tio_buf_addc(b, 0);
 	}
+	case TIO_FC_SSTRING:
+	case TIO_FC_SBLOB: {
+		/* an array of N chars or bytes: the bytes, zero padded */
+		uint64_t len = fc->s.length, n = v->v.s.p ? v->v.s.len : 0;
+		n = n < len ? n : len;
+		if ((n && tio_buf_add(b, v->v.s.p, n)) || tio_buf_reserve(b, len - n))
+			return TIO_ERR_NOMEM;
+		memset((char *)b->p + b->len, 0, len - n);
+		b->len += len - n;
+		return 0;
+	}
+	case TIO_FC_DBLOB: {
+		/* a sequence of bytes with a 4-byte length (lt_type_from_fc) */
+		uint64_t n = v->v.s.p ? v->v.s.len : 0;
+		if (n > UINT32_MAX)
+			return tio_err_set(TIO_ERR_LIMIT, "a BLOB of %" PRIu64 " bytes (sequence lengths have 32 bits)", n);
+		int r = buf_put(b, w->be, n, 4);
+		return r ? r : n && tio_buf_add(b, v->v.s.p, n) ? TIO_ERR_NOMEM : 0;
+	}
+	case TIO_FC_DSTRING: /* the elements of a text sequence (lt_fc_shape): its length came before */
+		return v->v.s.len && tio_buf_add(b, v->v.s.p, v->v.s.len) ? TIO_ERR_NOMEM : 0;
 	case TIO_FC_STRUCT: {
 		uint32_t j = i + 1;
+		const tio_fc *last = v->n ? fc->st.members[v->n - 1].fc : NULL;
+		if (v->n == 3 && last->kind == TIO_FC_VARIANT && lt_fc_shape(fc) == LT_SHAPE_UNION_TAGGED)
+			return enc_tagged_union(w, vals, i);
+		/* a text sequence after CTF 2: the string's bytes are the sequence's elements */
+		if (v->n == 2 && last->kind == TIO_FC_DSTRING && vals[j].v.u != vals[vals[j].end].v.s.len)
+			return tio_err_set(TIO_ERR_FORMAT, "a text sequence of length %" PRIu64 " holds %" PRIu64
+					   " bytes", vals[j].v.u, vals[vals[j].end].v.s.len);
 		for (uint32_t k = 0; k < v->n; k++) {
 			if (!(drop_roles && fc->st.members[k].fc->role != TIO_ROLE_NONE)) {
 				int r = enc(w, vals, j, false);
@@ -391,7 +444,7 @@ static int enc(lw *w, const tio_val *vals, uint32_t i, bool drop_roles)
 	case TIO_FC_VARIANT:
 		return v->n ? enc(w, vals, i + 1, false) : 0;
 	default:
-		return tio_err_set(TIO_ERR_UNSUPPORTED, "ltt writer: field class kind %d", fc->kind);
+		return tio_err_set(TIO_ERR_UNSUPPORTED, "field class kind %d", fc->kind);
 	}
 }
 
@@ -578,6 +631,52 @@ static void fac_name(const lw *w, const tio_stream_class *sc, char *out, size_t 
 		snprintf(out, n, "%s_%d", base, k);
 }
 
+/* Two event classes of one loaded facility version: the same name, checksum and base code. */
+static bool same_facility(const lw_ec *a, const lw_ec *b)
+{
+	return b->fac && !strcmp(a->fac, b->fac) && a->fac_sum == b->fac_sum && a->fac_base == b->fac_base;
+}
+
+/*
+ * The facility version an event class came from: the new LTT reader's
+ * attributes ltt_facility, ltt_facility_checksum, ltt_facility_base and
+ * description, as a new LTT trace has them, as a CTF 1.8 copy keeps them
+ * (event attributes) or as a CTF 2 copy keeps them (the event record
+ * class's `traceio` attributes, in the model's "attributes" JSON text).
+ * le->fac stays NULL when they are not all there.
+ */
+static int ec_facility(const tio_event_class *ec, lw_ec *le)
+{
+	const tio_kv *fn = ec_attr(ec, "ltt_facility"), *fs = ec_attr(ec, "ltt_facility_checksum"),
+		     *fb = ec_attr(ec, "ltt_facility_base"), *d = ec_attr(ec, "description");
+	const char *name = fn && !fn->is_int ? fn->sval : NULL, *desc = d && !d->is_int ? d->sval : NULL;
+	int64_t sum = fs && fs->is_int ? fs->ival : -1, base = fb && fb->is_int ? fb->ival : -1;
+	const tio_kv *ja = ec_attr(ec, "attributes");
+	json_object *root = NULL, *t = NULL, *x;
+	if (!name && ja && !ja->is_int && ja->sval && (root = json_tokener_parse(ja->sval)) &&
+	    json_object_object_get_ex(root, "traceio", &t) && json_object_is_type(t, json_type_object)) {
+		if (json_object_object_get_ex(t, "ltt_facility", &x) && json_object_is_type(x, json_type_string))
+			name = json_object_get_string(x);
+		if (json_object_object_get_ex(t, "ltt_facility_checksum", &x) && json_object_is_type(x, json_type_int))
+			sum = json_object_get_int64(x);
+		if (json_object_object_get_ex(t, "ltt_facility_base", &x) && json_object_is_type(x, json_type_int))
+			base = json_object_get_int64(x);
+		if (json_object_object_get_ex(t, "description", &x) && json_object_is_type(x, json_type_string))
+			desc = json_object_get_string(x);
+	}
+	int r = 0;
+	if (name && sum >= 0 && sum <= UINT32_MAX && base >= 0 && base <= 65535) {
+		le->fac = tio_strdup(name);
+		le->desc = desc ? tio_strdup(desc) : NULL;
+		le->fac_sum = (uint32_t)sum;
+		le->fac_base = (uint32_t)base;
+		if (!le->fac || (desc && !le->desc))
+			r = TIO_ERR_NOMEM;
+	}
+	json_object_put(root);
+	return r;
+}
+
 /*
  * The facilities of a new LTT source's stream class: event classes grouped
  * by the facility version they came from; the text is the source's when
@@ -593,11 +692,8 @@ static int register_ltt_sc(lw *w, lw_src *s, lw_sc *ls, uint64_t cyc)
 		lw_ec *le = &ls->ecs[i];
 		if (le->skip || le->refused || le->id != UINT32_MAX)
 			continue;
-		const tio_event_class *ec = sc->ecs[i];
-		const tio_kv *fn = ec_attr(ec, "ltt_facility"), *fs = ec_attr(ec, "ltt_facility_checksum"),
-			     *fb = ec_attr(ec, "ltt_facility_base");
 		char key[300];
-		snprintf(key, sizeof(key), "ltt_facility %s %08x", fn->sval, (uint32_t)fs->ival);
+		snprintf(key, sizeof(key), "ltt_facility %s %08x", le->fac, le->fac_sum);
 		const tio_kv *txt = same_arch ? tio_trace_class_table(tc, key) : NULL;
 		lt_facility *f = NULL;
 		int r = 0;
@@ -607,14 +703,14 @@ static int register_ltt_sc(lw *w, lw_src *s, lw_sc *ls, uint64_t cyc)
 			if (!r && root->nkids)
 				r = lt_facility_from_xml(root->kids[0], key, &f);
 			lx_free(root);
-			if (r || !f || f->checksum != (uint32_t)fs->ival) {
+			if (r || !f || f->checksum != le->fac_sum) {
 				lt_facility_free(f);
 				f = NULL;
 				tio_err_clear();
 				r = 0;
 			}
 		}
-		uint32_t base = (uint32_t)fb->ival;
+		uint32_t base = le->fac_base;
 		if (f) {
 			/* the source's facility as it was: every event of it */
 			if (!range_free(w, base, f->nevents))
@@ -625,13 +721,11 @@ static int register_ltt_sc(lw *w, lw_src *s, lw_sc *ls, uint64_t cyc)
 			tio_buf_free(&b);
 			for (uint32_t k = i; !r && k < sc->necs; k++) {
 				const tio_event_class *e2 = sc->ecs[k];
-				const tio_kv *n2 = ec_attr(e2, "ltt_facility"), *s2 = ec_attr(e2, "ltt_facility_checksum"),
-					     *b2 = ec_attr(e2, "ltt_facility_base");
-				if (!n2 || !s2 || !b2 || strcmp(n2->sval, fn->sval) || s2->ival != fs->ival ||
-				    b2->ival != fb->ival)
+				const lw_ec *l2 = &ls->ecs[k];
+				if (!same_facility(le, l2))
 					continue;
 				/* nscopes 0: the scopes are written as the new LTT reader laid them out */
-				ls->ecs[k].id = base + (uint32_t)(e2->id - (uint64_t)fb->ival);
+				ls->ecs[k].id = base + (uint32_t)(e2->id - (uint64_t)le->fac_base);
 				ls->ecs[k].nscopes = 0;
 			}
 			lt_facility_free(f);
@@ -642,7 +736,7 @@ static int register_ltt_sc(lw *w, lw_src *s, lw_sc *ls, uint64_t cyc)
 		/* rebuilt from the model: the events of this facility version in id order */
 		lt_facility nf = {0};
 		char name[256];
-		snprintf(name, sizeof(name), "%s", fn->sval);
+		snprintf(name, sizeof(name), "%s", le->fac);
 		nf.name = name;
 		lt_event *evs = tio_calloc(sc->necs, sizeof(*evs));
 		uint32_t *idx = tio_calloc(sc->necs, sizeof(*idx));
@@ -653,8 +747,7 @@ static int register_ltt_sc(lw *w, lw_src *s, lw_sc *ls, uint64_t cyc)
 		}
 		for (uint32_t k = i; !r && k < sc->necs; k++) {
 			const tio_event_class *e2 = sc->ecs[k];
-			const tio_kv *n2 = ec_attr(e2, "ltt_facility"), *s2 = ec_attr(e2, "ltt_facility_checksum");
-			if (!n2 || !s2 || strcmp(n2->sval, fn->sval) || s2->ival != fs->ival || ls->ecs[k].refused)
+			if (!same_facility(le, &ls->ecs[k]) || ls->ecs[k].refused || ls->ecs[k].skip)
 				continue;
 			lt_type *t;
 			r = ec_type(e2, &ls->ecs[k], &t);
@@ -667,8 +760,7 @@ static int register_ltt_sc(lw *w, lw_src *s, lw_sc *ls, uint64_t cyc)
 			if (r)
 				break;
 			evs[nf.nevents].name = e2->name;
-			const tio_kv *d = ec_attr(e2, "description");
-			evs[nf.nevents].desc = d && !d->is_int ? d->sval : NULL;
+			evs[nf.nevents].desc = ls->ecs[k].desc;
 			evs[nf.nevents].t = t;
 			idx[nf.nevents++] = k;
 		}
@@ -817,17 +909,23 @@ static int register_trace(lw *w, const tio_trace *t, uint64_t cyc, lw_src **out)
 		ls->ecs = tio_calloc(ls->src->necs ? ls->src->necs : 1, sizeof(*ls->ecs));
 		if (!ls->ecs)
 			return TIO_ERR_NOMEM;
-		bool all_ltt = s->ltt;
-		for (uint32_t k = 0; k < ls->src->necs; k++) {
+		/* every event class with its facility: a new LTT trace, or a copy of one */
+		bool all_ltt = ls->src->necs > 0;
+		for (uint32_t k = 0; !r && k < ls->src->necs; k++) {
 			const tio_event_class *ec = ls->src->ecs[k];
-			ls->ecs[k].src = ec;
-			ls->ecs[k].id = UINT32_MAX;
-			const tio_kv *fn = ec_attr(ec, "ltt_facility");
-			all_ltt &= fn && !fn->is_int && ec_attr(ec, "ltt_facility_checksum") &&
-				   ec_attr(ec, "ltt_facility_base");
-			if (s->ltt && fn && !fn->is_int && !strcmp(fn->sval, "builtin"))
-				ls->ecs[k].skip = true;
+			lw_ec *le = &ls->ecs[k];
+			le->src = ec;
+			le->id = UINT32_MAX;
+			r = ec_facility(ec, le);
+			all_ltt &= le->fac != NULL;
+			if (le->fac && !strcmp(le->fac, "builtin")) {
+				le->skip = s->ltt; /* the writer makes its own */
+				all_ltt &= s->ltt;
+			}
 		}
+		if (r)
+			return r;
+		s->copy |= all_ltt && !s->ltt;
 		r = all_ltt ? register_ltt_sc(w, s, ls, cyc) : register_sc(w, ls, cyc);
 	}
 	*out = s;
@@ -858,15 +956,32 @@ static lw_ec *ec_of(lw_src *s, const tio_msg *m)
 	return NULL;
 }
 
+/* A file name of letters, digits, '_', '-' and '.', not "." or "..". */
+static bool plain_name(const char *n)
+{
+	if (!*n || !strcmp(n, ".") || !strcmp(n, ".."))
+		return false;
+	for (; *n; n++)
+		if (!((*n >= 'a' && *n <= 'z') || (*n >= 'A' && *n <= 'Z') || (*n >= '0' && *n <= '9') || *n == '_' ||
+		      *n == '-' || *n == '.'))
+			return false;
+	return true;
+}
+
 /* The output tracefile of an input stream. */
 static lw_file *file_of(lw *w, const lw_src *s, const tio_stream *st)
 {
 	if (st == w->last_stream)
 		return w->last_file;
 	char name[300];
+	const char *base = st->name ? strrchr(st->name, '/') : NULL;
+	base = base ? base + 1 : st->name;
 	if (s->ltt && st->name && (!strncmp(st->name, "cpu/", 4) || !strncmp(st->name, "control/", 8)) &&
 	    !strchr(strchr(st->name, '/') + 1, '/') && strcmp(st->name, "control/facilities"))
 		snprintf(name, sizeof(name), "%s", st->name);
+	else if (s->copy && st->id >> 32 && base && plain_name(base) && strcmp(base, "facilities"))
+		/* a copy's control file: the new LTT reader numbers them from 2^32, the copy kept its name */
+		snprintf(name, sizeof(name), "control/%s", base);
 	else
 		snprintf(name, sizeof(name), "cpu/%" PRIu64, st->id < 65536 ? st->id : (uint64_t)st->index);
 	lw_file *f = file_get(w, name);
@@ -958,11 +1073,14 @@ static int lw_consume(tio_sink *sk, const tio_msg *m)
 			if (v)
 				r = enc(w, m->vals, (uint32_t)(v - m->vals), le->scopes[k] == TIO_SCOPE_PKT_CTX);
 			else if (le->scopes[k] != TIO_SCOPE_PAYLOAD || m->ec->payload)
-				r = tio_err_set(TIO_ERR_FORMAT, "ltt writer: event %s at 0x%" PRIx64 " of %s has no %s",
-						m->ec->name, m->offset, m->stream->name ? m->stream->name : "?",
+				r = tio_err_set(TIO_ERR_FORMAT, "no %s",
 						le->scopes[k] == TIO_SCOPE_PAYLOAD ? "payload" : "context");
 		}
 	}
+	/* the value encoders say what; the event and where it is come here */
+	if (r && r != TIO_ERR_NOMEM)
+		return tio_err_push(r, "ltt writer: event %s at 0x%" PRIx64 " of %s", m->ec->name ? m->ec->name : "",
+				    m->offset, m->stream->name ? m->stream->name : "?");
 	if (r)
 		return r;
 	r = file_event(w, f, cyc, m->ec->name ? m->ec->name : "event");
@@ -1236,8 +1354,11 @@ static void lw_fini(tio_sink *sk)
 		for (uint32_t k = 0; w->srcs[i].scs && k < tc->nscs; k++) {
 			if (!w->srcs[i].scs[k].ecs)
 				continue;
-			for (uint32_t e = 0; e < tc->scs[k]->necs; e++)
+			for (uint32_t e = 0; e < tc->scs[k]->necs; e++) {
 				free(w->srcs[i].scs[k].ecs[e].refused);
+				free(w->srcs[i].scs[k].ecs[e].fac);
+				free(w->srcs[i].scs[k].ecs[e].desc);
+			}
 			free(w->srcs[i].scs[k].ecs);
 		}
 		free(w->srcs[i].scs);

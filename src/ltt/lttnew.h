@@ -128,6 +128,26 @@ int lt_type_fc(const lt_type *t, const lt_arch *a, const char *path, tio_fc **ou
 /* The inverse: a type from a model field class (TIO_ERR_UNSUPPORTED when none fits). */
 int lt_type_from_fc(const tio_fc *fc, const char *path, lt_type **out);
 
+/*
+ * The forms a sequence or union takes in the model, the reader's own and
+ * what a trip through CTF 1.8 or CTF 2 makes of them (docs/formats/ltt.md,
+ * "Back from CTF"):
+ *   LT_SHAPE_SEQ     struct {length: uint, elements: SEQUENCE or DSTRING
+ *                    whose length is `length`} (marked "ltt:sequence", or
+ *                    unmarked with exactly these names);
+ *   LT_SHAPE_UNION   struct {tag: uint, value: VARIANT selected by `tag`,
+ *                    option i for tag i} (marked "ltt:union", or unmarked
+ *                    with exactly these names);
+ *   LT_SHAPE_UNION_TAGGED  struct {tag: uint, value__tag: enum, value:
+ *                    VARIANT selected by value__tag, option i for i}: the
+ *                    union after CTF 1.8, whose writer adds `value__tag`;
+ *                    written as a union whose tag is `tag` (which must
+ *                    select the chosen option), value__tag dropped.
+ * Anything else is LT_SHAPE_NONE.
+ */
+enum lt_shape { LT_SHAPE_NONE, LT_SHAPE_SEQ, LT_SHAPE_UNION, LT_SHAPE_UNION_TAGGED };
+int lt_fc_shape(const tio_fc *fc);
+
 /* ---------------------------------------------------------------- tracefiles */
 
 /* Builtin event ids (base code 0) and the fixed sizes of the framing events. */

@@ -201,6 +201,86 @@ if "$TIO" convert --help 2>/dev/null | grep -q ltt; then
 	$P "$TMP/cv" >"$TMP/cv.out" 2>&1
 	same convert-to-ltt "$TMP/be.expect" "$TMP/cv.out"
 	cmp -s "$TMP/be/cpu/0" "$TMP/cv/cpu/0" && ok convert-to-ltt-bytes || notok convert-to-ltt-bytes
+
+	# back from CTF 1.8 and CTF 2 (docs/formats/ltt.md, "Back from CTF"): the same events,
+	# times and types (sequences, unions, text arrays as the reader made them)
+	for x in le be; do
+		for v in 1.8 2; do
+			rm -rf "$TMP/$x.ctf$v" "$TMP/$x.ctf$v.ltt"
+			"$TIO" convert -q --to ctf --ctf-version $v -o "$TMP/$x.ctf$v" "$TMP/$x" 2>"$TMP/cv.err" &&
+				"$TIO" convert -q --to ltt -o "$TMP/$x.ctf$v.ltt" "$TMP/$x.ctf$v" 2>>"$TMP/cv.err"
+			$P "$TMP/$x.ctf$v.ltt" >"$TMP/cv.out" 2>&1
+			same "ltt-ctf$v-ltt-$x" "$TMP/$x.expect" "$TMP/cv.out"
+			# the copy kept each event class's facility version and base code, and the control
+			# files their names: the same tracefiles (only the facilities' texts are rebuilt)
+			bad=
+			for f in cpu/0 cpu/1 control/processes; do
+				cmp -s "$TMP/$x/$f" "$TMP/$x.ctf$v.ltt/$f" || bad="$bad $f"
+			done
+			[ -z "$bad" ] && [ -e "$TMP/$x.ctf$v.ltt/eventdefs/core.xml" ] && [ -e "$TMP/$x.ctf$v.ltt/eventdefs/proc.xml" ] &&
+				ok "ltt-ctf$v-ltt-$x-tracefiles-identical" ||
+				notok "ltt-ctf$v-ltt-$x-tracefiles-identical" "differ:$bad" "$(ls "$TMP/$x.ctf$v.ltt/eventdefs")"
+			grep -q '<sequence lengthsize="2">' "$TMP/$x.ctf$v.ltt"/eventdefs/*.xml &&
+				grep -q '<union typecodesize="1">' "$TMP/$x.ctf$v.ltt"/eventdefs/*.xml &&
+				grep -A1 '<array size="8">' "$TMP/$x.ctf$v.ltt"/eventdefs/*.xml | grep -q '<int size="1" format="%c"/>' &&
+				ok "ltt-ctf$v-ltt-$x-types" || notok "ltt-ctf$v-ltt-$x-types" "$(cat "$TMP/$x.ctf$v.ltt"/eventdefs/*.xml | head -60)"
+		done
+	done
+	# a union after CTF 1.8 is written with its own tag, which must select the option the
+	# CTF writer's value__tag chose: a CTF trace where they differ is refused, naming the event
+	mkctf() {
+		mkdir -p "$1"
+		cat >"$1/metadata" <<-'EOT'
+			/* CTF 1.8 */
+			trace { major = 1; minor = 8; byte_order = le;
+				packet.header := struct { integer { size = 32; align = 8; signed = false; } magic; }; };
+			stream { event.header := struct { integer { size = 8; align = 8; signed = false; } id; }; };
+			event { name = "u"; id = 0; fields := struct {
+				integer { size = 8; align = 8; signed = false; } _tag;
+				enum : integer { size = 32; align = 8; signed = false; } { "_x" = 0, "_y" = 1 } _value__tag;
+				variant <_value__tag> { integer { size = 32; align = 8; signed = false; } _x; string _y; } _value;
+			}; };
+		EOT
+		# magic, then events: id, tag, value__tag, option (u32 7 / "hi" / u32 8)
+		printf '\xc1\x1f\xfc\xc1\x00\x00\x00\x00\x00\x00\x07\x00\x00\x00\x00\x01\x01\x00\x00\x00hi\x00\x00%b\x00\x00\x00\x00\x08\x00\x00\x00' "$2" >"$1/stream"
+	}
+	mkctf "$TMP/u-good" '\x00'
+	mkctf "$TMP/u-bad" '\x01'
+	"$TIO" convert -q --to ltt -o "$TMP/u-good.ltt" "$TMP/u-good" 2>"$TMP/cv.err"
+	$P "$TMP/u-good.ltt" 2>&1 | sed 's/^\[[^]]*\] //' >"$TMP/cv.out"
+	printf '%s\n' 'u: { tag = 0, value = { 7 } }' 'u: { tag = 1, value = { "hi" } }' 'u: { tag = 0, value = { 8 } }' >"$TMP/cv.expect"
+	same ctf-tagged-union-to-ltt "$TMP/cv.expect" "$TMP/cv.out"
+	"$TIO" convert -q --to ltt -o "$TMP/u-bad.ltt" "$TMP/u-bad" >/dev/null 2>"$TMP/cv.err"
+	rc=$?
+	if [ $rc = 1 ] && [ ! -e "$TMP/u-bad.ltt" ] &&
+		grep -qF "ltt writer: event u at 0x17 of $TMP/u-bad/stream: a union whose tag 1 does not select its option 0 (x)" "$TMP/cv.err"; then
+		ok ctf-tagged-union-mismatch-refused
+	else
+		notok ctf-tagged-union-mismatch-refused "rc=$rc" "$(cat "$TMP/cv.err")"
+	fi
+	# a text sequence: CTF 1.8 {length, elements[length]} -> new LTT sequence of %c -> CTF 2
+	# (a dynamic-length string) -> new LTT: the same sequence and text
+	mkdir -p "$TMP/ts"
+	cat >"$TMP/ts/metadata" <<-'EOT'
+		/* CTF 1.8 */
+		trace { major = 1; minor = 8; byte_order = le;
+			packet.header := struct { integer { size = 32; align = 8; signed = false; } magic; }; };
+		stream { event.header := struct { integer { size = 8; align = 8; signed = false; } id; }; };
+		event { name = "t"; id = 0; fields := struct {
+			struct { integer { size = 8; align = 8; signed = false; } _length;
+				integer { size = 8; align = 8; signed = true; encoding = UTF8; } _elements[_length]; } _s;
+			integer { size = 8; align = 8; signed = false; } _z;
+		}; };
+	EOT
+	printf '\xc1\x1f\xfc\xc1\x00\x03abc\x07\x00\x00\x09\x00\x05hello\x01' >"$TMP/ts/stream"
+	"$TIO" convert -q --to ltt -o "$TMP/ts.ltt" "$TMP/ts" 2>"$TMP/cv.err" &&
+		"$TIO" convert -q --to ctf --ctf-version 2 -o "$TMP/ts.c2" "$TMP/ts.ltt" 2>>"$TMP/cv.err" &&
+		"$TIO" convert -q --to ltt -o "$TMP/ts.back" "$TMP/ts.c2" 2>>"$TMP/cv.err"
+	$P "$TMP/ts" 2>&1 | sed 's/^\[[^]]*\] //' >"$TMP/cv.expect"
+	$P "$TMP/ts.back" 2>&1 | sed 's/^\[[^]]*\] //' >"$TMP/cv.out"
+	same ctf-text-sequence-ltt-ctf2-ltt "$TMP/cv.expect" "$TMP/cv.out"
+	grep -q 'dynamic-length-string' "$TMP/ts.c2/metadata" && grep -A1 '<sequence lengthsize="1">' "$TMP/ts.back"/eventdefs/*.xml |
+		grep -q '<int size="1" format="%c"/>' && ok ctf-text-sequence-types || notok ctf-text-sequence-types "$(cat "$TMP/cv.err")"
 else
 	echo "# traceio convert has no ltt writer in this build: the writer is tested through $CONV"
 fi

@@ -220,6 +220,145 @@ static void check_model(void)
 	lt_facility_free(f);
 }
 
+/* ---- the forms the format's types take after CTF 1.8 / CTF 2 (lt_fc_shape) ---- */
+
+static tio_fc *uint_fc(uint32_t bits)
+{
+	tio_fc *f = tio_fc_new(TIO_FC_INT);
+	f->i.size = bits;
+	f->align = 8;
+	return f;
+}
+
+static void add_member(tio_fc *st, const char *name, tio_fc *fc)
+{
+	st->st.members = realloc(st->st.members, (st->st.nmembers + 1) * sizeof(tio_member));
+	st->st.members[st->st.nmembers].name = tio_strdup(name);
+	st->st.members[st->st.nmembers++].fc = fc;
+}
+
+/* struct {LEN: u16, ELEMS: SEQUENCE of u8 whose length is LEN (or `other`)} */
+static tio_fc *seq_struct(const char *len, const char *elems, bool other)
+{
+	tio_fc *st = tio_fc_new(TIO_FC_STRUCT), *l = uint_fc(16), *q = tio_fc_new(TIO_FC_SEQUENCE);
+	add_member(st, len, l);
+	q->a.elem = uint_fc(8);
+	q->a.len.path = tio_strdup(len);
+	q->a.len.target = other ? st : l;
+	add_member(st, elems, q);
+	return st;
+}
+
+/* the variant of options x, y chosen by `sel` value 0, 1 (shift: 1, 2) */
+static tio_fc *variant_of(const tio_fc *sel, int shift)
+{
+	tio_fc *v = tio_fc_new(TIO_FC_VARIANT);
+	v->v.sel.path = tio_strdup("sel");
+	v->v.sel.target = sel;
+	v->v.noptions = 2;
+	v->v.options = calloc(2, sizeof(tio_member));
+	v->v.ranges = calloc(2, sizeof(tio_mapping));
+	for (int i = 0; i < 2; i++) {
+		v->v.options[i].name = tio_strdup(i ? "y" : "x");
+		v->v.options[i].fc = i ? tio_fc_new(TIO_FC_STRING) : uint_fc(32);
+		v->v.ranges[i].ranges = calloc(1, sizeof(tio_range));
+		v->v.ranges[i].nranges = 1;
+		v->v.ranges[i].ranges[0].lo = v->v.ranges[i].ranges[0].hi = i + shift;
+	}
+	return v;
+}
+
+/* a union as CTF 1.8 reads it back:
+ * {tag: u8, value__tag: enum u32 {"_x" = 0, "_y" = 1}, value: variant <value__tag>} */
+static tio_fc *tagged_union(const char *tagname, int shift)
+{
+	tio_fc *st = tio_fc_new(TIO_FC_STRUCT), *e = uint_fc(32);
+	add_member(st, "tag", uint_fc(8));
+	e->kind = TIO_FC_ENUM;
+	e->i.nmappings = 2;
+	e->i.mappings = calloc(2, sizeof(tio_mapping));
+	for (int i = 0; i < 2; i++) {
+		e->i.mappings[i].label = tio_strdup(i ? "_y" : "_x");
+		e->i.mappings[i].ranges = calloc(1, sizeof(tio_range));
+		e->i.mappings[i].nranges = 1;
+		e->i.mappings[i].ranges[0].lo = e->i.mappings[i].ranges[0].hi = i;
+	}
+	add_member(st, tagname, e);
+	add_member(st, "value", variant_of(e, shift));
+	return st;
+}
+
+/* the type text of one field class, or NULL when it is refused */
+static char *type_of(const tio_fc *fc)
+{
+	lt_type *t = NULL;
+	if (lt_type_from_fc(fc, "shape", &t)) {
+		tio_err_clear();
+		return NULL;
+	}
+	lt_event ev = {.name = "e", .t = t};
+	lt_facility f = {.name = "f", .events = &ev, .nevents = 1};
+	char *s = text_of(&f);
+	lt_type_free(t);
+	return s;
+}
+
+static void expect_type(tio_fc *fc, const char *want, const char *what)
+{
+	char *s = type_of(fc);
+	if (want)
+		CHECK(s && strstr(s, want), "%s: wanted %s, got %s", what, want, s ? s : "(refused)");
+	else
+		CHECK(!s, "%s: refused, got %s", what, s);
+	free(s);
+	tio_fc_free(fc);
+}
+
+static void check_shapes(void)
+{
+	/* CTF 1.8 keeps no mark: {length, elements[length]} is a sequence again */
+	expect_type(seq_struct("length", "elements", false), "<sequence lengthsize=\"2\">\n      <uint size=\"1\"/>",
+		    "unmarked {length, elements}");
+	/* strict: other names would not read back the same, another length is not this one */
+	expect_type(seq_struct("n", "data", false), NULL, "{n, data[n]}");
+	expect_type(seq_struct("length", "elements", true), NULL, "{length, elements[other]}");
+	tio_fc *sg = seq_struct("length", "elements", false);
+	sg->st.members[0].fc->i.is_signed = 1;
+	expect_type(sg, NULL, "signed length");
+	/* a union after CTF 1.8: value__tag dropped, typecodesize from tag */
+	tio_fc *u = tagged_union("value__tag", 0);
+	CHECK(lt_fc_shape(u) == LT_SHAPE_UNION_TAGGED, "tagged union shape");
+	expect_type(u, "<union typecodesize=\"1\">\n      <field name=\"x\">", "tagged union");
+	expect_type(tagged_union("value_tag", 0), NULL, "tag member of another name");
+	expect_type(tagged_union("value__tag", 1), NULL, "options not chosen by 0, 1");
+	/* unmarked {tag, value<tag>} (CTF 2 without the mark) */
+	tio_fc *st = tio_fc_new(TIO_FC_STRUCT);
+	add_member(st, "tag", uint_fc(32));
+	add_member(st, "value", variant_of(st->st.members[0].fc, 0));
+	CHECK(lt_fc_shape(st) == LT_SHAPE_UNION, "unmarked union shape");
+	expect_type(st, "<union typecodesize=\"4\">", "unmarked union");
+	/* a CTF 2 static-length string: the text array it was */
+	tio_fc *ss = tio_fc_new(TIO_FC_SSTRING);
+	ss->s.length = 16;
+	ss->s.encoding = TIO_ENC_UTF8;
+	expect_type(ss, "<array size=\"16\">\n      <int size=\"1\" format=\"%c\"/>", "static-length string");
+	/* a text sequence after CTF 2: {length, elements: dynamic-length string} */
+	tio_fc *ds = seq_struct("length", "elements", false);
+	tio_fc_free(ds->st.members[1].fc);
+	tio_fc *d = tio_fc_new(TIO_FC_DSTRING);
+	d->s.encoding = TIO_ENC_UTF8;
+	d->s.len.path = tio_strdup("length");
+	d->s.len.target = ds->st.members[0].fc;
+	ds->st.members[1].fc = d;
+	expect_type(ds, "<sequence lengthsize=\"2\">\n      <int size=\"1\" format=\"%c\"/>", "dynamic-length string");
+	/* BLOBs: bytes */
+	tio_fc *sb = tio_fc_new(TIO_FC_SBLOB);
+	sb->s.length = 6;
+	expect_type(sb, "<array size=\"6\">\n      <uint size=\"1\" format=\"0x%llx\"/>", "static-length BLOB");
+	expect_type(tio_fc_new(TIO_FC_DBLOB), "<sequence lengthsize=\"4\">\n      <uint size=\"1\" format=\"0x%llx\"/>",
+		    "dynamic-length BLOB");
+}
+
 static void check_error(const char *text, const char *want)
 {
 	lx_node *root;
@@ -240,6 +379,7 @@ int main(void)
 	check_stable(seed_builtin, "seed");
 	check_stable(all_types, "all");
 	check_model();
+	check_shapes();
 	lt_facility *b = NULL;
 	CHECK(!lt_builtin(&b) && b && b->nevents == 4, "builtin facility: 4 events");
 	lt_facility_free(b);
