@@ -3068,7 +3068,8 @@ static void print_str_to_seq(tio_buf *s, const char *format, int len_arg, const 
 		fmt_str(s, g_spec, str);
 		return;
 	}
-	if (len_arg >= 0)
+	/* a '*' takes its argument whatever its value (a record's can be negative) */
+	if (strchr(format, '*'))
 		tio_buf_addf(s, format, len_arg, str);
 	else
 		tio_buf_addf(s, format, str);
@@ -3672,23 +3673,23 @@ static void print_arg_number(tio_buf *s, const char *format, int plen, const uin
 	bool star = strchr(fmt, '*') != NULL;
 	switch (ls) {
 	case -2:
-		if (star && plen >= 0) tio_buf_addf(s, fmt, plen, (char)val);
+		if (star) tio_buf_addf(s, fmt, plen, (char)val);
 		else tio_buf_addf(s, fmt, (char)val);
 		break;
 	case -1:
-		if (star && plen >= 0) tio_buf_addf(s, fmt, plen, (short)val);
+		if (star) tio_buf_addf(s, fmt, plen, (short)val);
 		else tio_buf_addf(s, fmt, (short)val);
 		break;
 	case 0:
-		if (star && plen >= 0) tio_buf_addf(s, fmt, plen, (int)val);
+		if (star) tio_buf_addf(s, fmt, plen, (int)val);
 		else tio_buf_addf(s, fmt, (int)val);
 		break;
 	case 1:
-		if (star && plen >= 0) tio_buf_addf(s, fmt, plen, (long)val);
+		if (star) tio_buf_addf(s, fmt, plen, (long)val);
 		else tio_buf_addf(s, fmt, (long)val);
 		break;
 	case 2:
-		if (star && plen >= 0) tio_buf_addf(s, fmt, plen, (long long)val);
+		if (star) tio_buf_addf(s, fmt, plen, (long long)val);
 		else tio_buf_addf(s, fmt, (long long)val);
 		break;
 	default:
@@ -3700,8 +3701,12 @@ static void print_parse_data(parse *p, tio_buf *s, const uint8_t *data, int size
 			     bool raw)
 {
 	int len_arg = -1;
-	if (p->len_as_arg)
-		len_arg = (int)eval_num_arg(data, size, e, p->len_as_arg);
+	if (p->len_as_arg) {
+		/* from the record: a width or precision of at most 65536 either way
+		   (printf would make gigabytes of padding out of a hostile one) */
+		int v = (int)eval_num_arg(data, size, e, p->len_as_arg); /* an int, as printf takes it */
+		len_arg = v > 65536 ? 65536 : v < -65536 ? -65536 : v;
+	}
 	switch (p->type) {
 	case P_DIGIT:
 		if (!p->safe) {
