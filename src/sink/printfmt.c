@@ -1198,6 +1198,7 @@ static int consolidate_op_arg(int type, arg *a)
 	free_arg(a->op.left);
 	free_arg(a->op.right);
 	free(a->op.op);
+	memset(&a->op, 0, sizeof(a->op)); /* nothing freed stays reachable through the union */
 	a->type = A_ATOM;
 	a->atom.atom = xasprintf("%lld", (long long)v);
 	return a->atom.atom ? 0 : -1;
@@ -3247,10 +3248,10 @@ static void print_str_arg(tio_buf *s, const uint8_t *data, int size, pf_event *e
 			hex = data + offset;
 			avail = (unsigned)size - offset;
 		} else {
+			if (a->hex.field->type != A_FIELD)
+				return; /* e.g. a constant expression folded to an atom */
 			f = a->hex.field->field.field;
 			if (!f) {
-				if (a->hex.field->type != A_FIELD)
-					return;
 				f = find_any_field(e, a->hex.field->field.name);
 				if (!f)
 					return;
@@ -3279,10 +3280,10 @@ static void print_str_arg(tio_buf *s, const uint8_t *data, int size, pf_event *e
 			num = data + offset;
 			avail = (unsigned)size - offset;
 		} else {
+			if (a->int_array.field->type != A_FIELD)
+				return; /* e.g. a constant expression folded to an atom */
 			f = a->int_array.field->field.field;
 			if (!f) {
-				if (a->int_array.field->type != A_FIELD)
-					return;
 				f = find_any_field(e, a->int_array.field->field.name);
 				if (!f)
 					return;
