@@ -28,7 +28,12 @@ multi() { # NAME FILE...
 }
 S=$D/samples
 C=$D/converted-by-trace-cmd-3.1.6
-multi "v6+v7 same data" "$S/lisa-trappy-tests-trace-arm32-v6.dat" "$C/lisa-trappy-tests-trace-arm32-v7-zstd.dat"
+# Live comparisons avoid the lisa-trappy arm32/raw_trace and rtapp samples:
+# their trace_clock is empty and trace-cmd 3.1.6 then reads past a 0-byte
+# buffer (valgrind: strtok_r in tracecmd_parse_trace_clock), so whether it
+# prints seconds or raw counts depends on heap garbage (it differed between a
+# CI clone and this tree). Their committed expectations are still compared.
+multi "v6+v7 same data" "$S/igt-tests-trace-x86_64-i915-v6.dat" "$C/igt-tests-trace-x86_64-i915-v7-zstd.dat"
 multi "same file twice" "$F/kmem-tlb-v7-zstd.dat" "$F/kmem-tlb-v7-zstd.dat"
 # a relative path prints as its base name, like the absolute ones
 (cd "$S" && "$TIO" print lisa-trappy-tests-trace_idle-arm64-v6.dat "$F/v7-zstd-small.dat" > "$TMP/got" 2>&1)

@@ -48,7 +48,9 @@ awk -v B="$a" -v E="$b" -f "$RANGE" "$TMP/exp" > "$TMP/exp2"
 same "cpu 0 and a range" "$TMP/exp2" "$TMP/got"
 
 command -v trace-cmd > /dev/null || { echo "ok cpu live trace-cmd # skip no trace-cmd"; exit 0; }
-for f in "$D/samples/lisa-trappy-tests-trace-arm32-v6.dat" "$D/samples/lisa-tutorial-example_rtapp-arm64-v6.dat" \
+# not the samples with an empty trace_clock: trace-cmd 3.1.6 reads past it and
+# its output then depends on heap garbage (see tests/ftrace/test-multi.sh)
+for f in "$D/samples/lisa-tests-assets-sched_load-arm64-v6.dat" "$D/samples/lisa-trappy-tests-trace_idle-arm64-v6.dat" \
 	"$F/v7-zstd-small.dat"; do
 	for c in 0 1 0,2 1-3 0-1,5 7; do
 		trace-cmd report --cpu "$c" -i "$f" > "$TMP/exp" 2> /dev/null
