@@ -204,6 +204,34 @@ static double float_from_bits(uint64_t bits, uint32_t exp_dig, uint32_t mant_dig
 
 static int run(dec *d, const plan *p, uint32_t i, int depth);
 
+/* A variant's option for a selector value (ranges sorted, signed keys biased), or NULL. */
+static inline const plan_vrange *variant_option(const plan_ins *in, uint64_t key)
+{
+	if (in->flags & PF_SIGNED)
+		key ^= 1ULL << 63;
+	for (uint32_t k = 0; k < in->n; k++) {
+		if (in->vr[k].lo > key)
+			break;
+		if (key <= in->vr[k].hi)
+			return &in->vr[k];
+	}
+	return NULL;
+}
+
+/* What an integer that is saved, has a role or sets the clock does besides its value
+   (val: as stored, raw: its bits). */
+static inline void int_effects(dec *d, const plan_ins *in, uint64_t val, uint64_t raw)
+{
+	if (in->flags & PF_SAVE)
+		d->slots[in->slot] = val;
+	if (in->flags & PF_ROLE) {
+		d->role_val[in->role] = raw;
+		d->role_set |= 1u << in->role;
+	}
+	if ((in->flags & PF_CLOCK) && in->role != TIO_ROLE_END_TS)
+		clock_update(d, raw, in->size);
+}
+
 static inline __attribute__((always_inline)) int run_int(dec *d, const plan *p, uint32_t i,
 							  const plan_ins *in, uint32_t vi)
 {
@@ -245,16 +273,8 @@ static inline __attribute__((always_inline)) int run_int(dec *d, const plan *p, 
 		v->v.i = tio_sext(u, in->size);
 	else
 		v->v.u = u;
-	if (TIO_UNLIKELY(in->flags & (PF_SAVE | PF_CLOCK | PF_ROLE))) {
-		if (in->flags & PF_SAVE)
-			d->slots[in->slot] = v->v.u;
-		if (in->flags & PF_ROLE) {
-			d->role_val[in->role] = u;
-			d->role_set |= 1u << in->role;
-		}
-		if ((in->flags & PF_CLOCK) && in->role != TIO_ROLE_END_TS)
-			clock_update(d, u, in->size);
-	}
+	if (TIO_UNLIKELY(in->flags & (PF_SAVE | PF_CLOCK | PF_ROLE)))
+		int_effects(d, in, v->v.u, u);
 	return 0;
 }
 
@@ -597,21 +617,10 @@ static int run(dec *d, const plan *p, uint32_t i, int depth)
 	}
 	case OP_VARIANT: {
 		uint64_t key = d->slots[in->slot];
-		if (in->flags & PF_SIGNED)
-			key ^= 1ULL << 63;
-		const plan_vrange *sel = NULL;
-		for (uint32_t k = 0; k < in->n; k++) {
-			if (in->vr[k].lo > key)
-				break;
-			if (key <= in->vr[k].hi) {
-				sel = &in->vr[k];
-				break;
-			}
-		}
+		const plan_vrange *sel = variant_option(in, key);
 		if (!sel) {
 			if (in->flags & PF_SIGNED)
-				return dec_err(d, p, i, "selector value %lld selects no option",
-					       (long long)(key ^ (1ULL << 63)));
+				return dec_err(d, p, i, "selector value %lld selects no option", (long long)key);
 			return dec_err(d, p, i, "selector value %llu selects no option",
 				       (unsigned long long)key);
 		}
@@ -727,14 +736,7 @@ flagged_int: {
 	v->end = ++nv;
 	v->v.u = (o->flags & PF_SIGNED) ? (uint64_t)((int64_t)w >> o->sh) : u;
 	pos += o->size;
-	if (o->flags & PF_SAVE)
-		d->slots[in->slot] = v->v.u;
-	if (o->flags & PF_ROLE) {
-		d->role_val[in->role] = u;
-		d->role_set |= 1u << in->role;
-	}
-	if ((o->flags & PF_CLOCK) && in->role != TIO_ROLE_END_TS)
-		clock_update(d, u, o->size);
+	int_effects(d, in, v->v.u, u);
 	NEXT();
 }
 one_int:
@@ -809,19 +811,7 @@ call:
 	vals = d->vals;
 	NEXT();
 var: {
-	const plan_ins *in = &p->ins[o->ins];
-	uint64_t key = d->slots[in->slot];
-	if (in->flags & PF_SIGNED)
-		key ^= 1ULL << 63;
-	const plan_vrange *sel = NULL;
-	for (uint32_t k = 0; k < in->n; k++) {
-		if (in->vr[k].lo > key)
-			break;
-		if (key <= in->vr[k].hi) {
-			sel = &in->vr[k];
-			break;
-		}
-	}
+	const plan_vrange *sel = variant_option(&p->ins[o->ins], d->slots[p->ins[o->ins].slot]);
 	if (TIO_UNLIKELY(!sel)) { /* the tree interpreter says why */
 		SYNC();
 		return run(d, p, o->ins, top + 1);
