@@ -3,6 +3,10 @@
  * reader (td_parse_format: fields to the model) and by the print fmt
  * parser (pf_event_parse), then a record printed with it (pf_print_info,
  * normal and raw).  Input: the format text, a NUL, the record bytes.
+ * The record's last byte, when odd, makes the event an "ftrace" one, so
+ * the built-in handlers of that system (function, func_repeats, raw_data,
+ * kernel_stack) run too; it is printed twice (two CPUs, us and ns times)
+ * so that the function plugin's stacks are used.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -44,9 +48,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (c) {
 		pf_ctx_set_kallsyms(c, "ffffffff81000000 T _stext\nffffffff81001000 t do_one [mod]\n");
 		pf_ctx_load_cmdlines(c, "1 init\n42 bash\n");
-		pf_event *e = pf_event_parse(c, "fuzz", text, tlen);
+		const char *sys = rlen && (record[rlen - 1] & 1) ? "ftrace" : "fuzz";
+		pf_event *e = pf_event_parse(c, sys, text, tlen);
 		if (e) {
 			tio_buf b = {0};
+			pf_ctx_set_record(c, 0, 1234567890123ULL, false);
+			pf_print_info(e, &b, record, (int)rlen, (int)rlen, false);
+			tio_buf_reset(&b);
+			pf_ctx_set_record(c, 1, 5, true);
+			pf_print_info(e, &b, record, (int)rlen, (int)rlen, false);
 			pf_print_info(e, &b, record, (int)rlen, (int)rlen, false);
 			tio_buf_reset(&b);
 			pf_print_info(e, &b, record, (int)rlen, (int)rlen, true);

@@ -52,6 +52,26 @@ struct pf_ctx {
 	/* pid -> comm hits, direct-mapped; cleared when an insertion may move a duplicate */
 	struct { int pid; uint32_t len; const char *comm; } ccache[1024];
 	/* bprint fields, cached like tep->bprint_* */
+	pf_fstack *fs, *own_fs; /* the function plugin's stacks (shared, or its own) */
+	int rec_cpu;		/* the record being printed (pf_ctx_set_record) */
+	uint64_t rec_ts;
+	bool rec_ns;
+};
+
+/*
+ * libtraceevent's function plugin guesses call depth per CPU from a stack
+ * of function names: a parent found at depth i puts the child at i + 1
+ * (the entries above stay, stale, as the plugin leaves them), a parent not
+ * found restarts the stack.  Names point into a context's kallsyms table.
+ */
+typedef struct fstack_cpu {
+	const char **name;
+	size_t n, cap; /* n: entries ever set (never shrinks) */
+} fstack_cpu;
+
+struct pf_fstack {
+	fstack_cpu *cpu;
+	size_t ncpu;
 };
 
 enum { TOK_ERROR, TOK_NONE, TOK_SPACE, TOK_NEWLINE, TOK_OP, TOK_DELIM, TOK_ITEM, TOK_DQUOTE, TOK_SQUOTE };
@@ -128,7 +148,7 @@ enum { EV_FAILED = 1, EV_FTRACE = 2, EV_BPRINT = 4 };
 
 enum handler {
 	H_NONE, H_SCHED_SWITCH, H_SCHED_WAKEUP, H_KSTACK, H_HRTIMER_START, H_HRTIMER_EXPIRE, H_FUTEX,
-	H_KMEM, H_TLB,
+	H_KMEM, H_TLB, H_FUNCTION, H_FUNC_REPEATS, H_RAW_DATA,
 };
 
 struct pf_event {
@@ -221,7 +241,29 @@ pf_ctx *pf_ctx_new(int long_size, bool big_endian)
 		return NULL;
 	c->long_size = long_size;
 	c->be = big_endian;
+	c->rec_cpu = -1;
 	return c;
+}
+
+pf_fstack *pf_fstack_new(void) { return calloc(1, sizeof(pf_fstack)); }
+
+void pf_fstack_free(pf_fstack *fs)
+{
+	if (!fs)
+		return;
+	for (size_t i = 0; i < fs->ncpu; i++)
+		free(fs->cpu[i].name);
+	free(fs->cpu);
+	free(fs);
+}
+
+void pf_ctx_set_fstack(pf_ctx *c, pf_fstack *fs) { c->fs = fs; }
+
+void pf_ctx_set_record(pf_ctx *c, int cpu, uint64_t ts, bool ns)
+{
+	c->rec_cpu = cpu;
+	c->rec_ts = ts;
+	c->rec_ns = ns;
 }
 
 void pf_ctx_free(pf_ctx *c)
@@ -238,6 +280,7 @@ void pf_ctx_free(pf_ctx *c)
 		free(c->cmds[i].comm);
 	free(c->cmds);
 	free(c->kallsyms);
+	pf_fstack_free(c->own_fs);
 	free(c);
 }
 
@@ -2814,6 +2857,12 @@ pf_event *pf_event_parse(pf_ctx *c, const char *system, const char *text, size_t
 		e->handler = H_KMEM;
 	else if (!strcmp(e->system, "tlb") && !strcmp(e->name, "tlb_flush"))
 		e->handler = H_TLB;
+	else if (!strcmp(e->system, "ftrace") && !strcmp(e->name, "function"))
+		e->handler = H_FUNCTION;
+	else if (!strcmp(e->system, "ftrace") && !strcmp(e->name, "func_repeats"))
+		e->handler = H_FUNC_REPEATS;
+	else if (!strcmp(e->system, "ftrace") && !strcmp(e->name, "raw_data"))
+		e->handler = H_RAW_DATA;
 	if (!f) {
 		e->flags |= EV_FAILED;
 		return e;
@@ -4127,6 +4176,80 @@ static bool futex_handler(pf_event *e, tio_buf *s, const uint8_t *data, int size
 	return false;
 }
 
+/* Set depth `pos` of a CPU's stack to `name` (grown in steps of 10, as the plugin does). */
+static void fstack_set(fstack_cpu *st, size_t pos, const char *name)
+{
+	if (pos >= st->cap) {
+		size_t cap = st->cap + 10;
+		const char **p = realloc(st->name, cap * sizeof(*p));
+		if (!p)
+			return; /* the plugin warns and goes on */
+		st->name = p;
+		st->cap = cap;
+	}
+	st->name[pos] = name;
+	if (pos >= st->n) {
+		for (size_t i = st->n; i < pos; i++)
+			st->name[i] = NULL;
+		st->n = pos + 1;
+	}
+}
+
+/* The plugin's add_and_get_index(): the depth to indent a call of child from parent. */
+static int fstack_index(pf_ctx *c, const char *parent, const char *child, int cpu)
+{
+	if (cpu < 0)
+		return 0;
+	pf_fstack *fs = c->fs;
+	if (!fs && !(fs = c->own_fs = calloc(1, sizeof(*fs))))
+		return 0;
+	c->fs = fs;
+	if ((size_t)cpu >= fs->ncpu) {
+		fstack_cpu *p = realloc(fs->cpu, ((size_t)cpu + 1) * sizeof(*p));
+		if (!p)
+			return 0;
+		memset(p + fs->ncpu, 0, ((size_t)cpu + 1 - fs->ncpu) * sizeof(*p));
+		fs->cpu = p;
+		fs->ncpu = (size_t)cpu + 1;
+	}
+	fstack_cpu *st = &fs->cpu[cpu];
+	for (size_t i = 0; i < st->n && st->name[i]; i++) {
+		if (!strcmp(parent, st->name[i])) {
+			if (child)
+				fstack_set(st, i + 1, child);
+			return (int)i;
+		}
+	}
+	fstack_set(st, 0, parent);
+	if (child)
+		fstack_set(st, 1, child);
+	return 0;
+}
+
+/* The function plugin's text of a function or func_repeats record: false on '!' */
+static bool function_text(pf_event *e, tio_buf *s, const uint8_t *data, int size)
+{
+	unsigned long long ip, pip;
+	if (get_field_val(e, "ip", data, size, &ip, true)) {
+		seq_putc(s, '!');
+		return false;
+	}
+	const func_ent *fn = find_func(e->ctx, ip);
+	if (get_field_val(e, "parent_ip", data, size, &pip, true)) {
+		seq_putc(s, '!');
+		return false;
+	}
+	const func_ent *pfn = find_func(e->ctx, pip);
+	int index = pfn ? fstack_index(e->ctx, pfn->name, fn ? fn->name : NULL, e->ctx->rec_cpu) : 0;
+	seq_printf(s, "%*s", index * 3, "");
+	if (fn)
+		seq_puts(s, fn->name);
+	else
+		seq_printf(s, "0x%llx", ip);
+	/* the "parent" option ("<-- parent") is off by default */
+	return true;
+}
+
 /* Returns true when the pretty print should follow (handler declined). */
 static bool run_handler(pf_event *e, tio_buf *s, const uint8_t *data, int size)
 {
@@ -4252,6 +4375,48 @@ static bool run_handler(pf_event *e, tio_buf *s, const uint8_t *data, int size)
 			}
 		}
 		return true;
+	}
+	case H_FUNCTION:
+		function_text(e, s, data, size);
+		return false;
+	case H_FUNC_REPEATS: {
+		if (!function_text(e, s, data, size))
+			return false;
+		unsigned long long count, top, bottom;
+		if (get_field_val(e, "count", data, size, &count, true) ||
+		    get_field_val(e, "top_delta_ts", data, size, &top, true) ||
+		    get_field_val(e, "bottom_delta_ts", data, size, &bottom, true)) {
+			seq_putc(s, '!');
+			return false;
+		}
+		seq_printf(s, " (count: %lld  last_ts: ", (long long)count);
+		/* the record's time less the delta, as the report prints times */
+		uint64_t ts = e->ctx->rec_ts - ((top << 32) | bottom);
+		if (e->ctx->rec_ns)
+			seq_printf(s, "%5llu.%09llu", (unsigned long long)(ts / 1000000000),
+				   (unsigned long long)(ts % 1000000000));
+		else {
+			uint64_t us = (ts + 500) / 1000;
+			seq_printf(s, "%5llu.%06llu", (unsigned long long)(us / 1000000),
+				   (unsigned long long)(us % 1000000));
+		}
+		seq_putc(s, ')');
+		return false;
+	}
+	case H_RAW_DATA: {
+		if (get_field_val(e, "id", data, size, &val, true)) {
+			seq_putc(s, '!');
+			return false;
+		}
+		seq_printf(s, "# %llx", val);
+		f = find_any_field(e, "buf");
+		if (!f) {
+			seq_puts(s, "<CANT FIND FIELD buf>");
+			return false;
+		}
+		for (int off = f->offset; off < size; off++)
+			seq_printf(s, " %02x", data[off]);
+		return false;
 	}
 	case H_TLB: {
 		/* the tlb plugin: its own names for reasons 0..3, nothing for the others */

@@ -21,6 +21,7 @@
 
 typedef struct pf_ctx pf_ctx;
 typedef struct pf_event pf_event;
+typedef struct pf_fstack pf_fstack;
 
 pf_ctx *pf_ctx_new(int long_size, bool big_endian);
 void pf_ctx_free(pf_ctx *c);
@@ -34,6 +35,21 @@ void pf_ctx_load_cmdlines(pf_ctx *c, const char *text);
 const char *pf_comm(pf_ctx *c, int pid);
 /* The same with its length (cached per pid: the report's hot path). */
 const char *pf_comm_len(pf_ctx *c, int pid, size_t *len);
+
+/*
+ * The record being printed: its CPU (-1: unknown), time (ns) and how the
+ * report shows times (ns: as with `report -t`); the function plugin's
+ * indentation and func_repeats' last_ts use them.
+ */
+void pf_ctx_set_record(pf_ctx *c, int cpu, uint64_t ts, bool ns);
+/*
+ * The function plugin's call stacks per CPU, which libtraceevent keeps in
+ * one place for the whole process (every input of a report shares them).
+ * A context has its own unless it is given one to share.
+ */
+pf_fstack *pf_fstack_new(void);
+void pf_fstack_free(pf_fstack *fs);
+void pf_ctx_set_fstack(pf_ctx *c, pf_fstack *fs);
 
 /* Parse one event format file; NULL only when out of memory. */
 pf_event *pf_event_parse(pf_ctx *c, const char *system, const char *text, size_t len);

@@ -56,6 +56,7 @@ typedef struct tc_sink {
 	char sec_txt[24];
 	size_t sec_len;
 	bool sec_ok;
+	pf_fstack *fstack; /* the function plugin's stacks, shared by every input as in trace-cmd */
 } tc_sink;
 
 #define OUT_BLOCK (256 * 1024)
@@ -129,11 +130,14 @@ static tc_trace *get_trace(tc_sink *k, const tio_trace *t)
 	x->ctx = pf_ctx_new((int)env_int(tc, "long_size", 8), tc->byte_order == TIO_BE);
 	x->nstreams = t->nstreams;
 	x->missed = tio_calloc(t->nstreams ? t->nstreams : 1, sizeof(int64_t));
-	if (!x->ctx || !x->missed) {
+	if (!k->fstack)
+		k->fstack = pf_fstack_new();
+	if (!x->ctx || !x->missed || !k->fstack) {
 		pf_ctx_free(x->ctx);
 		free(x->missed);
 		return NULL;
 	}
+	pf_ctx_set_fstack(x->ctx, k->fstack);
 	const tio_kv *kv;
 	if ((kv = tio_trace_class_table(tc, "saved_cmdlines")))
 		pf_ctx_load_cmdlines(x->ctx, kv->sval);
@@ -386,10 +390,12 @@ static int tc_consume(tio_sink *s, const tio_msg *m)
 		memset(b->p + b->len, ' ', 20 - nl);
 		b->len += 20 - nl;
 	}
-	if (e)
+	if (e) {
+		pf_ctx_set_record(x->ctx, cpu, m->cycles, k->ns);
 		pf_print_info(e, b, m->raw, size, (int)(m->raw_cap > m->raw_len ? m->raw_cap : m->raw_len), k->raw);
-	else
+	} else {
 		generic_fields(b, m);
+	}
 	if (b->len > line_start && b->p[b->len - 1] == '\n')
 		b->len--;
 	tio_buf_addc(b, '\n');
@@ -422,6 +428,7 @@ static int tc_skip(tio_sink *s, const tio_msg *m)
 	pf_comm_len(x->ctx, pid < 0 ? 0 : pid, &cl);
 	if (!k->raw) {
 		tio_buf_reset(&k->scratch);
+		pf_ctx_set_record(x->ctx, cpu, m->cycles, k->ns);
 		pf_print_info(e, &k->scratch, m->raw, size,
 			      (int)(m->raw_cap > m->raw_len ? m->raw_cap : m->raw_len), false);
 	}
@@ -451,6 +458,7 @@ static void tc_fini(tio_sink *s)
 		pf_ctx_free(x->ctx);
 	}
 	free(k->traces);
+	pf_fstack_free(k->fstack);
 	free(k->cpus);
 	tio_buf_free(&k->line);
 	tio_buf_free(&k->scratch);

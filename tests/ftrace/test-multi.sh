@@ -35,6 +35,9 @@ C=$D/converted-by-trace-cmd-3.1.6
 # CI clone and this tree). Their committed expectations are still compared.
 multi "v6+v7 same data" "$S/igt-tests-trace-x86_64-i915-v6.dat" "$C/igt-tests-trace-x86_64-i915-v7-zstd.dat"
 multi "same file twice" "$F/kmem-tlb-v7-zstd.dat" "$F/kmem-tlb-v7-zstd.dat"
+# function plugin records from two inputs (the plugin's call stacks are one
+# per process; with the same file twice both copies indent alike either way)
+multi "function records twice" "$F/funcs-v6.dat" "$F/funcs-v6.dat"
 # a relative path prints as its base name, like the absolute ones
 (cd "$S" && "$TIO" print lisa-trappy-tests-trace_idle-arm64-v6.dat "$F/v7-zstd-small.dat" > "$TMP/got" 2>&1)
 (cd "$S" && trace-cmd report -i lisa-trappy-tests-trace_idle-arm64-v6.dat -i "$F/v7-zstd-small.dat" > "$TMP/exp" 2>/dev/null)

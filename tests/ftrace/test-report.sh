@@ -41,6 +41,20 @@ for f in "$D"/samples/*.dat "$D"/converted-by-trace-cmd-3.1.6/*.dat; do
 done
 check v7-zstd-small "$TIO_TOP/tests/data/ftrace/v7-zstd-small.dat" "$TIO_TOP/tests/data/ftrace/v7-zstd-small"
 check kmem-tlb-v7-zstd "$TIO_TOP/tests/data/ftrace/kmem-tlb-v7-zstd.dat" "$TIO_TOP/tests/data/ftrace/kmem-tlb-v7-zstd"
+# the function plugin (call-depth indentation per CPU), func_repeats, raw_data
+FN=$TIO_TOP/tests/data/ftrace/funcs-v6
+check funcs-v6 "$FN.dat" "$FN"
+# events before --begin still move the function plugin's stacks: the lines
+# from the 60th event on are the report's own
+expected "$FN.report.txt" > "$TMP/full"
+b=$(awk '/ function: / && ++n == 60 { sub(":", "", $3); print $3; exit }' "$TMP/full")
+awk -v B="$b" 'NR == 1 || $3 + 0 >= B' "$TMP/full" > "$TMP/exp"
+"$TIO" print --begin "$b" "$FN.dat" > "$TMP/got" 2>&1
+if [ "$(grep -c ' function: ' "$TMP/exp")" -lt 20 ] || ! grep -q 'function:                [a-z]' "$TMP/exp"; then
+	notok "funcs-v6 --begin $b" "expected lines do not cover indented function calls"
+else
+	same "funcs-v6 --begin $b ($(wc -l < "$TMP/exp") lines)" "$TMP/exp" "$TMP/got"
+fi
 
 # --cpu keeps one CPU's lines (and the header)
 expected "$TIO_TOP/tests/data/ftrace/v7-zstd-small.report.txt" | awk 'NR==1 || / \[001\] /' > "$TMP/exp"
