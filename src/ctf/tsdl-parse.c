@@ -1031,20 +1031,21 @@ static int spec_take(parser *p, const spec *s, int nptr, const tsdl_tok *at, tio
 	return 0;
 }
 
-/* Enumerator value as sign + magnitude, checked against the container. */
+/* Enumerator value as sign + magnitude, checked against the container (a container
+   wider than 64 bits takes any value that fits in 64). */
 static int enum_value(parser *p, const tio_fc *ct, const val *v, int64_t *out)
 {
 	if (v->kind != V_INT)
 		return perr(p, v->at, "enumerator value must be an integer");
 	uint32_t n = ct->i.size;
 	if (ct->i.is_signed) {
-		uint64_t maxpos = n == 64 ? (uint64_t)INT64_MAX : (1ULL << (n - 1)) - 1;
+		uint64_t maxpos = n >= 64 ? (uint64_t)INT64_MAX : (1ULL << (n - 1)) - 1;
 		if (v->neg ? v->mag > maxpos + 1 : v->mag > maxpos)
 			return perr(p, v->at, "enumerator value %s%llu is out of range for a signed %u-bit container",
 				    v->neg ? "-" : "", (unsigned long long)v->mag, n);
 		*out = v->neg ? (int64_t)(0 - v->mag) : (int64_t)v->mag;
 	} else {
-		uint64_t max = n == 64 ? UINT64_MAX : (1ULL << n) - 1;
+		uint64_t max = n >= 64 ? UINT64_MAX : (1ULL << n) - 1;
 		if (v->neg || v->mag > max)
 			return perr(p, v->at, "enumerator value %s%llu is out of range for an unsigned %u-bit container",
 				    v->neg ? "-" : "", (unsigned long long)v->mag, n);
@@ -1147,7 +1148,7 @@ static int parse_enum_body(parser *p, tio_fc *fc)
 			int64_t max = n == 64 ? INT64_MAX : (int64_t)((1ULL << (n - 1)) - 1);
 			next_ok = hi < max;
 		} else {
-			uint64_t max = n == 64 ? UINT64_MAX : (1ULL << n) - 1;
+			uint64_t max = n >= 64 ? UINT64_MAX : (1ULL << n) - 1;
 			next_ok = (uint64_t)hi < max;
 		}
 		next = (int64_t)((uint64_t)hi + 1);
