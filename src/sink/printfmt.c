@@ -148,7 +148,7 @@ enum { EV_FAILED = 1, EV_FTRACE = 2, EV_BPRINT = 4 };
 
 enum handler {
 	H_NONE, H_SCHED_SWITCH, H_SCHED_WAKEUP, H_KSTACK, H_HRTIMER_START, H_HRTIMER_EXPIRE, H_FUTEX,
-	H_KMEM, H_TLB, H_FUNCTION, H_FUNC_REPEATS, H_RAW_DATA,
+	H_KMEM, H_TLB, H_FUNCTION, H_FUNC_REPEATS, H_RAW_DATA, H_FGRAPH_ENT, H_FGRAPH_RET,
 };
 
 struct pf_event {
@@ -2863,6 +2863,10 @@ pf_event *pf_event_parse(pf_ctx *c, const char *system, const char *text, size_t
 		e->handler = H_FUNC_REPEATS;
 	else if (!strcmp(e->system, "ftrace") && !strcmp(e->name, "raw_data"))
 		e->handler = H_RAW_DATA;
+	else if (!strcmp(e->system, "ftrace") && !strcmp(e->name, "funcgraph_entry"))
+		e->handler = H_FGRAPH_ENT;
+	else if (!strcmp(e->system, "ftrace") && !strcmp(e->name, "funcgraph_exit"))
+		e->handler = H_FGRAPH_RET;
 	if (!f) {
 		e->flags |= EV_FAILED;
 		return e;
@@ -4250,6 +4254,88 @@ static bool function_text(pf_event *e, tio_buf *s, const uint8_t *data, int size
 	return true;
 }
 
+/*
+ * trace-cmd's own function graph view (funcgraph_entry / funcgraph_exit):
+ * an overhead mark and the duration in a fixed-width column, then the
+ * call indented 2 spaces per depth.
+ */
+static void fgraph_overhead(tio_buf *s, unsigned long long d)
+{
+	const char *m = "  ";
+	if (d == ~0ULL)
+		m = "  ";
+	else if (d > 1000000000ULL)
+		m = "$ ";
+	else if (d > 1000000ULL)
+		m = "# ";
+	else if (d > 100000ULL)
+		m = "! ";
+	else if (d > 10000ULL)
+		m = "+ ";
+	seq_puts(s, m);
+}
+
+static void fgraph_duration(tio_buf *s, unsigned long long d)
+{
+	size_t at = s->len;
+	seq_printf(s, "%llu", d / 1000);
+	if (s->len - at < 7) /* the ns part only while the us part has fewer than 7 digits */
+		seq_printf(s, ".%03llu", d % 1000);
+	size_t len = s->len - at;
+	seq_puts(s, " us ");
+	for (; len < 7; len++)
+		seq_putc(s, ' ');
+	seq_puts(s, "|  ");
+}
+
+static void fgraph_indent(tio_buf *s, unsigned long long depth)
+{
+	for (int i = 0; i < (int)(depth * 2); i++)
+		seq_putc(s, ' ');
+}
+
+bool pf_is_fgraph_entry(const pf_event *e) { return e->handler == H_FGRAPH_ENT; }
+
+bool pf_is_fgraph_exit(const pf_event *e) { return e->handler == H_FGRAPH_RET; }
+
+int pf_field_val(pf_event *e, const char *name, const uint8_t *data, int size, unsigned long long *val)
+{
+	return get_field_val(e, name, data, size, val, true);
+}
+
+void pf_fgraph_entry(pf_event *e, tio_buf *s, const uint8_t *data, int size, pf_event *re,
+		     const uint8_t *rdata, int rsize)
+{
+	unsigned long long depth, func, call, ret;
+	if (re) { /* a leaf: the entry and its return on one line */
+		if (get_field_val(re, "rettime", rdata, rsize, &ret, true) ||
+		    get_field_val(re, "calltime", rdata, rsize, &call, true)) {
+			seq_putc(s, '!');
+			return;
+		}
+		fgraph_overhead(s, ret - call);
+		fgraph_duration(s, ret - call);
+	} else {
+		fgraph_overhead(s, ~0ULL);
+		seq_puts(s, "           |  ");
+	}
+	if (get_field_val(e, "depth", data, size, &depth, true)) {
+		seq_putc(s, '!');
+		return;
+	}
+	fgraph_indent(s, depth);
+	if (get_field_val(e, "func", data, size, &func, true)) {
+		seq_putc(s, '!');
+		return;
+	}
+	const func_ent *fn = find_func(e->ctx, func);
+	if (fn)
+		seq_puts(s, fn->name);
+	else
+		seq_printf(s, "%llx", func);
+	seq_puts(s, re ? "();" : "() {");
+}
+
 /* Returns true when the pretty print should follow (handler declined). */
 static bool run_handler(pf_event *e, tio_buf *s, const uint8_t *data, int size)
 {
@@ -4379,6 +4465,31 @@ static bool run_handler(pf_event *e, tio_buf *s, const uint8_t *data, int size)
 	case H_FUNCTION:
 		function_text(e, s, data, size);
 		return false;
+	case H_FGRAPH_ENT: /* without the next record (the report sink looks ahead) */
+		if (get_field_val(e, "common_pid", data, size, &val, true) ||
+		    get_field_val(e, "func", data, size, &val, true)) {
+			seq_putc(s, '!');
+			return false;
+		}
+		pf_fgraph_entry(e, s, data, size, NULL, NULL, 0);
+		return false;
+	case H_FGRAPH_RET: {
+		unsigned long long call, ret, depth;
+		if (get_field_val(e, "rettime", data, size, &ret, true) ||
+		    get_field_val(e, "calltime", data, size, &call, true)) {
+			seq_putc(s, '!');
+			return false;
+		}
+		fgraph_overhead(s, ret - call);
+		fgraph_duration(s, ret - call);
+		if (get_field_val(e, "depth", data, size, &depth, true)) {
+			seq_putc(s, '!');
+			return false;
+		}
+		fgraph_indent(s, depth);
+		seq_putc(s, '}');
+		return false;
+	}
 	case H_FUNC_REPEATS: {
 		if (!function_text(e, s, data, size))
 			return false;

@@ -51,6 +51,19 @@ pf_fstack *pf_fstack_new(void);
 void pf_fstack_free(pf_fstack *fs);
 void pf_ctx_set_fstack(pf_ctx *c, pf_fstack *fs);
 
+/*
+ * trace-cmd's function graph view: a funcgraph_entry record printed with
+ * the record that follows it in its file, when that is its return (same
+ * pid and function: one "func();" line with the duration, and the return
+ * is not printed), else as a nested call "func() {" (re = NULL).
+ */
+bool pf_is_fgraph_entry(const pf_event *e);
+bool pf_is_fgraph_exit(const pf_event *e);
+void pf_fgraph_entry(pf_event *e, tio_buf *s, const uint8_t *data, int size, pf_event *re,
+		     const uint8_t *rdata, int rsize);
+/* A field's value (common fields included): 0, or -1 when it is missing or does not fit. */
+int pf_field_val(pf_event *e, const char *name, const uint8_t *data, int size, unsigned long long *val);
+
 /* Parse one event format file; NULL only when out of memory. */
 pf_event *pf_event_parse(pf_ctx *c, const char *system, const char *text, size_t len);
 void pf_event_free(pf_event *e);

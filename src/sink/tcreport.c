@@ -36,6 +36,33 @@ typedef struct tc_trace {
 	bool header_done;
 	bool added; /* learnt through add_trace */
 	const char *base; /* file name without its directories (several inputs' prefix) */
+	/*
+	 * A funcgraph_entry waits for the next record of its file, as
+	 * trace-cmd peeks at it: its return makes it a leaf line (and is not
+	 * printed), anything else a nested call.  Its text goes in at `at` of
+	 * the output, which is not written out meanwhile; `discard`: the entry
+	 * came before --begin (only whether its return is swallowed matters).
+	 */
+	struct {
+		bool on, discard;
+		pf_event *e;
+		size_t at;
+		const tio_stream *stream; /* the entry's CPU */
+		unsigned long long pid, func;
+		tio_buf rec; /* the entry's bytes (the reader's buffer moves on) */
+	} pend;
+	/*
+	 * After a return was swallowed, trace-cmd 3.1.6 prints the next record
+	 * of that return's CPU first, even when other CPUs have earlier ones;
+	 * for a return on another CPU than the entry's, even before the lines
+	 * of other inputs that have the entry's time (seen on every such case;
+	 * not with --cpu): its line goes in at `at`.
+	 */
+	struct {
+		bool on;
+		const tio_stream *stream;
+		size_t at;
+	} jump;
 } tc_trace;
 
 typedef struct tc_sink {
@@ -57,6 +84,9 @@ typedef struct tc_sink {
 	size_t sec_len;
 	bool sec_ok;
 	pf_fstack *fstack; /* the function plugin's stacks, shared by every input as in trace-cmd */
+	/* function graph look-ahead (tc_trace.pend, .jump): how many traces wait, scratch */
+	size_t nwait;
+	tio_buf gtext;
 } tc_sink;
 
 #define OUT_BLOCK (256 * 1024)
@@ -280,6 +310,110 @@ static int flush_out(tc_sink *k)
 	return 0;
 }
 
+/* The output from `at` on moved by n bytes: the marks of the traces that wait follow. */
+static void marks_shift(tc_sink *k, size_t at, size_t n)
+{
+	for (size_t i = 0; i < k->ntraces; i++) {
+		tc_trace *y = &k->traces[i];
+		if (y->pend.on && y->pend.at >= at)
+			y->pend.at += n;
+		if (y->jump.on && y->jump.at >= at)
+			y->jump.at += n;
+	}
+}
+
+static void wait_set(tc_sink *k, bool *flag, bool on)
+{
+	if (*flag != on)
+		k->nwait += on ? 1 : (size_t)-1;
+	*flag = on;
+}
+
+/*
+ * Settle the waiting funcgraph_entry of x with `m`, the next event of its
+ * file (NULL: there is none).  Returns 1 when m is its return, swallowed.
+ */
+static int settle_pending(tc_sink *k, tc_trace *x, const tio_msg *m, size_t *line_end)
+{
+	pf_event *re = NULL;
+	if (m && m->raw) {
+		/* a return on another CPU counts too (trace-cmd 3.1.6 does not look at the CPU) */
+		pf_event *e2 = get_event(x, m->ec);
+		unsigned long long pid, func;
+		int size = (int)m->raw_len;
+		if (e2 && pf_is_fgraph_exit(e2) && !pf_field_val(e2, "common_pid", m->raw, size, &pid) &&
+		    pid == x->pend.pid && !pf_field_val(e2, "func", m->raw, size, &func) &&
+		    func == x->pend.func)
+			re = e2;
+	}
+	wait_set(k, &x->pend.on, false);
+	if (!x->pend.discard) {
+		tio_buf *t = &k->gtext, *b = &k->line;
+		tio_buf_reset(t);
+		pf_fgraph_entry(x->pend.e, t, (const uint8_t *)x->pend.rec.p, (int)x->pend.rec.len, re,
+				re ? m->raw : NULL, re ? (int)m->raw_len : 0);
+		if (tio_buf_reserve(b, t->len))
+			return TIO_ERR_NOMEM;
+		size_t at = x->pend.at;
+		memmove(b->p + at + t->len, b->p + at, b->len - at);
+		memcpy(b->p + at, t->p, t->len);
+		b->len += t->len;
+		marks_shift(k, at, t->len);
+		if (line_end) {
+			const char *nl = memchr(b->p + at + t->len, '\n', b->len - at - t->len);
+			*line_end = nl ? (size_t)(nl - b->p) + 1 : b->len;
+		}
+	} else if (line_end) {
+		*line_end = k->line.len;
+	}
+	return re ? 1 : 0;
+}
+
+/* The line of `m` (from `start` of the output to its end) goes first when it is the one
+   trace-cmd prints right after a swallowed return (see tc_trace.jump). */
+static int jump_line(tc_sink *k, tc_trace *x, const tio_msg *m, size_t start)
+{
+	tio_buf *b = &k->line;
+	if (!x->jump.on || m->stream != x->jump.stream)
+		return 0;
+	wait_set(k, &x->jump.on, false);
+	size_t j = x->jump.at, n = b->len - start;
+	tio_buf *t = &k->gtext;
+	tio_buf_reset(t);
+	if (tio_buf_add(t, b->p + start, n))
+		return TIO_ERR_NOMEM;
+	memmove(b->p + j + n, b->p + j, start - j);
+	memcpy(b->p + j, t->p, n);
+	/* marks inside the moved line move with it, those after j by n */
+	for (size_t i = 0; i < k->ntraces; i++) {
+		tc_trace *y = &k->traces[i];
+		if (y->pend.on)
+			y->pend.at = y->pend.at > start ? y->pend.at - start + j : y->pend.at >= j ? y->pend.at + n : y->pend.at;
+		if (y->jump.on && y->jump.at >= j)
+			y->jump.at = y->jump.at > start ? y->jump.at - start + j : y->jump.at + n;
+	}
+	return 0;
+}
+
+/* Make the funcgraph_entry of `m` (in trace x) wait for the next record: 1, or 0 when
+   it cannot (printed as it is). */
+static int hold_entry(tc_sink *k, tc_trace *x, pf_event *e, const tio_msg *m, bool discard)
+{
+	int size = (int)m->raw_len;
+	if (pf_field_val(e, "common_pid", m->raw, size, &x->pend.pid) ||
+	    pf_field_val(e, "func", m->raw, size, &x->pend.func))
+		return 0;
+	tio_buf_reset(&x->pend.rec);
+	if (tio_buf_add(&x->pend.rec, m->raw, m->raw_len))
+		return TIO_ERR_NOMEM;
+	wait_set(k, &x->pend.on, true);
+	x->pend.discard = discard;
+	x->pend.e = e;
+	x->pend.stream = m->stream;
+	x->pend.at = k->line.len;
+	return 1;
+}
+
 static int tc_consume(tio_sink *s, const tio_msg *m)
 {
 	tc_sink *k = (tc_sink *)s;
@@ -290,6 +424,26 @@ static int tc_consume(tio_sink *s, const tio_msg *m)
 		return TIO_ERR_NOMEM;
 	k->last = x;
 	tio_buf *b = &k->line;
+	if (TIO_UNLIKELY(x->pend.on) && m->type == TIO_MSG_EVENT && m->ec) {
+		/* the next record of the file of a waiting funcgraph_entry, whatever its CPU
+		   (trace-cmd peeks before its --cpu filter) */
+		size_t end;
+		int r = settle_pending(k, x, m, &end);
+		if (r < 0)
+			return r;
+		if (r) {
+			/* a return on another CPU: that CPU's next record comes as if it
+			   had the entry's time (right after the entry's line, before other
+			   inputs' lines of that time); on the entry's CPU: next in this file */
+			if (!k->cpus) {
+				wait_set(k, &x->jump.on, true);
+				x->jump.stream = m->stream;
+				x->jump.at = m->stream != x->pend.stream ? end : b->len;
+			}
+			return 0;
+		}
+	}
+	size_t start = b->len;
 	if (TIO_UNLIKELY(!k->headers_done) && k->nadded)
 		all_headers(k);
 	if (!x->header_done) {
@@ -390,6 +544,15 @@ static int tc_consume(tio_sink *s, const tio_msg *m)
 		memset(b->p + b->len, ' ', 20 - nl);
 		b->len += 20 - nl;
 	}
+	if (e && !k->raw && pf_is_fgraph_entry(e)) {
+		int r = hold_entry(k, x, e, m, false);
+		if (r < 0)
+			return r;
+		if (r) {
+			tio_buf_addc(b, '\n');
+			return jump_line(k, x, m, start); /* written out once settled */
+		}
+	}
 	if (e) {
 		pf_ctx_set_record(x->ctx, cpu, m->cycles, k->ns);
 		pf_print_info(e, b, m->raw, size, (int)(m->raw_cap > m->raw_len ? m->raw_cap : m->raw_len), k->raw);
@@ -399,7 +562,9 @@ static int tc_consume(tio_sink *s, const tio_msg *m)
 	if (b->len > line_start && b->p[b->len - 1] == '\n')
 		b->len--;
 	tio_buf_addc(b, '\n');
-	return b->len >= OUT_BLOCK ? flush_out(k) : 0;
+	if (TIO_UNLIKELY(x->jump.on) && jump_line(k, x, m, start))
+		return TIO_ERR_NOMEM;
+	return b->len >= OUT_BLOCK && !k->nwait ? flush_out(k) : 0;
 }
 
 /*
@@ -416,12 +581,22 @@ static int tc_skip(tio_sink *s, const tio_msg *m)
 	tc_trace *x = get_trace(k, m->stream->trace);
 	if (!x)
 		return TIO_ERR_NOMEM;
+	if (x->pend.on) { /* whatever its CPU, as in tc_consume */
+		int r = settle_pending(k, x, m, NULL);
+		if (r)
+			return r < 0 ? r : 0;
+	}
 	int cpu = (int)m->stream->id;
 	if (k->cpus && ((size_t)cpu >= k->ncpus || !k->cpus[cpu]))
 		return 0;
 	pf_event *e = get_event(x, m->ec);
 	if (!e)
 		return 0;
+	if (!k->raw && pf_is_fgraph_entry(e)) {
+		int r = hold_entry(k, x, e, m, true);
+		if (r)
+			return r < 0 ? r : 0;
+	}
 	int size = (int)m->raw_len;
 	int pid = pf_record_pid(e, m->raw, size);
 	size_t cl;
@@ -440,6 +615,9 @@ static int tc_finish(tio_sink *s)
 	tc_sink *k = (tc_sink *)s;
 	if (!k->headers_done && k->nadded) /* no event at all: trace-cmd still says cpus=N */
 		all_headers(k);
+	for (size_t i = 0; i < k->ntraces; i++)
+		if (k->traces[i].pend.on && settle_pending(k, &k->traces[i], NULL, NULL) < 0)
+			return TIO_ERR_NOMEM;
 	int r = flush_out(k);
 	if (r)
 		return r;
@@ -456,12 +634,14 @@ static void tc_fini(tio_sink *s)
 		free(x->byid);
 		free(x->missed);
 		pf_ctx_free(x->ctx);
+		tio_buf_free(&x->pend.rec);
 	}
 	free(k->traces);
 	pf_fstack_free(k->fstack);
 	free(k->cpus);
 	tio_buf_free(&k->line);
 	tio_buf_free(&k->scratch);
+	tio_buf_free(&k->gtext);
 }
 
 const tio_sink_ops tio_sink_tcreport_ops = {

@@ -10,14 +10,19 @@ ip/parent_ip taken from the file's own kallsyms, following a scripted call
 sequence.  kallsyms is cut to the symbols around the ones used, so the file
 stays small.  `trace-cmd report` on the result is the reference.
 
-Usage: mk-funcs.py IN.dat OUT.dat
+With --graph, the markers become ftrace funcgraph_entry / funcgraph_exit
+records instead (a scripted call tree per CPU: leaves, nested calls,
+returns whose pid or function does not match the entry, durations across
+trace-cmd's overhead marks, an address kallsyms does not cover).
+
+Usage: mk-funcs.py [--graph] IN.dat OUT.dat
 """
 import re
 import struct
 import sys
 
 
-def main(inp, out):
+def main(inp, out, graph=False):
     b = bytearray(open(inp, 'rb').read())
     assert b[:10] == b'\x17\x08\x44tracing', 'not a trace.dat'
     at = b.index(b'\0', 10)
@@ -105,10 +110,22 @@ def main(inp, out):
 
     want = ids['print']
     kinds = ['function'] * 5 + ['func_repeats', 'function', 'raw_data']
+    # graph mode: (kind, function, depth, duration ns, pid delta)
+    tree = [('E', 1, 0, 0, 0), ('E', 2, 1, 0, 0), ('X', 2, 1, 5123, 0),
+            ('E', 3, 1, 0, 0), ('E', 4, 2, 0, 0), ('X', 4, 2, 15000, 0),
+            ('X', 3, 1, 150000, 0),
+            ('E', 5, 1, 0, 0), ('X', 5, 1, 1500000, 1),
+            ('E', 6, 1, 0, 0), ('X', 7, 1, 2000000000, 0),
+            ('E', -1, 2, 0, 0), ('X', -1, 2, 12345678901, 0),
+            ('E', 8, 3, 0, 0), ('X', 8, 3, 999, 0),
+            ('X', 1, 0, 1000000, 0)]
     n_done = 0
+    pid0 = None
+    order = []  # (time, cpu, data offset) of every record
     for cpu, (off, size) in enumerate(cpus):
         for page in range(off, off + size, page_size):
             commit = u('Q', page + 8) & ((1 << 27) - 1)
+            ts = u('Q', page)
             p = page + 16
             end = p + commit
             while p < end:
@@ -117,11 +134,18 @@ def main(inp, out):
                 if tl == 29:
                     if (h >> 5) == 0:
                         break
+                    ts += h >> 5
                     p += 4 + u('I', p + 4)
                     continue
-                if tl in (30, 31):
+                if tl == 30:
+                    ts += (u('I', p + 4) << 27) | (h >> 5)
                     p += 8
                     continue
+                if tl == 31:
+                    ts = (u('I', p + 4) << 27) | (h >> 5)
+                    p += 8
+                    continue
+                ts += h >> 5
                 if tl == 0:
                     dlen = u('I', p + 4) - 4
                     data = p + 8
@@ -129,7 +153,24 @@ def main(inp, out):
                     dlen = tl * 4
                     data = p + 4
                 nxt = data + dlen
-                if u('H', data) == want and dlen >= 40:
+                order.append((ts, cpu, data, dlen))
+                if u('H', data) == want and dlen >= 40 and graph:
+                    i = n_done
+                    n_done += 1
+                    kind, fk, depth, dur, dpid = tree[i % len(tree)]
+                    # one pid on both CPUs (the first record's), so that an
+                    # entry's next record can be its return on the other CPU
+                    if pid0 is None:
+                        pid0 = u('i', data + 4)
+                    struct.pack_into(e + 'i', b, data + 4, pid0 + dpid)
+                    struct.pack_into(e + 'QI', b, data + 8, where(fk, 0), depth)
+                    if kind == 'E':
+                        struct.pack_into(e + 'H', b, data, ids['funcgraph_entry'])
+                    else:
+                        struct.pack_into(e + 'H', b, data, ids['funcgraph_exit'])
+                        call = 1000000 * (i + 1)
+                        struct.pack_into(e + 'IQQ', b, data + 20, i % 3, call, call + dur)
+                elif u('H', data) == want and dlen >= 40:
                     i = n_done
                     n_done += 1
                     kind = kinds[i % len(kinds)]
@@ -147,6 +188,20 @@ def main(inp, out):
                             struct.pack_into(e + 'HHI', b, data + 24, 2 + i % 7, i % 2, 1000 * (i + 1))
                 p = nxt
     assert n_done >= len(seq), 'only %d print records' % n_done
+    if graph:
+        # returns on the other CPU: an entry whose next record (in time) is on
+        # the other CPU gets that record rewritten into its return
+        order.sort(key=lambda r: (r[0], r[1]))
+        made = 0
+        for (t0, c0, d0, l0), (t1, c1, d1, l1) in zip(order, order[1:]):
+            if made < 3 and c0 != c1 and u('H', d0) == ids['funcgraph_entry'] and l1 >= 40:
+                struct.pack_into(e + 'H', b, d1, ids['funcgraph_exit'])
+                struct.pack_into(e + 'i', b, d1 + 4, u('i', d0 + 4))
+                struct.pack_into(e + 'QI', b, d1 + 8, u('Q', d0 + 8), u('I', d0 + 16))
+                struct.pack_into(e + 'IQQ', b, d1 + 20, 0, 5000, 5000 + 4321)
+                made += 1
+        assert made, 'no entry followed by a record of the other CPU'
+        print('%d returns on the other CPU' % made)
 
     # write it with the cut kallsyms (offsets of the CPU data moved)
     kall = ''.join(ln for _, ln in keep).encode()
@@ -164,6 +219,10 @@ def main(inp, out):
 
 
 if __name__ == '__main__':
-    if len(sys.argv) != 3:
+    a = sys.argv[1:]
+    g = bool(a) and a[0] == '--graph'
+    if g:
+        a = a[1:]
+    if len(a) != 2:
         sys.exit(__doc__)
-    main(sys.argv[1], sys.argv[2])
+    main(a[0], a[1], g)

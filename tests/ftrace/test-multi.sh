@@ -38,6 +38,10 @@ multi "same file twice" "$F/kmem-tlb-v7-zstd.dat" "$F/kmem-tlb-v7-zstd.dat"
 # function plugin records from two inputs (the plugin's call stacks are one
 # per process; with the same file twice both copies indent alike either way)
 multi "function records twice" "$F/funcs-v6.dat" "$F/funcs-v6.dat"
+# function graph records twice: each input looks ahead in its own file, and
+# a return swallowed on another CPU brings that CPU's next record forward
+# past the other input's lines of the entry's time
+multi "function graph twice" "$F/funcgraph-v6.dat" "$F/funcgraph-v6.dat"
 # a relative path prints as its base name, like the absolute ones
 (cd "$S" && "$TIO" print lisa-trappy-tests-trace_idle-arm64-v6.dat "$F/v7-zstd-small.dat" > "$TMP/got" 2>&1)
 (cd "$S" && trace-cmd report -i lisa-trappy-tests-trace_idle-arm64-v6.dat -i "$F/v7-zstd-small.dat" > "$TMP/exp" 2>/dev/null)

@@ -41,6 +41,24 @@ for f in "$D"/samples/*.dat "$D"/converted-by-trace-cmd-3.1.6/*.dat; do
 done
 check v7-zstd-small "$TIO_TOP/tests/data/ftrace/v7-zstd-small.dat" "$TIO_TOP/tests/data/ftrace/v7-zstd-small"
 check kmem-tlb-v7-zstd "$TIO_TOP/tests/data/ftrace/kmem-tlb-v7-zstd.dat" "$TIO_TOP/tests/data/ftrace/kmem-tlb-v7-zstd"
+# trace-cmd's function graph view: leaves found on the next record of the
+# file, their returns swallowed, the return CPU's next record first
+FG=$TIO_TOP/tests/data/ftrace/funcgraph-v6
+check funcgraph-v6 "$FG.dat" "$FG"
+expected "$FG.report-t.txt" > "$TMP/full"
+for n in 9 23 40 77; do # begin at the Nth graph record: earlier entries still swallow their returns
+	b=$(grep funcgraph "$TMP/full" | sed -n "${n}p" | awk '{ sub(":", "", $3); print $3 }')
+	awk -v B="$b" 'NR == 1 || $3 + 0 >= B' "$TMP/full" > "$TMP/exp"
+	"$TIO" print -t --begin "$b" "$FG.dat" > "$TMP/got" 2>&1
+	same "funcgraph-v6 --begin $b ($(wc -l < "$TMP/exp") lines)" "$TMP/exp" "$TMP/got"
+done
+if command -v trace-cmd > /dev/null; then
+	for c in 0 1; do
+		trace-cmd report --cpu $c -i "$FG.dat" > "$TMP/exp" 2> /dev/null
+		"$TIO" print --cpu $c "$FG.dat" > "$TMP/got" 2>&1
+		same "funcgraph-v6 --cpu $c = report --cpu $c" "$TMP/exp" "$TMP/got"
+	done
+fi
 # the function plugin (call-depth indentation per CPU), func_repeats, raw_data
 FN=$TIO_TOP/tests/data/ftrace/funcs-v6
 check funcs-v6 "$FN.dat" "$FN"
