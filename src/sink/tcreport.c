@@ -564,7 +564,22 @@ static int tc_consume(tio_sink *s, const tio_msg *m)
 	tio_buf_addc(b, '\n');
 	if (TIO_UNLIKELY(x->jump.on) && jump_line(k, x, m, start))
 		return TIO_ERR_NOMEM;
-	return b->len >= OUT_BLOCK && !k->nwait ? flush_out(k) : 0;
+	if (b->len < OUT_BLOCK)
+		return 0;
+	if (TIO_UNLIKELY(k->nwait)) {
+		if (b->len < 16 * OUT_BLOCK)
+			return 0;
+		/* memory stays bounded: an input that has nothing more for 4 MB of the
+		   others' lines gets no return (its entry is a nested call), and its
+		   next line stays in time order */
+		for (size_t i = 0; i < k->ntraces; i++) {
+			tc_trace *y = &k->traces[i];
+			if (y->pend.on && settle_pending(k, y, NULL, NULL) < 0)
+				return TIO_ERR_NOMEM;
+			wait_set(k, &y->jump.on, false);
+		}
+	}
+	return flush_out(k);
 }
 
 /*
