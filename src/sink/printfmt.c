@@ -2370,14 +2370,14 @@ static void compile_spec(parse *p)
 	}
 	if (isdigit((unsigned char)*f)) {
 		sp->width = 0;
-		while (isdigit((unsigned char)*f))
-			sp->width = sp->width * 10 + (*f++ - '0');
+		while (isdigit((unsigned char)*f)) /* only whether it is below 256 matters */
+			sp->width = sp->width < 1000 ? sp->width * 10 + (*f++ - '0') : (f++, 1000);
 	}
 	if (*f == '.') {
 		f++;
 		sp->prec = 0;
 		while (isdigit((unsigned char)*f))
-			sp->prec = sp->prec * 10 + (*f++ - '0');
+			sp->prec = sp->prec < 1000 ? sp->prec * 10 + (*f++ - '0') : (f++, 1000);
 	}
 	while (*f && strchr("hlLzZ", *f))
 		f++;
@@ -4288,9 +4288,12 @@ static void fgraph_duration(tio_buf *s, unsigned long long d)
 	seq_puts(s, "|  ");
 }
 
+/* 2 spaces per depth (trace-cmd's int arithmetic; at most 65536 spaces: a hostile depth
+   would make gigabytes) */
 static void fgraph_indent(tio_buf *s, unsigned long long depth)
 {
-	for (int i = 0; i < (int)(depth * 2); i++)
+	int n = (int)(depth * 2);
+	for (int i = 0; i < n && i < 65536; i++)
 		seq_putc(s, ' ');
 }
 
