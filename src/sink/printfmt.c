@@ -4180,9 +4180,12 @@ static bool futex_handler(pf_event *e, tio_buf *s, const uint8_t *data, int size
 	return false;
 }
 
-/* Set depth `pos` of a CPU's stack to `name` (grown in steps of 10, as the plugin does). */
+/* Set depth `pos` of a CPU's stack to `name` (grown in steps of 10, as the plugin does;
+   not beyond 4096, so that hostile call chains cannot make lines of any length). */
 static void fstack_set(fstack_cpu *st, size_t pos, const char *name)
 {
+	if (pos >= 4096)
+		return; /* as when the plugin cannot grow its stack */
 	if (pos >= st->cap) {
 		size_t cap = st->cap + 10;
 		const char **p = realloc(st->name, cap * sizeof(*p));
