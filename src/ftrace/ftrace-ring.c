@@ -493,7 +493,8 @@ int td_stream_new(td_file *f, td_buffer *b, uint32_t i, tio_stream **out)
 		s->dsize = 0;
 		s->pos = 0;
 	} else {
-		s->data = f->map.p + off;
+		/* an offset past the end has no data: not even a pointer past the map */
+		s->data = f->map.p + (off > f->map.size ? f->map.size : off);
 		s->dsize = size;
 	}
 	*out = &s->base;
