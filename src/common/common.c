@@ -192,6 +192,16 @@ static inline unsigned ndigits(uint64_t v)
 	return t + (v >= pow10[t]) + (v == 0);
 }
 
+/* Exactly 8 digits of x < 10^8: four independent pairs (no chain of divisions). */
+static inline void put8(char *q, uint32_t x)
+{
+	uint32_t hi = x / 10000, lo = x % 10000;
+	memcpy(q, digits2 + hi / 100 * 2, 2);
+	memcpy(q + 2, digits2 + hi % 100 * 2, 2);
+	memcpy(q + 4, digits2 + lo / 100 * 2, 2);
+	memcpy(q + 6, digits2 + lo % 100 * 2, 2);
+}
+
 int tio_buf_addu_pad(tio_buf *b, uint64_t v, unsigned width)
 {
 	if (width > 20)
@@ -201,20 +211,27 @@ int tio_buf_addu_pad(tio_buf *b, uint64_t v, unsigned width)
 		n = width;
 	if (TIO_UNLIKELY(b->len + n + 1 > b->cap) && tio_buf_reserve(b, n))
 		return TIO_ERR_NOMEM;
-	char *q = b->p + b->len + n; /* digits written backwards, two at a time */
+	char *q = b->p + b->len + n; /* digits written backwards */
 	b->len += n;
 	char *first = q - n;
-	while (v >= 100) {
-		unsigned d = (unsigned)(v % 100) * 2;
-		v /= 100;
+	while (v >= 100000000) { /* 8 digits at a time, the rest in 32 bits */
+		uint64_t t = v / 100000000;
+		q -= 8;
+		put8(q, (uint32_t)(v - t * 100000000));
+		v = t;
+	}
+	uint32_t x = (uint32_t)v;
+	while (x >= 100) {
+		uint32_t d = x % 100 * 2;
+		x /= 100;
 		*--q = digits2[d + 1];
 		*--q = digits2[d];
 	}
-	if (v >= 10) {
-		*--q = digits2[v * 2 + 1];
-		*--q = digits2[v * 2];
+	if (x >= 10) {
+		*--q = digits2[x * 2 + 1];
+		*--q = digits2[x * 2];
 	} else {
-		*--q = (char)('0' + v);
+		*--q = (char)('0' + x);
 	}
 	while (q > first)
 		*--q = '0';

@@ -423,7 +423,11 @@ static bool fast_g(tio_buf *b, double d)
 	if (!isfinite(d) || d == 0)
 		return false;
 	long double x = fabsl((long double)d);
-	int e10 = (int)floorl(log10l(x));
+	/* |d| is in [2^(ex-1), 2^ex): its decimal exponent is this or one more
+	 * (the loop below moves it) */
+	int ex;
+	frexp(d, &ex);
+	int e10 = (int)floor((ex - 1) * 0.30102999566398120);
 	static const long double p10[] = {1e0L, 1e1L, 1e2L, 1e3L, 1e4L, 1e5L, 1e6L, 1e7L, 1e8L, 1e9L, 1e10L,
 					  1e11L, 1e12L, 1e13L, 1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L,
 					  1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
@@ -565,7 +569,9 @@ static uint32_t print_value(pretty *p, const tio_val *vals, uint32_t i, bool nam
 			if (cnt++)
 				tio_buf_adds(b, ", ");
 			color(p, COLOR_BOLD);
-			tio_buf_addf(b, "\"%s\"", fc->i.mappings[k].label);
+			tio_buf_addc(b, '"');
+			tio_buf_adds(b, fc->i.mappings[k].label ? fc->i.mappings[k].label : "");
+			tio_buf_addc(b, '"');
 			color(p, COLOR_RST);
 		}
 		if (!cnt) {
@@ -689,25 +695,31 @@ static bool role_free_member(const tio_fc *st, uint32_t k)
  * that prints the subtree with print_value().  A cursor walks the values
  * as the steps consume them.  Without colors only.
  */
-enum { ST_LIT, ST_SKIP, ST_ENTER, ST_UDEC, ST_SDEC, ST_HEX, ST_STR, ST_GEN };
+enum { ST_LIT, ST_SKIP, ST_ENTER, ST_UDEC, ST_SDEC, ST_HEX, ST_STR, ST_ARR, ST_GEN };
 
 typedef struct tstep {
 	uint8_t op;
+	uint8_t eop;	   /* ST_ARR: the elements' printer (ST_UDEC...ST_STR, or ST_GEN) */
 	uint32_t off, len; /* ST_LIT: text in the pool */
-	const tio_fc *fc;  /* value printers: the field class (for hex, generic) */
+	const tio_fc *fc;  /* value printers: the field class (for hex, arrays, generic) */
 } tstep;
 
 typedef struct tmpl {
 	const tio_fc *root;
-	uint8_t names, filter;
+	uint8_t names, filter; /* filter: the scope's members with a role are not printed */
+	uint8_t empty;	       /* filter left no member: the scope is not printed at all */
 	tstep *steps;
 	uint32_t n;
 	tio_buf pool;
 } tmpl;
 
+/* Templates by (root, names, filter): an open-addressing table of indices
+ * into v (an event's payload class changes from one event to the next). */
 typedef struct tmpl_cache {
 	tmpl *v;
 	size_t n, cap;
+	uint32_t *slot; /* index + 1, 0 = free */
+	size_t nslot;	/* a power of two, at least twice n */
 } tmpl_cache;
 
 static int tmpl_lit(tmpl *t, size_t *cap, const char *s, size_t len)
@@ -718,7 +730,7 @@ static int tmpl_lit(tmpl *t, size_t *cap, const char *s, size_t len)
 	}
 	if (tio_grow(&t->steps, cap, t->n + 1, sizeof(tstep)))
 		return TIO_ERR_NOMEM;
-	t->steps[t->n++] = (tstep){ST_LIT, (uint32_t)t->pool.len, (uint32_t)len, NULL};
+	t->steps[t->n++] = (tstep){ST_LIT, 0, (uint32_t)t->pool.len, (uint32_t)len, NULL};
 	return tio_buf_add(&t->pool, s, len);
 }
 
@@ -726,8 +738,20 @@ static int tmpl_op(tmpl *t, size_t *cap, uint8_t op, const tio_fc *fc)
 {
 	if (tio_grow(&t->steps, cap, t->n + 1, sizeof(tstep)))
 		return TIO_ERR_NOMEM;
-	t->steps[t->n++] = (tstep){op, 0, 0, fc};
+	t->steps[t->n++] = (tstep){op, 0, 0, 0, fc};
 	return 0;
+}
+
+/* The printer of a value without inner structure, or ST_GEN. */
+static uint8_t simple_op(const tio_fc *fc)
+{
+	if (fc->kind == TIO_FC_INT && fc->i.size <= 64 && fc->i.base == 10)
+		return fc->i.is_signed ? ST_SDEC : ST_UDEC;
+	if (fc->kind == TIO_FC_INT && fc->i.size <= 64 && fc->i.base == 16)
+		return ST_HEX;
+	if (fc->kind == TIO_FC_STRING && fc->s.encoding != TIO_ENC_UTF16 && fc->s.encoding != TIO_ENC_UTF32)
+		return ST_STR;
+	return ST_GEN;
 }
 
 /* Steps for one value of class fc (the cursor is on its value). */
@@ -735,12 +759,15 @@ static int tmpl_value(tmpl *t, size_t *cap, const tio_fc *fc, bool names, bool f
 {
 	if (depth > 32)
 		return tmpl_op(t, cap, ST_GEN, fc);
-	if (fc->kind == TIO_FC_INT && fc->i.size <= 64 && fc->i.base == 10)
-		return tmpl_op(t, cap, fc->i.is_signed ? ST_SDEC : ST_UDEC, fc);
-	if (fc->kind == TIO_FC_INT && fc->i.size <= 64 && fc->i.base == 16)
-		return tmpl_op(t, cap, ST_HEX, fc);
-	if (fc->kind == TIO_FC_STRING && fc->s.encoding != TIO_ENC_UTF16 && fc->s.encoding != TIO_ENC_UTF32)
-		return tmpl_op(t, cap, ST_STR, fc);
+	uint8_t op = simple_op(fc);
+	if (op != ST_GEN)
+		return tmpl_op(t, cap, op, fc);
+	if (fc->kind == TIO_FC_ARRAY || fc->kind == TIO_FC_SEQUENCE) {
+		int r = tmpl_op(t, cap, ST_ARR, fc);
+		if (!r)
+			t->steps[t->n - 1].eop = simple_op(fc->a.elem);
+		return r;
+	}
 	if (fc->kind != TIO_FC_STRUCT)
 		return tmpl_op(t, cap, ST_GEN, fc);
 	int r = tmpl_op(t, cap, ST_ENTER, fc); /* the structure's own value */
@@ -770,14 +797,53 @@ static int tmpl_value(tmpl *t, size_t *cap, const tio_fc *fc, bool names, bool f
 	return r;
 }
 
+static size_t tmpl_hash(const tio_fc *root, bool names, bool filter, size_t nslot)
+{
+	uint64_t h = ((uint64_t)(uintptr_t)root >> 3) ^ ((uint64_t)names << 61) ^ ((uint64_t)filter << 62);
+	h *= 0x9E3779B97F4A7C15ULL;
+	return (size_t)(h >> 32) & (nslot - 1);
+}
+
+static int tmpl_rehash(tmpl_cache *c, size_t nslot)
+{
+	uint32_t *slot = tio_calloc(nslot, sizeof(*slot));
+	if (!slot)
+		return TIO_ERR_NOMEM;
+	for (size_t k = 0; k < c->n; k++) {
+		size_t h = tmpl_hash(c->v[k].root, c->v[k].names, c->v[k].filter, nslot);
+		while (slot[h])
+			h = (h + 1) & (nslot - 1);
+		slot[h] = (uint32_t)k + 1;
+	}
+	free(c->slot);
+	c->slot = slot;
+	c->nslot = nslot;
+	return 0;
+}
+
+/*
+ * The template of a scope of class root; filter: leave out the members with
+ * a role (babeltrace2's packet contexts).  NULL when out of memory.
+ */
 static const tmpl *tmpl_get(pretty *p, const tio_fc *root, bool names, bool filter)
 {
 	if (!p->tc && !(p->tc = tio_calloc(1, sizeof(*p->tc))))
 		return NULL;
 	tmpl_cache *c = p->tc;
-	for (size_t k = 0; k < c->n; k++) /* few scopes per trace: a short linear search */
-		if (c->v[k].root == root && c->v[k].names == names && c->v[k].filter == filter)
-			return &c->v[k];
+	size_t h = 0;
+	if (c->nslot) {
+		for (h = tmpl_hash(root, names, filter, c->nslot); c->slot[h]; h = (h + 1) & (c->nslot - 1)) {
+			const tmpl *t = &c->v[c->slot[h] - 1];
+			if (t->root == root && t->names == names && t->filter == filter)
+				return t;
+		}
+	}
+	if ((c->n + 1) * 2 > c->nslot) {
+		if (tmpl_rehash(c, c->nslot ? c->nslot * 2 : 64))
+			return NULL;
+		for (h = tmpl_hash(root, names, filter, c->nslot); c->slot[h]; h = (h + 1) & (c->nslot - 1))
+			;
+	}
 	if (tio_grow(&c->v, &c->cap, c->n + 1, sizeof(tmpl)))
 		return NULL;
 	tmpl *t = &c->v[c->n];
@@ -785,12 +851,24 @@ static const tmpl *tmpl_get(pretty *p, const tio_fc *root, bool names, bool filt
 	t->root = root;
 	t->names = names;
 	t->filter = filter;
+	bool skip = false;
+	if (filter && root->kind == TIO_FC_STRUCT) {
+		uint32_t kept = 0;
+		for (uint32_t k = 0; k < root->st.nmembers; k++) {
+			if (role_free_member(root, k))
+				kept++;
+			else
+				skip = true;
+		}
+		t->empty = !kept;
+	}
 	size_t cap = 0;
-	if (tmpl_value(t, &cap, root, names, filter, 0)) {
+	if (!t->empty && tmpl_value(t, &cap, root, names, skip, 0)) {
 		free(t->steps);
 		tio_buf_free(&t->pool);
 		return NULL;
 	}
+	c->slot[h] = (uint32_t)c->n + 1;
 	c->n++;
 	return t;
 }
@@ -804,7 +882,76 @@ static void tmpl_free_all(tmpl_cache *c)
 		tio_buf_free(&c->v[k].pool);
 	}
 	free(c->v);
+	free(c->slot);
 	free(c);
+}
+
+/* ", [K] = " (" [K] = " for the first element) */
+static inline void put_index(tio_buf *b, uint32_t k)
+{
+	if (TIO_UNLIKELY(k >= 100 || (b->len + 16 > b->cap && tio_buf_reserve(b, 16)))) {
+		tio_buf_adds(b, k ? ", [" : " [");
+		tio_buf_addu(b, k);
+		tio_buf_addl(b, "] = ");
+		return;
+	}
+	char *q = b->p + b->len;
+	size_t n = 0;
+	if (k)
+		q[n++] = ',';
+	q[n++] = ' ';
+	q[n++] = '[';
+	if (k >= 10)
+		q[n++] = (char)('0' + k / 10);
+	q[n++] = (char)('0' + k % 10);
+	memcpy(q + n, "] = ", 4);
+	b->len += n + 4;
+}
+
+/* One value of a simple printer (op from simple_op(), not ST_GEN): returns the index past it. */
+static inline uint32_t tmpl_simple(pretty *p, uint8_t op, const tio_fc *fc, const tio_val *vals, uint32_t i)
+{
+	tio_buf *b = &p->b;
+	switch (op) {
+	case ST_UDEC:
+		tio_buf_addu(b, vals[i].v.u);
+		break;
+	case ST_SDEC:
+		tio_buf_addi(b, vals[i].v.i);
+		break;
+	case ST_HEX:
+		print_int(p, fc, &vals[i]);
+		break;
+	default: /* ST_STR */
+		print_escaped(b, vals[i].v.s.p, vals[i].v.s.len);
+		break;
+	}
+	return i + 1;
+}
+
+/* An array or sequence: as print_value() prints it, the elements' printer chosen once. */
+static uint32_t tmpl_array(pretty *p, const tstep *st, const tio_val *vals, uint32_t i, bool names)
+{
+	tio_buf *b = &p->b;
+	const tio_val *v = &vals[i];
+	if (st->fc->a.text && v->n == 0 && v->v.s.p) {
+		print_escaped(b, v->v.s.p, strnlen(v->v.s.p, v->v.s.len));
+		return v->end;
+	}
+	tio_buf_addc(b, '[');
+	uint32_t j = i + 1;
+	const tio_fc *efc = st->fc->a.elem;
+	for (uint32_t k = 0; k < v->n; k++) {
+		if (names)
+			put_index(b, k);
+		else if (k)
+			tio_buf_addl(b, ", ");
+		else
+			tio_buf_addc(b, ' ');
+		j = st->eop == ST_GEN ? print_value(p, vals, j, names, NULL) : tmpl_simple(p, st->eop, efc, vals, j);
+	}
+	tio_buf_addl(b, " ]");
+	return v->end;
 }
 
 static void tmpl_run(pretty *p, const tmpl *t, const tio_val *vals, uint32_t i, bool names)
@@ -824,17 +971,13 @@ static void tmpl_run(pretty *p, const tmpl *t, const tio_val *vals, uint32_t i, 
 			i = vals[i].end;
 			break;
 		case ST_UDEC:
-			tio_buf_addu(b, vals[i++].v.u);
-			break;
 		case ST_SDEC:
-			tio_buf_addi(b, vals[i++].v.i);
-			break;
 		case ST_HEX:
-			print_int(p, st->fc, &vals[i++]);
-			break;
 		case ST_STR:
-			print_escaped(b, vals[i].v.s.p, vals[i].v.s.len);
-			i++;
+			i = tmpl_simple(p, st->op, st->fc, vals, i);
+			break;
+		case ST_ARR:
+			i = tmpl_array(p, st, vals, i, names);
 			break;
 		default:
 			i = print_value(p, vals, i, names, NULL);
@@ -849,9 +992,13 @@ static void print_scope(pretty *p, const tio_msg *m, int scope, const char *scop
 	const tio_val *v = m->scope[scope];
 	if (!v)
 		return;
+	const tmpl *t = p->color ? NULL : tmpl_get(p, v->fc, names, filter_roles);
 	const char *skip[64];
 	size_t nskip = 0;
-	if (filter_roles && v->fc->kind == TIO_FC_STRUCT) {
+	if (t) {
+		if (t->empty)
+			return;
+	} else if (filter_roles && v->fc->kind == TIO_FC_STRUCT) {
 		uint32_t kept = 0;
 		for (uint32_t k = 0; k < v->fc->st.nmembers; k++) {
 			if (role_free_member(v->fc, k))
@@ -868,7 +1015,6 @@ static void print_scope(pretty *p, const tio_msg *m, int scope, const char *scop
 	p->start_line = false;
 	if (p->name[N_SCOPE])
 		name_eq(p, scope_name);
-	const tmpl *t = p->color ? NULL : tmpl_get(p, v->fc, names, nskip > 0);
 	if (t)
 		tmpl_run(p, t, m->vals, (uint32_t)(v - m->vals), names);
 	else
