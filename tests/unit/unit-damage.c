@@ -11,8 +11,16 @@
  *
  * The damaged unit of an offset is offset / U, U being the file's packet
  * size (CTF, all packets of a file the same size, checked), page size
- * (trace.dat) or sub-buffer size (LTTng 0.x).  TIO_DAMAGE_N sets the
- * number of damages per trace (default 60; 25 in the ASan build).
+ * (trace.dat) or sub-buffer size (LTTng 0.x, the 2008 layout, new LTT).
+ * TIO_DAMAGE_N sets the number of damages per trace (default 60; 25 in the
+ * ASan build).
+ *
+ * The new LTT format and seed 000's 2008 layout have no real traces: the
+ * real LTTng 0.x trace is written in them by `traceio convert` ($TIO, set
+ * by tests/run.sh; 4 KiB blocks, so that there are many), and those copies
+ * are damaged.  Their control/ files (facility loads) describe the cpu/
+ * files' events: like LTTng 0.x's metadata channel, they are metadata and
+ * not damaged here (the fuzz targets cover them).
  *
  * CTF without packet magic: the same CTF 1.8 traces with the header's
  * `magic` field renamed in the metadata (`magix`: same bytes, no magic
@@ -61,6 +69,10 @@ typedef struct tcase {
 	int nfiles;
 	bool nomagic;		/* CTF: rename the packet header's magic field */
 	bool index;		/* CTF: copy index/ too */
+	char *subdirs[MAXF];	/* subdirectories made in tmp */
+	int nsubdirs;
+	uint64_t block;		/* ltt, lttng0-2008: the block size the copy was written with */
+	char *gen;		/* the trace `traceio convert` wrote, removed at the end */
 } tcase;
 
 static int failures;
@@ -73,17 +85,24 @@ static uint64_t hash(const char *s)
 	return h;
 }
 
+/* A file's path below the copy ("cpu/0"), or its base name. */
+static const char *rel_name(const tcase *c, const char *path)
+{
+	size_t n = c->tmp ? strlen(c->tmp) : 0;
+	if (n && !strncmp(path, c->tmp, n) && path[n] == '/')
+		return path + n + 1;
+	const char *base = strrchr(path, '/');
+	return base ? base + 1 : path;
+}
+
 static int file_index(const tcase *c, const char *path)
 {
 	if (!path)
 		return -1;
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	for (int i = 0; i < c->nfiles; i++) {
-		const char *b = strrchr(c->files[i], '/');
-		if (!strcmp(b ? b + 1 : c->files[i], base))
+	const char *rel = rel_name(c, path);
+	for (int i = 0; i < c->nfiles; i++)
+		if (!strcmp(rel_name(c, c->files[i]), rel))
 			return i;
-	}
 	return -1;
 }
 
@@ -185,31 +204,53 @@ static bool copy_in(tcase *c)
 	struct stat st;
 	if (stat(c->src, &st))
 		return false;
-	char *names[MAXF];
+	char *names[MAXF], *rels[MAXF];
 	int n = 0;
 	if (S_ISDIR(st.st_mode)) {
-		DIR *d = opendir(c->src);
-		struct dirent *de;
-		while (d && (de = readdir(d)) && n < MAXF) {
-			char *p = tio_path_join(c->src, de->d_name);
-			if (de->d_name[0] != '.' && tio_is_file(p))
-				names[n++] = p;
-			else
+		/* the files of the directory and of its subdirectories (not index/,
+		   copied on request below) */
+		const char *subs[MAXF + 1] = {""};
+		int nsub = 1;
+		for (int s = 0; s < nsub; s++) {
+			char *dir = *subs[s] ? tio_path_join(c->src, subs[s]) : strdup(c->src);
+			DIR *d = opendir(dir);
+			struct dirent *de;
+			while (d && (de = readdir(d)) && n < MAXF) {
+				if (de->d_name[0] == '.')
+					continue;
+				char *p = tio_path_join(dir, de->d_name);
+				char *rel = *subs[s] ? tio_path_join(subs[s], de->d_name) : strdup(de->d_name);
+				if (tio_is_file(p)) {
+					names[n] = p;
+					rels[n++] = rel;
+					continue;
+				}
+				if (!*subs[s] && strcmp(de->d_name, "index") && nsub < MAXF && tio_is_dir(p)) {
+					char *sd = tio_path_join(c->tmp, rel);
+					if (mkdir(sd, 0700) || !(c->subdirs[c->nsubdirs++] = sd))
+						return false;
+					subs[nsub++] = c->subdirs[c->nsubdirs - 1] + strlen(c->tmp) + 1;
+				}
 				free(p);
+				free(rel);
+			}
+			if (d)
+				closedir(d);
+			free(dir);
 		}
-		if (d)
-			closedir(d);
 		c->open_path = strdup(c->tmp);
 	} else {
-		names[n++] = strdup(c->src);
+		names[n] = strdup(c->src);
+		const char *b = strrchr(c->src, '/');
+		rels[n++] = strdup(b ? b + 1 : c->src);
 	}
 	for (int i = 0; i < n; i++) {
 		char *data;
 		size_t len;
 		if (tio_read_file(names[i], &data, &len))
 			return false;
-		const char *b = strrchr(names[i], '/');
-		c->files[i] = tio_path_join(c->tmp, b ? b + 1 : names[i]);
+		c->files[i] = tio_path_join(c->tmp, rels[i]);
+		free(rels[i]);
 		c->orig[i] = (uint8_t *)data;
 		c->size[i] = len;
 		if (write_file(c->files[i], c->orig[i], len))
@@ -280,8 +321,19 @@ static void cleanup(tcase *c)
 		free(c->files[i]);
 		free(c->orig[i]);
 	}
+	for (int i = c->nsubdirs - 1; i >= 0; i--) {
+		rmdir(c->subdirs[i]);
+		free(c->subdirs[i]);
+	}
 	if (c->tmp)
 		rmdir(c->tmp);
+	if (c->gen) {
+		char *cmd = tio_asprintf("rm -rf '%s'", c->gen);
+		if (cmd && system(cmd))
+			printf("note: could not remove %s\n", c->gen);
+		free(cmd);
+		free(c->gen);
+	}
 	free(c->tmp);
 	free(c->open_path);
 	free(c->src);
@@ -317,6 +369,8 @@ static void run_case(tcase *c, int ndamage)
 			c->unit[i] = 4096;
 		if (!strcmp(c->format, "lttng0") && c->size[i] >= 60)
 			c->unit[i] = tio_le32(c->orig[i] + 56);
+		if (c->block)
+			c->unit[i] = c->block;
 		if (c->unit[i])
 			c->data_from[i] -= c->data_from[i] % c->unit[i];
 	}
@@ -324,8 +378,9 @@ static void run_case(tcase *c, int ndamage)
 	int data_files[MAXF], nd = 0;
 	for (int i = 0; i < c->nfiles; i++) {
 		const char *b = strrchr(c->files[i], '/') + 1;
-		/* LTTng 0.x's metadata channel describes the others' events: it is metadata */
-		if (c->data[i] && strncmp(b, "metadata", 8))
+		/* LTTng 0.x's metadata channel and the LTT layouts' control/ files
+		   describe the others' events: they are metadata */
+		if (c->data[i] && strncmp(b, "metadata", 8) && strncmp(rel_name(c, c->files[i]), "control/", 8))
 			data_files[nd++] = i;
 	}
 	size_t checked = 0, lost_ok = 0;
@@ -391,10 +446,9 @@ static void run_case(tcase *c, int ndamage)
 				first_missing = o;
 		}
 		if (missing) {
-			const char *b = strrchr(c->files[fi], '/');
 			printf("FAIL %s: %s %s at 0x%llx (unit %llu): %zu events of undamaged units missing, first: %s@0x%llx\n",
-			       c->label, cut ? "cut" : "flip", b + 1, (unsigned long long)x,
-			       (unsigned long long)U, missing, strrchr(c->files[first_missing->file], '/') + 1,
+			       c->label, cut ? "cut" : "flip", rel_name(c, c->files[fi]), (unsigned long long)x,
+			       (unsigned long long)U, missing, rel_name(c, c->files[first_missing->file]),
 			       (unsigned long long)first_missing->off);
 			failures++;
 		}
@@ -406,6 +460,33 @@ out:
 	free(got.v);
 	free(anyf.v);
 	cleanup(c);
+}
+
+/* Replace c->src by its copy in format `to`, written by the traceio CLI with 4 KiB blocks. */
+static bool convert_to(tcase *c, const char *to)
+{
+	const char *tio = getenv("TIO");
+	char tmpl[] = "/tmp/tio-damage-gen-XXXXXX";
+	if (!tio || !mkdtemp(tmpl)) {
+		printf("FAIL %s: no traceio CLI ($TIO) to write the trace with\n", c->label);
+		failures++;
+		return false;
+	}
+	c->gen = strdup(tmpl);
+	char *out = tio_path_join(c->gen, "t");
+	char *cmd = tio_asprintf("'%s' convert -q --to %s --block-size 4096 -o '%s' '%s'", tio, to, out, c->src);
+	int r = cmd ? system(cmd) : -1;
+	free(cmd);
+	if (r) {
+		printf("FAIL %s: traceio convert --to %s failed (%d)\n", c->label, to, r);
+		failures++;
+		free(out);
+		return false;
+	}
+	free(c->src);
+	c->src = out;
+	c->block = 4096;
+	return true;
 }
 
 int main(void)
@@ -421,6 +502,7 @@ int main(void)
 	struct {
 		const char *label, *base, *rel, *format;
 		bool nomagic, index;
+		const char *to; /* write the trace in this format first (traceio convert --to) */
 	} cases[] = {
 		{"ctf1-trace-with-index", "peer", "ctf/babeltrace-2.1/ctf-traces/1/succeed/trace-with-index", "ctf"},
 		{"ctf2-trace-with-index", "peer", "ctf/babeltrace-2.1/ctf-traces/2/succeed/trace-with-index", "ctf"},
@@ -433,6 +515,10 @@ int main(void)
 		 true, false},
 		{"ctf1-nomagic-trace-with-index+index", "peer", "ctf/babeltrace-2.1/ctf-traces/1/succeed/trace-with-index",
 		 "ctf", true, true},
+		/* written by traceio convert from the real LTTng 0.x trace */
+		{"ltt-from-lttng0-2.5", "peer", "ltt0x/traces/trace-15316events_nolost_newformat", "ltt", .to = "ltt"},
+		{"lttng0-2008-from-lttng0-2.5", "peer", "ltt0x/traces/trace-15316events_nolost_newformat",
+		 "lttng0-2008", .to = "lttng0"},
 	};
 	for (size_t i = 0; i < TIO_ARRAY_LEN(cases); i++) {
 		tcase c = {0};
@@ -443,6 +529,10 @@ int main(void)
 		c.src = strcmp(cases[i].base, "top")
 				? tio_asprintf("%s/peer-data/%s", shared, cases[i].rel)
 				: tio_asprintf("%s/%s", top, cases[i].rel);
+		if (cases[i].to && !convert_to(&c, cases[i].to)) {
+			cleanup(&c);
+			continue;
+		}
 		run_case(&c, n);
 	}
 	printf("%d failures\n", failures);
