@@ -49,6 +49,26 @@ static void lf_free(line_field *v, size_t n)
 
 static bool is_ident(char c) { return isalnum((unsigned char)c) || c == '_'; }
 
+/* strtoull() of the number at [p, end), which is not NUL-terminated. */
+static unsigned long long num_at(const char *p, const char *end)
+{
+	char tmp[32];
+	size_t n = end > p ? (size_t)(end - p) : 0;
+	if (n > sizeof(tmp) - 1)
+		n = sizeof(tmp) - 1;
+	memcpy(tmp, p, n);
+	tmp[n] = 0;
+	return strtoull(tmp, NULL, 0);
+}
+
+/* The line [s, e) begins with lit (the text is not NUL-terminated: bytes
+ * after e belong to the next part of the file). */
+static bool starts(const char *s, const char *e, const char *lit)
+{
+	size_t n = strlen(lit);
+	return (size_t)(e - s) >= n && !memcmp(s, lit, n);
+}
+
 /*
  * "field:<decl>;\toffset:N;\tsize:N;\tsigned:N;" -> line_field.
  * <decl> is "<type> <name>", "<type> <name>[N]" or "<type>[] <name>".
@@ -58,6 +78,8 @@ static int parse_field_line(const char *l, const char *end, line_field *lf)
 	memset(lf, 0, sizeof(*lf));
 	lf->is_signed = -1;
 	lf->arraylen = -1;
+	if (end - l < 6)
+		return -1;
 	const char *p = l + 6; /* "field:" */
 	const char *semi = memchr(p, ';', (size_t)(end - p));
 	if (!semi)
@@ -118,7 +140,7 @@ static int parse_field_line(const char *l, const char *end, line_field *lf)
 		if (q >= end || *q != ':')
 			break;
 		size_t kl = (size_t)(q - k);
-		unsigned long v = strtoul(q + 1, NULL, 0);
+		unsigned long v = (unsigned long)num_at(q + 1, end);
 		if (kl == 6 && !memcmp(k, "offset", 6))
 			lf->offset = (uint32_t)v;
 		else if (kl == 4 && !memcmp(k, "size", 4))
@@ -253,7 +275,7 @@ static int read_fields(const char *text, size_t len, bool common, line_field **o
 		const char *e = memchr(p, '\n', (size_t)(end - p));
 		if (!e)
 			e = end;
-		if (!strncmp(p, "format:", 7)) {
+		if (starts(p, e, "format:")) {
 			fmt = e < end ? e + 1 : end;
 			break;
 		}
@@ -279,8 +301,8 @@ static int read_fields(const char *text, size_t len, bool common, line_field **o
 			seen = false;
 			if (section > 1)
 				break;
-		} else if (!strncmp(s, "field:", 6) || !strncmp(s, "field special:", 14)) {
-			if (!strncmp(s, "field special:", 14))
+		} else if (starts(s, e, "field:") || starts(s, e, "field special:")) {
+			if (starts(s, e, "field special:"))
 				s += 8;
 			seen = true;
 			if ((section == 0) == common) {
@@ -294,7 +316,7 @@ static int read_fields(const char *text, size_t len, bool common, line_field **o
 				}
 				(*n)++;
 			}
-		} else if (!strncmp(s, "print fmt:", 10)) {
+		} else if (starts(s, e, "print fmt:")) {
 			break;
 		}
 		p = e < end ? e + 1 : end;
@@ -422,7 +444,7 @@ int td_parse_format(td_file *f, const char *sys, const char *text, size_t len,
 		return TIO_ERR_NOMEM;
 	}
 	ec->loglevel = INT64_MIN;
-	ec->id = strtoull(id, NULL, 0);
+	ec->id = num_at(id, id + il);
 	ec->name = tio_strndup(name, nl);
 	ec->user = plan;
 	int r = ec->name ? 0 : TIO_ERR_NOMEM;
