@@ -3608,7 +3608,10 @@ static void print_ip_arg(tio_buf *s, const char *ptr, const uint8_t *data, int s
 	}
 	if (f->size < 2 || f->offset + 2 > size)
 		return;
-	unsigned family = e->ctx->be ? tio_be16(b) : tio_le16(b);
+	/* sa_family as libtraceevent reads it: in the host's byte order, not the
+	   file's (a big-endian file read here gives what trace-cmd shows) */
+	uint16_t family;
+	memcpy(&family, b, sizeof(family));
 	if (family == 2) { /* sockaddr_in: family, port (network order), address */
 		if (f->size < 16 || f->offset + 16 > size) {
 			seq_puts(s, "INVALIDIPv4");
