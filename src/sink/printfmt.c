@@ -2348,11 +2348,46 @@ static void free_parse(parse *p)
 
 static bool safe_format(const char *f, const char *convs);
 
+/*
+ * A literal width or precision above 65536 in a conversion becomes 65536, in
+ * place (the number has at least 5 digits: never longer): printf would make
+ * hundreds of megabytes of padding out of a hostile "%679886654d"
+ * (trace-cmd prints them all), as the record's '*' arguments are bounded.
+ */
+static void clamp_widths(char *f)
+{
+	if (*f != '%')
+		return;
+	f++;
+	while (*f && strchr("#-+ 0", *f))
+		f++;
+	for (int part = 0; part < 2; part++) { /* the width, then the precision */
+		if (part) {
+			if (*f != '.')
+				return;
+			f++;
+		}
+		char *d = f;
+		unsigned long long v = 0;
+		while (isdigit((unsigned char)*f)) {
+			if (v <= 65536)
+				v = v * 10 + (unsigned)(*f - '0');
+			f++;
+		}
+		if (v > 65536) {
+			memcpy(d, "65536", 5);
+			memmove(d + 5, f, strlen(f) + 1);
+			f = d + 5;
+		}
+	}
+}
+
 static void compile_spec(parse *p)
 {
 	fspec *sp = &p->sp;
 	memset(sp, 0, sizeof(*sp));
 	sp->width = sp->prec = -1;
+	clamp_widths(p->format);
 	if (p->type == P_DIGIT)
 		p->safe = safe_format(p->format, "cdiuxXo");
 	else if (p->type == P_ARGSTR)
