@@ -435,6 +435,7 @@ static int handle_option(td_open *o, rd *r, uint16_t id, const uint8_t *d, uint3
 	case OPT_VERSION:
 		return env_str(o, "tracer_version", (const char *)d, size);
 	case OPT_TRACECLOCK: {
+		o->have[OPT_TRACECLOCK] = true; /* v6: a clock list follows the CPU table */
 		int e = pick_clock(o, d, size);
 		return e ? e : env_set_str(o, "trace_clocks", (const char *)d, size);
 	}
@@ -722,7 +723,8 @@ static int read_v7(td_open *o, rd *r)
  * v6 keeps the trace clock list after the flyrecord CPU table: size (u64)
  * and text, "[local] global counter ...\n"; size 0 (or older files, whose
  * CPU data starts there) when none was saved.  The TRACECLOCK option of
- * these files is empty.
+ * these files is empty; `trace-cmd dump` shows the list (an empty line for
+ * size 0) only when the file has that option, else "No tracing clock saved".
  */
 static int read_v6_clock(td_open *o, rd *r)
 {
@@ -731,12 +733,15 @@ static int read_v6_clock(td_open *o, rd *r)
 	if ((uint64_t)(r->end - r->p) < 8)
 		return 0;
 	sz = td_u64(o->f, r->p);
+	if (!sz && o->have[OPT_TRACECLOCK]) /* stored, empty: `trace-cmd dump` prints an empty line */
+		return table_add(o, "trace_clocks", r->p, 0);
 	if (!sz || sz > 4096 || sz > (uint64_t)(r->end - r->p) - 8)
 		return 0;
 	r->p += 8;
 	b = r->p;
 	int e = pick_clock(o, b, (size_t)sz);
-	if (!e)
+	/* the table is the list `trace-cmd dump` shows: only with the option */
+	if (!e && o->have[OPT_TRACECLOCK])
 		e = table_add(o, "trace_clocks", b, sz);
 	return e ? e : env_set_str(o, "trace_clocks", (const char *)b, (size_t)sz);
 }

@@ -186,8 +186,8 @@ static void td_summary(FILE *f, const tio_trace *t)
 	/* the clock list as stored after the CPU table, newline included when it has one */
 	const tio_kv *clocks = kv_find(tc->tables, tc->ntables, "trace_clocks");
 	fprintf(f, "\t[Flyrecord tracing data]\n\t[Tracing clock]\n");
-	if (clocks && clocks->ival > 0)
-		fprintf(f, "\t\t%s\n", clocks->sval);
+	if (clocks) /* an empty line for a stored size of 0, as trace-cmd dump */
+		fprintf(f, "\t\t%s\n", clocks->sval ? clocks->sval : "");
 	else
 		fprintf(f, "\t\t No tracing clock saved in the file\n");
 }
