@@ -72,6 +72,11 @@ typedef struct fstack_cpu {
 struct pf_fstack {
 	fstack_cpu *cpu;
 	size_t ncpu;
+	/*
+	 * The kvm plugin's other static state: the text of the last
+	 * kvm_emulate_insn bytes, which a record with len 0 prints again.
+	 */
+	char kvm_insn[256 * 3];
 };
 
 enum { TOK_ERROR, TOK_NONE, TOK_SPACE, TOK_NEWLINE, TOK_OP, TOK_DELIM, TOK_ITEM, TOK_DQUOTE, TOK_SQUOTE };
@@ -123,6 +128,7 @@ struct arg {
 	bool ready;
 	int code;
 	unsigned long long cval;
+	bool func; /* a plugin function kept as an operation: never rotated into */
 };
 
 enum { P_STRING, P_DIGIT, P_POINTER, P_ARGSTR };
@@ -149,6 +155,8 @@ enum { EV_FAILED = 1, EV_FTRACE = 2, EV_BPRINT = 4 };
 enum handler {
 	H_NONE, H_SCHED_SWITCH, H_SCHED_WAKEUP, H_KSTACK, H_HRTIMER_START, H_HRTIMER_EXPIRE, H_FUTEX,
 	H_KMEM, H_TLB, H_FUNCTION, H_FUNC_REPEATS, H_RAW_DATA, H_FGRAPH_ENT, H_FGRAPH_RET,
+	H_KVM_EXIT, H_KVM_ENTRY, H_KVM_EMULATE, H_KVM_NESTED_EXIT, H_KVM_NESTED_INJECT,
+	H_KVM_MMU_GET_PAGE, H_KVM_MMU_ROLE,
 };
 
 struct pf_event {
@@ -1348,6 +1356,7 @@ static int process_op(pf_event *e, arg *a, char **tok)
 		if (!left)
 			goto out_free;
 		*left = *a;
+		a->func = false;
 		a->type = A_OP;
 		a->op.op = token;
 		a->op.left = left;
@@ -1364,6 +1373,7 @@ static int process_op(pf_event *e, arg *a, char **tok)
 		if (!left)
 			goto out_free;
 		*left = *a;
+		a->func = false;
 		a->type = A_OP;
 		a->op.op = token;
 		a->op.left = left;
@@ -1394,7 +1404,7 @@ static int process_op(pf_event *e, arg *a, char **tok)
 			token = NULL;
 			goto out_free;
 		}
-		if (right->type == A_OP && get_op_prio(a->op.op) < get_op_prio(right->op.op)) {
+		if (right->type == A_OP && !right->func && get_op_prio(a->op.op) < get_op_prio(right->op.op)) {
 			arg tmp;
 			a->op.right = right->op.left;
 			tmp = *a;
@@ -1409,6 +1419,7 @@ static int process_op(pf_event *e, arg *a, char **tok)
 		if (!left)
 			goto out_free;
 		*left = *a;
+		a->func = false;
 		a->type = A_OP;
 		a->op.op = token;
 		a->op.left = left;
@@ -2004,38 +2015,40 @@ out_free:
 }
 
 /*
- * jiffies_to_msecs(x), registered by libtraceevent's jbd2 plugin: a
- * numeric function of one long that returns its argument unchanged (the
- * plugin cannot know HZ).  Kept as `x + 0`, an operation, not a bare
- * field: the same value, and -R then prints the field itself as it would
- * for any function argument (hex for a long) rather than with the
- * format's conversion.
+ * One-argument numeric functions that plugins register, kept as an
+ * operation on their argument, `x OP operand`, not a bare field: the same
+ * value, and -R then prints the field itself as it would for any function
+ * argument (hex for a long) rather than with the format's conversion.
+ * jiffies_to_msecs(x) (jbd2 plugin) returns its argument unchanged (the
+ * plugin cannot know HZ): `x + 0`; is_writable_pte(pte) (kvm plugin) is
+ * the PTE's writable bit: `pte & 2`.
  */
-static int process_identity_func(pf_event *e, arg *a, char **tok)
+static int process_one_arg_func(pf_event *e, arg *a, char **tok, const char *op, const char *operand)
 {
 	char *token = NULL;
-	arg *inner = alloc_arg(), *zero = alloc_arg();
-	char *plus = strdup("+"), *z = strdup("0");
-	if (!inner || !zero || !plus || !z)
+	arg *inner = alloc_arg(), *right = alloc_arg();
+	char *o = strdup(op), *r = strdup(operand);
+	if (!inner || !right || !o || !r)
 		goto error;
 	int type = process_arg(e, inner, &token);
 	if (type != TOK_DELIM || !token || strcmp(token, ")"))
 		goto error;
 	free(token);
-	zero->type = A_ATOM;
-	zero->atom.atom = z;
+	right->type = A_ATOM;
+	right->atom.atom = r;
 	a->type = A_OP;
-	a->op.op = plus;
+	a->op.op = o;
 	a->op.left = inner;
-	a->op.right = zero;
+	a->op.right = right;
 	a->op.prio = 0;
+	a->func = true;
 	return read_token_item(e, tok);
 error:
 	free(token);
 	free_arg(inner);
-	free_arg(zero);
-	free(plus);
-	free(z);
+	free_arg(right);
+	free(o);
+	free(r);
 	*tok = NULL;
 	return TOK_ERROR;
 }
@@ -2167,7 +2180,11 @@ static int process_function(pf_event *e, arg *a, char *token, char **tok)
 	}
 	if (!strcmp(token, "jiffies_to_msecs")) {
 		free(token);
-		return process_identity_func(e, a, tok);
+		return process_one_arg_func(e, a, tok, "+", "0");
+	}
+	if (!strcmp(token, "is_writable_pte")) {
+		free(token);
+		return process_one_arg_func(e, a, tok, "&", "2");
 	}
 	/* other helper functions registered by plugins (scsi, cfg80211, xen, ...) are not known */
 	free(token);
@@ -2840,6 +2857,32 @@ static char *line_value(const char *text, size_t len, const char *key)
 	return NULL;
 }
 
+/* The events libtraceevent's kvm plugin registers handlers for. */
+static int kvm_handler(const char *system, const char *name)
+{
+	static const struct {
+		const char *system, *name;
+		int handler;
+	} kvm[] = {
+		{"kvm", "kvm_exit", H_KVM_EXIT},
+		{"kvm", "kvm_entry", H_KVM_ENTRY},
+		{"kvm", "kvm_emulate_insn", H_KVM_EMULATE},
+		{"kvm", "kvm_nested_vmexit", H_KVM_NESTED_EXIT},
+		{"kvm", "kvm_nested_vmexit_inject", H_KVM_NESTED_INJECT},
+		{"kvmmmu", "kvm_mmu_get_page", H_KVM_MMU_GET_PAGE},
+		{"kvmmmu", "kvm_mmu_sync_page", H_KVM_MMU_ROLE},
+		{"kvmmmu", "kvm_mmu_unsync_page", H_KVM_MMU_ROLE},
+		{"kvmmmu", "kvm_mmu_zap_page", H_KVM_MMU_ROLE},
+		{"kvmmmu", "kvm_mmu_prepare_zap_page", H_KVM_MMU_ROLE},
+	};
+	if (strncmp(system, "kvm", 3))
+		return H_NONE;
+	for (size_t i = 0; i < TIO_ARRAY_LEN(kvm); i++)
+		if (!strcmp(system, kvm[i].system) && !strcmp(name, kvm[i].name))
+			return kvm[i].handler;
+	return H_NONE;
+}
+
 pf_event *pf_event_parse(pf_ctx *c, const char *system, const char *text, size_t len)
 {
 	pf_event *e = calloc(1, sizeof(*e));
@@ -2902,6 +2945,8 @@ pf_event *pf_event_parse(pf_ctx *c, const char *system, const char *text, size_t
 		e->handler = H_FGRAPH_ENT;
 	else if (!strcmp(e->system, "ftrace") && !strcmp(e->name, "funcgraph_exit"))
 		e->handler = H_FGRAPH_RET;
+	else
+		e->handler = kvm_handler(e->system, e->name);
 	if (!f) {
 		e->flags |= EV_FAILED;
 		return e;
@@ -4380,6 +4425,276 @@ void pf_fgraph_entry(pf_event *e, tio_buf *s, const uint8_t *data, int size, pf_
 	seq_puts(s, re ? "();" : "() {");
 }
 
+/*
+ * libtraceevent's kvm plugin (as trace-cmd 3.1.6 loads it: libtraceevent
+ * 1.7.1, built without a disassembler).  Its handlers read fields the way
+ * tep_get_field_val / tep_print_num_field / tep_get_field_raw do, with
+ * their messages when a field is missing; a handler that fails part way
+ * keeps what it wrote and the event's own print fmt follows (that is how
+ * kvm_nested_vmexit of kernels whose event has no "rip" field prints).
+ */
+
+/* tep_get_field_val: "<CANT FIND FIELD name>", or " name=INVALID" for a size it cannot read */
+static int kvm_val(pf_event *e, tio_buf *s, const char *name, const uint8_t *data,
+		   unsigned long long *val, bool err)
+{
+	pf_field *f = find_field(e, name);
+	if (!f) {
+		if (err)
+			seq_printf(s, "<CANT FIND FIELD %s>", name);
+		return -1;
+	}
+	if ((f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8) ||
+	    beyond(e->cap, f->offset, f->size)) {
+		if (err)
+			seq_printf(s, " %s=INVALID", name);
+		return -1;
+	}
+	*val = read_num(e->ctx, data + f->offset, f->size);
+	return 0;
+}
+
+/* tep_print_num_field: the value through a one-conversion format, or CAN'T FIND FIELD "name" */
+static int kvm_num(pf_event *e, tio_buf *s, const char *name, const uint8_t *data,
+		   const char *before, bool is32, const char *after)
+{
+	pf_field *f = find_field(e, name);
+	if (!f || (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8) ||
+	    beyond(e->cap, f->offset, f->size)) {
+		seq_printf(s, "CAN'T FIND FIELD \"%s\"", name);
+		return -1;
+	}
+	unsigned long long v = read_num(e->ctx, data + f->offset, f->size);
+	seq_puts(s, before);
+	if (is32) /* a %u conversion given the 64-bit value: its low half */
+		seq_printf(s, "%u", (unsigned)v);
+	else
+		seq_printf(s, "%llx", v);
+	seq_puts(s, after);
+	return 0;
+}
+
+/*
+ * The plugin's own exit reason tables (the kernel's names of an older
+ * release, without their EXIT_REASON_ / SVM_ prefixes), chosen by the
+ * event's isa field: 1 VMX, 2 SVM.  The SVM table ends with EXIT_ERR (-1).
+ */
+typedef struct {
+	int code;
+	const char *name;
+} kvm_reason;
+
+static const kvm_reason kvm_vmx[] = {
+	{0, "EXCEPTION_NMI"}, {1, "EXTERNAL_INTERRUPT"}, {2, "TRIPLE_FAULT"}, {7, "PENDING_INTERRUPT"},
+	{8, "NMI_WINDOW"}, {9, "TASK_SWITCH"}, {10, "CPUID"}, {12, "HLT"}, {13, "INVD"},
+	{14, "INVLPG"}, {15, "RDPMC"}, {16, "RDTSC"}, {18, "VMCALL"}, {19, "VMCLEAR"},
+	{20, "VMLAUNCH"}, {21, "VMPTRLD"}, {22, "VMPTRST"}, {23, "VMREAD"}, {24, "VMRESUME"},
+	{25, "VMWRITE"}, {26, "VMOFF"}, {27, "VMON"}, {28, "CR_ACCESS"}, {29, "DR_ACCESS"},
+	{30, "IO_INSTRUCTION"}, {31, "MSR_READ"}, {32, "MSR_WRITE"}, {36, "MWAIT_INSTRUCTION"},
+	{39, "MONITOR_INSTRUCTION"}, {40, "PAUSE_INSTRUCTION"}, {41, "MCE_DURING_VMENTRY"},
+	{43, "TPR_BELOW_THRESHOLD"}, {44, "APIC_ACCESS"}, {45, "EOI_INDUCED"},
+	{48, "EPT_VIOLATION"}, {49, "EPT_MISCONFIG"}, {50, "INVEPT"}, {52, "PREEMPTION_TIMER"},
+	{54, "WBINVD"}, {55, "XSETBV"}, {56, "APIC_WRITE"}, {58, "INVPCID"}, {62, "PML_FULL"},
+	{63, "XSAVES"}, {64, "XRSTORS"},
+};
+
+static const kvm_reason kvm_svm[] = {
+	{0x000, "EXIT_READ_CR0"}, {0x003, "EXIT_READ_CR3"}, {0x004, "EXIT_READ_CR4"},
+	{0x008, "EXIT_READ_CR8"}, {0x010, "EXIT_WRITE_CR0"}, {0x013, "EXIT_WRITE_CR3"},
+	{0x014, "EXIT_WRITE_CR4"}, {0x018, "EXIT_WRITE_CR8"}, {0x020, "EXIT_READ_DR0"},
+	{0x021, "EXIT_READ_DR1"}, {0x022, "EXIT_READ_DR2"}, {0x023, "EXIT_READ_DR3"},
+	{0x024, "EXIT_READ_DR4"}, {0x025, "EXIT_READ_DR5"}, {0x026, "EXIT_READ_DR6"},
+	{0x027, "EXIT_READ_DR7"}, {0x030, "EXIT_WRITE_DR0"}, {0x031, "EXIT_WRITE_DR1"},
+	{0x032, "EXIT_WRITE_DR2"}, {0x033, "EXIT_WRITE_DR3"}, {0x034, "EXIT_WRITE_DR4"},
+	{0x035, "EXIT_WRITE_DR5"}, {0x036, "EXIT_WRITE_DR6"}, {0x037, "EXIT_WRITE_DR7"},
+	{0x040, "EXIT_EXCP_DE"}, {0x041, "EXIT_EXCP_DB"}, {0x043, "EXIT_EXCP_BP"},
+	{0x044, "EXIT_EXCP_OF"}, {0x045, "EXIT_EXCP_BR"}, {0x046, "EXIT_EXCP_UD"},
+	{0x047, "EXIT_EXCP_NM"}, {0x048, "EXIT_EXCP_DF"}, {0x04a, "EXIT_EXCP_TS"},
+	{0x04b, "EXIT_EXCP_NP"}, {0x04c, "EXIT_EXCP_SS"}, {0x04d, "EXIT_EXCP_GP"},
+	{0x04e, "EXIT_EXCP_PF"}, {0x050, "EXIT_EXCP_MF"}, {0x051, "EXIT_EXCP_AC"},
+	{0x052, "EXIT_EXCP_MC"}, {0x053, "EXIT_EXCP_XF"}, {0x060, "EXIT_INTR"}, {0x061, "EXIT_NMI"},
+	{0x062, "EXIT_SMI"}, {0x063, "EXIT_INIT"}, {0x064, "EXIT_VINTR"},
+	{0x065, "EXIT_CR0_SEL_WRITE"}, {0x066, "EXIT_IDTR_READ"}, {0x067, "EXIT_GDTR_READ"},
+	{0x068, "EXIT_LDTR_READ"}, {0x069, "EXIT_TR_READ"}, {0x06a, "EXIT_IDTR_WRITE"},
+	{0x06b, "EXIT_GDTR_WRITE"}, {0x06c, "EXIT_LDTR_WRITE"}, {0x06d, "EXIT_TR_WRITE"},
+	{0x06e, "EXIT_RDTSC"}, {0x06f, "EXIT_RDPMC"}, {0x070, "EXIT_PUSHF"}, {0x071, "EXIT_POPF"},
+	{0x072, "EXIT_CPUID"}, {0x073, "EXIT_RSM"}, {0x074, "EXIT_IRET"}, {0x075, "EXIT_SWINT"},
+	{0x076, "EXIT_INVD"}, {0x077, "EXIT_PAUSE"}, {0x078, "EXIT_HLT"}, {0x079, "EXIT_INVLPG"},
+	{0x07a, "EXIT_INVLPGA"}, {0x07b, "EXIT_IOIO"}, {0x07c, "EXIT_MSR"},
+	{0x07d, "EXIT_TASK_SWITCH"}, {0x07e, "EXIT_FERR_FREEZE"}, {0x07f, "EXIT_SHUTDOWN"},
+	{0x080, "EXIT_VMRUN"}, {0x081, "EXIT_VMMCALL"}, {0x082, "EXIT_VMLOAD"},
+	{0x083, "EXIT_VMSAVE"}, {0x084, "EXIT_STGI"}, {0x085, "EXIT_CLGI"}, {0x086, "EXIT_SKINIT"},
+	{0x087, "EXIT_RDTSCP"}, {0x088, "EXIT_ICEBP"}, {0x089, "EXIT_WBINVD"},
+	{0x08a, "EXIT_MONITOR"}, {0x08b, "EXIT_MWAIT"}, {0x08c, "EXIT_MWAIT_COND"},
+	{0x08d, "EXIT_XSETBV"}, {0x400, "EXIT_NPF"}, {0x401, "EXIT_AVIC_INCOMPLETE_IPI"},
+	{0x402, "EXIT_AVIC_UNACCELERATED_ACCESS"}, {-1, "EXIT_ERR"},
+};
+
+/* "reason NAME", "reason UNKNOWN-ISA" or "reason UNKNOWN (code)"; -1 when the field is missing */
+static int kvm_exit_reason(pf_event *e, tio_buf *s, const char *name, const uint8_t *data)
+{
+	unsigned long long code, isa;
+	if (kvm_val(e, s, name, data, &code, true))
+		return -1;
+	if (kvm_val(e, s, "isa", data, &isa, false))
+		isa = 1; /* no isa field: VMX */
+	const kvm_reason *t = NULL;
+	size_t n = 0;
+	if ((int)isa == 1) {
+		t = kvm_vmx;
+		n = TIO_ARRAY_LEN(kvm_vmx);
+	} else if ((int)isa == 2) {
+		t = kvm_svm;
+		n = TIO_ARRAY_LEN(kvm_svm);
+	} else {
+		seq_puts(s, "reason UNKNOWN-ISA");
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (t[i].code == (int)code) { /* compared as ints */
+			seq_printf(s, "reason %s", t[i].name);
+			return 0;
+		}
+	}
+	seq_printf(s, "reason UNKNOWN (%llu)", code);
+	return 0;
+}
+
+static void kvm_exit_text(pf_event *e, tio_buf *s, const uint8_t *data, int size, int handler)
+{
+	unsigned long long rip, info1, info2;
+	switch (handler) {
+	case H_KVM_EXIT:
+		if (kvm_exit_reason(e, s, "exit_reason", data) || kvm_val(e, s, "guest_rip", data, &rip, true))
+			break;
+		seq_printf(s, " rip 0x%llx", rip);
+		/* (trace-cmd names guest functions only for host+guest reports of a guest it maps) */
+		if (!kvm_val(e, s, "info1", data, &info1, false) && !kvm_val(e, s, "info2", data, &info2, false))
+			seq_printf(s, " info %llx %llx", info1, info2);
+		return;
+	case H_KVM_ENTRY:
+		kvm_num(e, s, "vcpu_id", data, " vcpu ", true, "");
+		if (kvm_val(e, s, "rip", data, &rip, true))
+			break;
+		seq_printf(s, " rip 0x%llx", rip);
+		return;
+	case H_KVM_NESTED_EXIT:
+		if (kvm_val(e, s, "rip", data, &rip, true))
+			break;
+		seq_printf(s, " rip %llx", rip);
+		/* then as kvm_nested_vmexit_inject (no space before "reason") */
+		/* fall through */
+	case H_KVM_NESTED_INJECT:
+		if (kvm_exit_reason(e, s, "exit_code", data))
+			break;
+		kvm_num(e, s, "exit_info1", data, " info1 ", false, "");
+		kvm_num(e, s, "exit_info2", data, " info2 ", false, "");
+		kvm_num(e, s, "exit_int_info", data, " int_info ", false, "");
+		kvm_num(e, s, "exit_int_info_err", data, " int_info_err ", false, "");
+		return;
+	}
+	pretty_print(s, data, size, e); /* the handler failed: the event's own text follows */
+}
+
+/*
+ * kvm_emulate_insn without a disassembler: "csbase:rip: " and the
+ * instruction's bytes in hex.  The plugin formats them into one static
+ * buffer, so a record with len 0 shows the bytes of the one before it
+ * (any input of the report); bytes past the 15 of insn come from the
+ * record after it (as far as the record goes here).
+ */
+static pf_fstack *plugin_state(pf_ctx *c)
+{
+	if (!c->fs)
+		c->fs = c->own_fs = calloc(1, sizeof(*c->fs));
+	return c->fs;
+}
+
+static void kvm_emulate_text(pf_event *e, tio_buf *s, const uint8_t *data, int size)
+{
+	unsigned long long rip, csbase, len, flags, failed;
+	if (kvm_val(e, s, "rip", data, &rip, true) || kvm_val(e, s, "csbase", data, &csbase, true) ||
+	    kvm_val(e, s, "len", data, &len, true) || kvm_val(e, s, "flags", data, &flags, true) ||
+	    kvm_val(e, s, "failed", data, &failed, true)) {
+		pretty_print(s, data, size, e);
+		return;
+	}
+	pf_field *f = find_field(e, "insn");
+	if (!f) {
+		seq_puts(s, "<CANT FIND FIELD insn>");
+		pretty_print(s, data, size, e);
+		return;
+	}
+	pf_fstack *st = plugin_state(e->ctx);
+	char none[1] = "", *bytes = st ? st->kvm_insn : none;
+	int n = (int)len;
+	if (n > 0 && st) {
+		char *p = bytes;
+		for (int i = 0; i < n && i < 256 && f->offset + i < e->cap; i++) {
+			uint8_t b = data[f->offset + i];
+			*p++ = "0123456789abcdef"[b >> 4];
+			*p++ = "0123456789abcdef"[b & 15];
+			*p++ = ' ';
+		}
+		p[p > bytes ? -1 : 0] = 0;
+	}
+	seq_printf(s, "%llx:%llx: %s%s", csbase, rip, bytes, failed ? " FAIL" : "");
+}
+
+/*
+ * The MMU page role as the plugin's own layout has it (an older kernel's
+ * union kvm_mmu_page_role: level:4, cr4_pae:1, quadrant:2, direct:1,
+ * access:3, invalid:1, efer_nx:1, cr0_wp:1, smep:1, smap:1, 8 bits of
+ * padding, smm:8), read through C bit-fields, hence in the host's bit
+ * order; a file of the other byte order shows the word.
+ */
+static unsigned role_bits(unsigned word, int pos, int width)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	pos = 32 - pos - width; /* bit-fields fill a big-endian word from the top */
+#endif
+	return (word >> pos) & ((1u << width) - 1);
+}
+
+static bool host_big_endian(void)
+{
+	const uint16_t one = 1;
+	return *(const uint8_t *)&one == 0;
+}
+
+static void kvm_role_text(pf_event *e, tio_buf *s, const uint8_t *data, int size, bool get_page)
+{
+	static const char *const access[] = {"---", "--x", "w--", "w-x", "-u-", "-ux", "wu-", "wux"};
+	unsigned long long v;
+	if (get_page) {
+		if (kvm_val(e, s, "created", data, &v, true))
+			goto failed;
+		seq_puts(s, v ? "new " : "existing ");
+		if (kvm_val(e, s, "gfn", data, &v, true))
+			goto failed;
+		seq_printf(s, "sp gfn %llx ", v);
+	}
+	if (kvm_val(e, s, "role", data, &v, true))
+		goto failed;
+	unsigned w = (unsigned)v;
+	if (e->ctx->be == host_big_endian())
+		seq_printf(s, "%u q%u%s %s%s %spae %snxe %swp%s%s%s", role_bits(w, 0, 4), role_bits(w, 5, 2),
+			   role_bits(w, 7, 1) ? " direct" : "", access[role_bits(w, 8, 3)],
+			   role_bits(w, 11, 1) ? " invalid" : "", role_bits(w, 4, 1) ? "" : "!",
+			   role_bits(w, 12, 1) ? "" : "!", role_bits(w, 13, 1) ? "" : "!",
+			   role_bits(w, 14, 1) ? " smep" : "", role_bits(w, 15, 1) ? " smap" : "",
+			   role_bits(w, 24, 8) ? " smm" : "");
+	else
+		seq_printf(s, "WORD: %08x", w);
+	kvm_num(e, s, "root_count", data, " root ", true, " ");
+	if (kvm_val(e, s, "unsync", data, &v, true))
+		goto failed;
+	seq_puts(s, v ? "unsync" : "sync"); /* and a NUL, which ends what trace-cmd prints */
+	return;
+failed:
+	pretty_print(s, data, size, e);
+}
+
 /* Returns true when the pretty print should follow (handler declined). */
 static bool run_handler(pf_event *e, tio_buf *s, const uint8_t *data, int size)
 {
@@ -4590,6 +4905,19 @@ static bool run_handler(pf_event *e, tio_buf *s, const uint8_t *data, int size)
 		}
 		return false;
 	}
+	case H_KVM_EXIT:
+	case H_KVM_ENTRY:
+	case H_KVM_NESTED_EXIT:
+	case H_KVM_NESTED_INJECT:
+		kvm_exit_text(e, s, data, size, e->handler);
+		return false;
+	case H_KVM_EMULATE:
+		kvm_emulate_text(e, s, data, size);
+		return false;
+	case H_KVM_MMU_GET_PAGE:
+	case H_KVM_MMU_ROLE:
+		kvm_role_text(e, s, data, size, e->handler == H_KVM_MMU_GET_PAGE);
+		return false;
 	default:
 		return true;
 	}
