@@ -6,7 +6,9 @@
  * The record's last byte, when odd, makes the event an "ftrace" one, so
  * the built-in handlers of that system (function, func_repeats, raw_data,
  * kernel_stack) run too; it is printed twice (two CPUs, us and ns times)
- * so that the function plugin's stacks are used.
+ * so that the function plugin's stacks are used.  Otherwise the event's
+ * system is the one its name has in the kernel when a built-in handler
+ * exists for it (sched_switch: sched, kvm_exit: kvm...), else "fuzz".
  */
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,33 @@
 #include "ftrace/tracedat.h"
 #include "fuzz.h"
 #include "sink/printfmt.h"
+
+/* The system of the events the built-in plugin equivalents handle, by name. */
+static const char *system_of(const char *text)
+{
+	static const struct {
+		const char *name, *system;
+	} sys[] = {
+		{"sched_switch", "sched"}, {"sched_wakeup", "sched"}, {"sched_wakeup_new", "sched"},
+		{"hrtimer_start", "timer"}, {"hrtimer_expire_entry", "timer"},
+		{"sys_enter_futex", "syscalls"}, {"kfree", "kmem"}, {"kmalloc", "kmem"},
+		{"kmalloc_node", "kmem"}, {"kmem_cache_alloc", "kmem"}, {"kmem_cache_alloc_node", "kmem"},
+		{"kmem_cache_free", "kmem"}, {"tlb_flush", "tlb"}, {"kvm_exit", "kvm"}, {"kvm_entry", "kvm"},
+		{"kvm_emulate_insn", "kvm"}, {"kvm_nested_vmexit", "kvm"}, {"kvm_nested_vmexit_inject", "kvm"},
+		{"kvm_mmu_get_page", "kvmmmu"}, {"kvm_mmu_sync_page", "kvmmmu"},
+		{"kvm_mmu_unsync_page", "kvmmmu"}, {"kvm_mmu_zap_page", "kvmmmu"},
+		{"kvm_mmu_prepare_zap_page", "kvmmmu"},
+	};
+	const char *n = strstr(text, "name: ");
+	if (!n)
+		return "fuzz";
+	n += 6;
+	size_t len = strcspn(n, "\n");
+	for (size_t i = 0; i < sizeof(sys) / sizeof(sys[0]); i++)
+		if (strlen(sys[i].name) == len && !memcmp(n, sys[i].name, len))
+			return sys[i].system;
+	return "fuzz";
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -48,7 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (c) {
 		pf_ctx_set_kallsyms(c, "ffffffff81000000 T _stext\nffffffff81001000 t do_one [mod]\n");
 		pf_ctx_load_cmdlines(c, "1 init\n42 bash\n");
-		const char *sys = rlen && (record[rlen - 1] & 1) ? "ftrace" : "fuzz";
+		const char *sys = rlen && (record[rlen - 1] & 1) ? "ftrace" : system_of(text);
 		pf_event *e = pf_event_parse(c, sys, text, tlen);
 		if (e) {
 			tio_buf b = {0};

@@ -1947,6 +1947,10 @@ static int process_paren(pf_event *e, arg *a, char **tok)
 	if (type == TOK_ERROR)
 		goto out_free;
 	if (type == TOK_ITEM && !strcmp(token, ")")) {
+		/* "(REC)->field": the item was REC alone, `a` is still empty
+		   ("(~REC)->" is not a field: `a` holds the operator) */
+		if (a->type != A_NULL)
+			goto out_free;
 		free(token);
 		return process_entry(e, a, tok);
 	}
