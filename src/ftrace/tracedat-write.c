@@ -1637,8 +1637,10 @@ static void o_tmp(out *o, wcpu *c)
 			left -= (uint64_t)n;
 			o->pos += (uint64_t)n;
 		}
-		/* the stream goes on where the copy ended; the rest, if any, by hand */
-		if (fseeko(o->f, 0, SEEK_CUR) || fseeko(c->tmp, off_in, SEEK_SET)) {
+		/* the stream goes on where the copy ended (o->pos: the file's offset,
+		   set explicitly rather than trusting stdio's cached one); the rest,
+		   if any, by hand */
+		if (fseeko(o->f, (off_t)o->pos, SEEK_SET) || fseeko(c->tmp, off_in, SEEK_SET)) {
 			o->err = tio_err_set(TIO_ERR_IO, "%s: seek error: %s", o->w->out, strerror(errno));
 			return;
 		}
