@@ -18,3 +18,23 @@ same() {
 
 # is_sanitized: true when $TIO was built with ASan (slow: skip big inputs).
 is_sanitized() { case "$TIO_BUILD" in *asan*) return 0;; esac; return 1; }
+
+# NS: the wrapper to record with (`$NS trace-cmd record ...`):
+# ../shared/tools/tc-ns.sh, as this VM refuses the function tracer.
+NS=$TIO_SHARED/tools/tc-ns.sh
+[ -x "$NS" ] || NS=
+
+# why_no_recording: prints why trace-cmd cannot record here, nothing when it
+# can (root, tracefs mounted or mountable, no other trace-cmd running, not
+# the slow sanitizer build).
+why_no_recording() {
+	local t=/sys/kernel/tracing
+	command -v trace-cmd > /dev/null || { echo "no trace-cmd"; return; }
+	[ "$(id -u)" = 0 ] || { echo "not root"; return; }
+	mountpoint -q $t || mount -t tracefs nodev $t 2> /dev/null || { echo "no tracefs"; return; }
+	if ps -eo stat=,comm= | awk '$2=="trace-cmd" && $1 !~ /Z/ {f=1} END {exit !f}'; then
+		echo "another trace-cmd is running"
+		return
+	fi
+	is_sanitized && echo "sanitizer build (slow)"
+}

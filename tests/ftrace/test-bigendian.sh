@@ -156,14 +156,8 @@ done
 # loopback connection (%pISpc: the sockaddr bytes are not swapped, and
 # libtraceevent reads their family in the host's byte order)
 rskip() { ok "bigendian live v6 recording # skip $1"; exit 0; }
-[ "$(id -u)" = 0 ] || rskip "not root"
-mountpoint -q $T || mount -t tracefs nodev $T 2> /dev/null || rskip "no tracefs"
-if ps -eo stat=,comm= | awk '$2=="trace-cmd" && $1 !~ /Z/ {f=1} END {exit !f}'; then
-	rskip "another trace-cmd is running"
-fi
-is_sanitized && rskip "sanitizer build (slow)"
-NS=$TIO_SHARED/tools/tc-ns.sh
-[ -x "$NS" ] || NS=
+why=$(why_no_recording)
+[ -z "$why" ] || rskip "$why"
 M=traceio-bigendian-$(printf '%0150d' 6)
 cat > "$TMP/wl.sh" <<WL
 ls -R /usr/share/doc > /dev/null

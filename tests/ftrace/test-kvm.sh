@@ -57,14 +57,9 @@ for ev in kvm_entry kvm_nested_vmexit kvm_nested_vmexit_inject kvm_mmu_sync_page
 done
 
 skip() { echo "ok live kvm recording # skip $1"; exit 0; }
-command -v trace-cmd > /dev/null || skip "no trace-cmd"
-[ "$(id -u)" = 0 ] || skip "not root"
 [ -c /dev/kvm ] || skip "no /dev/kvm"
-mountpoint -q $T || mount -t tracefs nodev $T 2> /dev/null || skip "no tracefs"
-if ps -eo stat=,comm= | awk '$2=="trace-cmd" && $1 !~ /Z/ {f=1} END {exit !f}'; then
-	skip "another trace-cmd is running"
-fi
-is_sanitized && skip "sanitizer build (slow)"
+why=$(why_no_recording)
+[ -z "$why" ] || skip "$why"
 command -v cc > /dev/null || skip "no C compiler"
 command -v python3 > /dev/null || skip "no python3"
 G=$TMP/kvm-guest
@@ -73,8 +68,6 @@ if ! cc -O2 -Wall -o "$G" "$TIO_TOP/tests/tools/kvm-guest.c" 2> "$TMP/cc.log"; t
 	exit 0
 fi
 "$G" -q > "$TMP/run.log" 2>&1 || skip "kvm-guest does not run on this host: $(tail -1 "$TMP/run.log")"
-NS=$TIO_SHARED/tools/tc-ns.sh
-[ -x "$NS" ] || NS=
 
 # default (v7 zstd) and v6 with 2 x 200 markers to rewrite
 $NS trace-cmd record -o "$TMP/k7.dat" -e kvm -e kvmmmu "$G" -q > "$TMP/rec.log" 2>&1

@@ -6,15 +6,8 @@
 . "$TIO_TOP/tests/lib.sh"
 T=/sys/kernel/tracing
 skip() { echo "ok live trace-cmd recording # skip $1"; exit 0; }
-command -v trace-cmd >/dev/null || skip "no trace-cmd"
-[ "$(id -u)" = 0 ] || skip "not root"
-mountpoint -q $T || mount -t tracefs nodev $T 2>/dev/null || skip "no tracefs"
-if ps -eo stat=,comm= | awk '$2=="trace-cmd" && $1 !~ /Z/ {f=1} END {exit !f}'; then
-	skip "another trace-cmd is running"
-fi
-is_sanitized && skip "sanitizer build (slow)"
-NS=$TIO_SHARED/tools/tc-ns.sh
-[ -x "$NS" ] || NS=
+why=$(why_no_recording)
+[ -z "$why" ] || skip "$why"
 WL="sh -c 'ls -R /usr/share/doc >/dev/null; echo traceio-live > $T/trace_marker; sleep 0.05'"
 
 rec() { # out args...

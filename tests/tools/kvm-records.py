@@ -27,9 +27,13 @@ fields the plugin was written for).
 
 Usage: kvm-records.py [--old] IN.dat OUT.dat
 """
+import os
 import re
 import struct
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tdv6  # noqa: E402
 
 SVM_EXTRA = [0x400, 0x401, 0x402, 0x403, 0x404, 0x80000001, 0x7fffffff, 0xfffffffe, 0xffffffff]
 VMX_EXTRA = [74, 75, 84, 0xffff, 0x10000, 0x80000000, 0x80000021, 0xffffffff]
@@ -130,69 +134,15 @@ OLD = {
 
 
 def main(inp, out, old=False):
-    b = bytearray(open(inp, 'rb').read())
-    assert b[:10] == b'\x17\x08\x44tracing', 'not a trace.dat'
-    at = b.index(b'\0', 10)
-    assert b[10:at] == b'6', 'v6 only'
-    at += 1
-    e = '>' if b[at] == 1 else '<'
-    assert b[at + 1] == 8, '64-bit only'
-    page_size = struct.unpack_from(e + 'I', b, at + 2)[0]
-    at += 6
-
-    def u(f, o):
-        return struct.unpack_from(e + f, b, o)[0]
-
-    for name in (b'header_page\0', b'header_event\0'):
-        assert b[at:at + len(name)] == name
-        at += len(name)
-        at += 8 + u('Q', at)
+    v = tdv6.V6(bytearray(open(inp, 'rb').read()))
+    assert v.long_size == 8, '64-bit only'
+    b, e, u = v.b, v.e, v.u
     ev = {}  # name -> (id, fields)
-    n = u('I', at)
-    at += 4
-    for _ in range(n):
-        size = u('Q', at)
-        text = bytes(b[at + 8:at + 8 + size]).decode()
+    for text in v.ftrace:
         m = re.search(r'name: (\S+)\nID: (\d+)', text)
         ev[m.group(1)] = (int(m.group(2)), fmt_fields(text))
-        at += 8 + size
-    sys_at = at
-    systems = []  # (name, [format text])
-    nsys = u('I', at)
-    at += 4
-    for _ in range(nsys):
-        z = b.index(b'\0', at)
-        sname = bytes(b[at:z]).decode()
-        at = z + 1
-        n = u('I', at)
-        at += 4
-        texts = []
-        for _ in range(n):
-            size = u('Q', at)
-            texts.append(bytes(b[at + 8:at + 8 + size]).decode())
-            at += 8 + size
-        systems.append((sname, texts))
-    kall_at = at
-    rest_at = at + 4 + u('I', at)
-    at = rest_at
-    at += 4 + u('I', at)  # printk formats
-    at += 8 + u('Q', at)  # saved cmdlines
-    ncpus = u('I', at)
-    at += 4
-    assert b[at:at + 10] == b'options  \0'
-    at += 10
-    while True:
-        oid = u('H', at)
-        at += 2
-        if oid == 0:
-            break
-        at += 4 + u('I', at)
-    assert b[at:at + 10] == b'flyrecord\0', 'flyrecord only'
-    at += 10
-    table_at = at
-    cpus = [struct.unpack_from(e + 'QQ', b, at + 16 * i) for i in range(ncpus)]
-    clock_at = table_at + 16 * ncpus  # the trace clock text (u64 size first)
-    clock = bytes(b[clock_at:clock_at + 8 + u('Q', clock_at)])
+    systems = v.systems
+    clock = bytes(b[v.clock_at:v.clock_at + 8 + u('Q', v.clock_at)])
 
     # the kvm formats, fast_page_fault's print fmt changed
     new_systems = []
@@ -215,37 +165,7 @@ def main(inp, out, old=False):
         del ev['fast_page_fault']
 
     # the print records, in time order
-    recs = []
-    for cpu, (off, size) in enumerate(cpus):
-        for page in range(off, off + size, page_size):
-            commit = u('Q', page + 8) & ((1 << 27) - 1)
-            ts = u('Q', page)
-            p = page + 16
-            end = p + commit
-            while p < end:
-                h = u('I', p)
-                tl = h & 31 if e == '<' else h >> 27
-                delta = h >> 5 if e == '<' else h & ((1 << 27) - 1)
-                if tl == 29:
-                    if delta == 0:
-                        break
-                    ts += delta
-                    p += 4 + u('I', p + 4)
-                    continue
-                if tl in (30, 31):
-                    ts = ts + ((u('I', p + 4) << 27) | delta) if tl == 30 else (u('I', p + 4) << 27) | delta
-                    p += 8
-                    continue
-                ts += delta
-                if tl == 0:
-                    dlen = u('I', p + 4) - 4
-                    data = p + 8
-                else:
-                    dlen = tl * 4
-                    data = p + 4
-                if u('H', data) == ev['print'][0] and dlen >= 100:
-                    recs.append((ts, cpu, data, dlen))
-                p = data + dlen
+    recs = [r for r in v.records() if u('H', r[2]) == ev['print'][0] and r[3] >= 100]
     recs.sort()
     todo = [(name, vals) for name, vals in items() if name in ev]
     if len(recs) < len(todo):
@@ -254,15 +174,15 @@ def main(inp, out, old=False):
         eid, fields = ev[name]
         struct.pack_into(e + 'H', b, data, eid)
         b[data + 8:data + dlen] = bytes(dlen - 8)
-        for fname, v in vals.items():
+        for fname, val in vals.items():
             if fname not in fields:
                 continue
             off, size = fields[fname]
-            if isinstance(v, bytes):
-                b[data + off:data + off + min(size, len(v))] = v[:size]
+            if isinstance(val, bytes):
+                b[data + off:data + off + min(size, len(val))] = val[:size]
             else:
                 struct.pack_into(e + {1: 'B', 2: 'H', 4: 'I', 8: 'Q'}[size], b, data + off,
-                                 v & ((1 << (8 * size)) - 1))
+                                 val & ((1 << (8 * size)) - 1))
 
     # written with the new formats and no kallsyms (CPU data moved)
     sysb = struct.pack(e + 'I', len(new_systems))
@@ -270,15 +190,7 @@ def main(inp, out, old=False):
         sysb += sname.encode() + b'\0' + struct.pack(e + 'I', len(texts))
         for t in texts:
             sysb += struct.pack(e + 'Q', len(t.encode())) + t.encode()
-    head = bytes(b[:sys_at]) + sysb + struct.pack(e + 'I', 0) + bytes(b[rest_at:table_at])
-    data_at = (len(head) + 16 * ncpus + len(clock) + page_size - 1) // page_size * page_size
-    table = b''
-    blob = b''
-    for off, size in cpus:
-        table += struct.pack(e + 'QQ', data_at + len(blob) if size else 0, size)
-        blob += bytes(b[off:off + size])
-    with open(out, 'wb') as f:
-        f.write(head + table + clock + b'\0' * (data_at - len(head) - len(table) - len(clock)) + blob)
+    v.write(out, bytes(b[:v.sys_at]) + sysb + struct.pack(e + 'I', 0) + bytes(b[v.rest_at:v.table_at]), clock)
     print('%d of %d marker records rewritten' % (len(todo), len(recs)))
 
 
