@@ -364,8 +364,23 @@ static int lin_add(plan *p, size_t *cap, uint8_t kind, uint32_t i)
 		return TIO_ERR_NOMEM;
 	const plan_ins *in = &p->ins[i];
 	p->lin[p->nlin++] = (lin_op){.kind = kind, .flags = in->flags, .sh = in->sh, .size = in->size,
-				     .align = in->align, .ins = i, .fc = in->fc};
+				     .amask = in->align > 1 ? in->align - 1 : 0, .ins = i, .fc = in->fc};
 	return 0;
+}
+
+/* The op of an integer that is not a member of a run (see enum lin_kind). */
+static uint8_t int_kind(const plan_ins *in)
+{
+	if (in->bf_unit)
+		return LK_CALL;
+	if (in->op > OP_U64BE || (in->flags & PF_BITREV) || in->align < 8 || in->align % 8)
+		return LK_INT;
+	unsigned fx = in->flags & (PF_SAVE | PF_ROLE | PF_CLOCK);
+	if (fx == PF_CLOCK && in->role != TIO_ROLE_END_TS)
+		return LK_FINT_CLK;
+	if (fx == PF_SAVE)
+		return LK_FINT_SAVE;
+	return LK_FINT;
 }
 
 static int lin_emit(plan *p, size_t *cap, uint32_t i, int depth)
@@ -403,7 +418,7 @@ static int lin_emit(plan *p, size_t *cap, uint32_t i, int depth)
 	}
 	case OP_U8: case OP_U16LE: case OP_U32LE: case OP_U64LE:
 	case OP_U16BE: case OP_U32BE: case OP_U64BE: case OP_BITSLE: case OP_BITSBE:
-		return lin_add(p, cap, in->bf_unit ? LK_CALL : LK_INT, i);
+		return lin_add(p, cap, int_kind(in), i);
 	case OP_F32:
 	case OP_F64:
 		return lin_add(p, cap, in->align % 8 == 0 ? (in->op == OP_F32 ? LK_F32 : LK_F64) : LK_CALL, i);
@@ -483,7 +498,8 @@ static int linearize(plan *p)
 			o->n = after;
 		else if (o->kind == LK_ARR)
 			p->lin[k + 1].n = after; /* its element op: room to reserve after the elements */
-		else if (o->kind == LK_SB || o->kind == LK_RUNMEM || o->kind == LK_INT || o->kind == LK_F32 ||
+		else if (o->kind == LK_SB || o->kind == LK_RUNMEM || o->kind == LK_INT || o->kind == LK_FINT ||
+			 o->kind == LK_FINT_CLK || o->kind == LK_FINT_SAVE || o->kind == LK_F32 ||
 			 o->kind == LK_F64 || o->kind == LK_STR || o->kind == LK_VAR || o->kind == LK_ARR ||
 			 o->kind == LK_TEXT)
 			after++;

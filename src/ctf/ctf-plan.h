@@ -103,6 +103,12 @@ enum lin_kind {
 	LK_ARR,	  /* array or sequence of packed byte-aligned integers (element: op + 1) */
 	LK_TEXT,  /* array or sequence of 8-bit characters as one string value (OP_TEXT) */
 	LK_SE_END, /* LK_SE then LK_END (the scope's root structure ends) */
+	/* byte-aligned 8/16/32/64-bit integers that are saved, have a role or
+	   set the clock (event ids, timestamps, lengths), read in line; LK_INT
+	   is left for the others (bit-fields, reversed bits...) */
+	LK_FINT,     /* any of those effects (int_effects) */
+	LK_FINT_CLK, /* sets the clock only */
+	LK_FINT_SAVE, /* is saved only (a length, a selector) */
 };
 
 typedef struct lin_op {
@@ -110,7 +116,7 @@ typedef struct lin_op {
 	uint8_t flags; /* PF_* */
 	uint8_t sh;    /* 64 - size */
 	uint32_t size; /* bits; LK_RUN: bits of the whole run */
-	uint32_t align;
+	uint32_t amask; /* alignment in bits - 1: the position is rounded up with it (0: none) */
 	uint32_t ins;  /* the plan instruction */
 	uint32_t n;    /* LK_SB: members; LK_RUN: run members; LK_CALL: values still to come in line;
 			  LK_VEND: the op after the variant */

@@ -679,11 +679,12 @@ static int run_lin(dec *d, const plan *p)
 		[LK_SB] = &&sb, [LK_SE] = &&se, [LK_RUN] = &&run, [LK_RUNMEM] = &&one_int,
 		[LK_INT] = &&flagged_int, [LK_F32] = &&flt, [LK_F64] = &&flt, [LK_STR] = &&str,
 		[LK_CALL] = &&call, [LK_END] = &&done, [LK_VAR] = &&var, [LK_VEND] = &&vend,
-		[LK_ARR] = &&arr, [LK_TEXT] = &&text, [LK_SE_END] = &&se_end,
+		[LK_ARR] = &&arr, [LK_TEXT] = &&text, [LK_SE_END] = &&se_end, [LK_FINT] = &&fint,
+		[LK_FINT_CLK] = &&fint_clk, [LK_FINT_SAVE] = &&fint_save,
 	};
 #define SYNC() (d->pos = pos, d->nvals = nv)
 #define NEXT() goto *go[(++o)->kind]
-#define ALIGN() do { if (o->align > 1) pos = ALIGN_UP(pos, o->align); } while (0)
+#define ALIGN() (pos = (pos + o->amask) & ~(uint64_t)o->amask) /* branch-free */
 	goto *go[o->kind];
 sb:
 	ALIGN();
@@ -719,26 +720,43 @@ run:
 		}
 	}
 	NEXT();
-flagged_int: {
-	/* a byte-aligned integer that is saved, has a role or sets the clock
-	   (event ids, timestamps, lengths): read in line, acted on in line */
-	const plan_ins *in = &p->ins[o->ins];
+flagged_int:
+	/* an integer run_int reads (bit-field, reversed bits...) */
 	ALIGN();
-	if (TIO_UNLIKELY(in->op > OP_U64BE || (in->flags & PF_BITREV) || (pos & 7) || pos > end ||
-			 end - pos < 64))
-		goto one_int_aligned;
-	const uint8_t *src = base + (pos >> 3);
-	uint64_t w = (o->flags & PF_BE) ? tio_be64(src) : tio_le64(src) << o->sh;
-	uint64_t u = w >> o->sh; /* the raw bits, as run_int keeps them for roles and the clock */
-	tio_val *v = &vals[nv];
-	v->fc = o->fc;
-	v->n = 0;
-	v->end = ++nv;
-	v->v.u = (o->flags & PF_SIGNED) ? (uint64_t)((int64_t)w >> o->sh) : u;
-	pos += o->size;
-	int_effects(d, in, v->v.u, u);
+	goto one_int_aligned;
+	/* a byte-aligned 8/16/32/64-bit integer that is saved, has a role or
+	   sets the clock (event ids, timestamps, lengths): read in line, then
+	   acted on in line (u: the raw bits, as run_int keeps them for roles
+	   and the clock) */
+#define FINT_READ()                                                                         \
+	ALIGN();                                                                            \
+	if (TIO_UNLIKELY(pos > end || end - pos < 64))                                       \
+		goto one_int_aligned;                                                       \
+	const uint8_t *src = base + (pos >> 3);                                             \
+	uint64_t w = (o->flags & PF_BE) ? tio_be64(src) : tio_le64(src) << o->sh;           \
+	uint64_t u = w >> o->sh;                                                            \
+	tio_val *v = &vals[nv];                                                             \
+	v->fc = o->fc;                                                                      \
+	v->n = 0;                                                                           \
+	v->end = ++nv;                                                                      \
+	v->v.u = (o->flags & PF_SIGNED) ? (uint64_t)((int64_t)w >> o->sh) : u;              \
+	pos += o->size
+fint: {
+	FINT_READ();
+	int_effects(d, &p->ins[o->ins], v->v.u, u);
 	NEXT();
 }
+fint_clk: {
+	FINT_READ();
+	clock_update(d, u, o->size);
+	NEXT();
+}
+fint_save: {
+	FINT_READ();
+	d->slots[p->ins[o->ins].slot] = v->v.u;
+	NEXT();
+}
+#undef FINT_READ
 one_int:
 	ALIGN();
 one_int_aligned:
