@@ -331,6 +331,25 @@ void tio_map_release(tio_map *m, uint64_t upto)
 	}
 }
 
+void tio_map_populate(tio_map *m, uint64_t off, uint64_t len)
+{
+#ifdef MADV_POPULATE_READ
+	static long page;
+	if (!page)
+		page = sysconf(_SC_PAGESIZE);
+	if (!m->p || off >= m->size)
+		return;
+	if (len > m->size - off)
+		len = m->size - off;
+	uint64_t start = off & ~(uint64_t)(page - 1);
+	(void)madvise((void *)(m->p + start), len + (off - start), MADV_POPULATE_READ);
+#else
+	(void)m;
+	(void)off;
+	(void)len;
+#endif
+}
+
 void tio_map_close(tio_map *m)
 {
 	if (m->p)

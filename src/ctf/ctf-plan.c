@@ -376,11 +376,43 @@ static uint8_t int_kind(const plan_ins *in)
 	if (in->op > OP_U64BE || (in->flags & PF_BITREV) || in->align < 8 || in->align % 8)
 		return LK_INT;
 	unsigned fx = in->flags & (PF_SAVE | PF_ROLE | PF_CLOCK);
-	if (fx == PF_CLOCK && in->role != TIO_ROLE_END_TS)
+	if ((fx == PF_CLOCK || fx == (PF_CLOCK | PF_ROLE)) && in->role != TIO_ROLE_END_TS)
 		return LK_FINT_CLK;
 	if (fx == PF_SAVE)
 		return LK_FINT_SAVE;
+	if (fx == (PF_SAVE | PF_ROLE))
+		return LK_FINT_SR;
 	return LK_FINT;
+}
+
+/*
+ * The values the ops from `from` to the last one make when their number
+ * does not depend on the data, else 0 (0 values also gives 0: such a
+ * structure keeps its LK_SE, which costs nothing worth saving).
+ */
+static uint32_t fixed_values(const plan *p, uint32_t from)
+{
+	uint64_t nv = 0;
+	for (uint32_t k = from; k < p->nlin; k++) {
+		const lin_op *o = &p->lin[k];
+		switch (o->kind) {
+		case LK_SBF: case LK_RUNMEM: case LK_INT: case LK_FINT: case LK_FINT_CLK:
+		case LK_FINT_SAVE: case LK_FINT_SR: case LK_F32: case LK_F64: case LK_STR: case LK_TEXT:
+			nv++;
+			break;
+		case LK_RUN:
+			break;
+		case LK_ARR:
+			if (p->ins[o->ins].op != OP_ARRAY)
+				return 0;
+			nv += 1 + (uint64_t)p->ins[o->ins].n;
+			k++; /* its element op makes no value of its own */
+			break;
+		default: /* LK_SB (a structure of its own of variable size), calls, variants */
+			return 0;
+		}
+	}
+	return nv < UINT32_MAX / 2 ? (uint32_t)nv : 0;
 }
 
 static int lin_emit(plan *p, size_t *cap, uint32_t i, int depth)
@@ -391,9 +423,10 @@ static int lin_emit(plan *p, size_t *cap, uint32_t i, int depth)
 	case OP_STRUCT: {
 		if (depth >= LIN_MAX_DEPTH)
 			return TIO_ERR_LIMIT;
+		uint32_t sb = p->nlin;
 		if ((r = lin_add(p, cap, LK_SB, i)))
 			return r;
-		p->lin[p->nlin - 1].n = in->n;
+		p->lin[sb].n = in->n;
 		uint32_t j = i + 1;
 		for (uint32_t k = 0; k < in->n;) {
 			const plan_ins *c = &p->ins[j];
@@ -413,6 +446,12 @@ static int lin_emit(plan *p, size_t *cap, uint32_t i, int depth)
 				return r;
 			j = c->next;
 			k++;
+		}
+		uint32_t nv = fixed_values(p, sb + 1);
+		if (nv) {
+			p->lin[sb].kind = LK_SBF;
+			p->lin[sb].aux = nv + 1;
+			return 0;
 		}
 		return lin_add(p, cap, LK_SE, i);
 	}
@@ -498,8 +537,9 @@ static int linearize(plan *p)
 			o->n = after;
 		else if (o->kind == LK_ARR)
 			p->lin[k + 1].n = after; /* its element op: room to reserve after the elements */
-		else if (o->kind == LK_SB || o->kind == LK_RUNMEM || o->kind == LK_INT || o->kind == LK_FINT ||
-			 o->kind == LK_FINT_CLK || o->kind == LK_FINT_SAVE || o->kind == LK_F32 ||
+		else if (o->kind == LK_SB || o->kind == LK_SBF || o->kind == LK_RUNMEM || o->kind == LK_INT ||
+			 o->kind == LK_FINT || o->kind == LK_FINT_CLK || o->kind == LK_FINT_SAVE ||
+			 o->kind == LK_FINT_SR || o->kind == LK_F32 ||
 			 o->kind == LK_F64 || o->kind == LK_STR || o->kind == LK_VAR || o->kind == LK_ARR ||
 			 o->kind == LK_TEXT)
 			after++;

@@ -109,6 +109,9 @@ enum lin_kind {
 	LK_FINT,     /* any of those effects (int_effects) */
 	LK_FINT_CLK, /* sets the clock only */
 	LK_FINT_SAVE, /* is saved only (a length, a selector) */
+	LK_FINT_SR,  /* is saved and has a role (LTTng's event id) */
+	LK_SBF,	     /* structure of a fixed number of values (aux, itself included):
+			its end is known at its beginning, and no LK_SE follows */
 };
 
 typedef struct lin_op {
@@ -120,7 +123,8 @@ typedef struct lin_op {
 	uint32_t ins;  /* the plan instruction */
 	uint32_t n;    /* LK_SB: members; LK_RUN: run members; LK_CALL: values still to come in line;
 			  LK_VEND: the op after the variant */
-	uint32_t aux;  /* LK_VAR: first of its options' op indexes in plan.lin_opt */
+	uint32_t aux;  /* LK_VAR: first of its options' op indexes in plan.lin_opt;
+			  LK_SBF: its values */
 	const tio_fc *fc;
 } lin_op;
 

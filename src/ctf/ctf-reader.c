@@ -680,7 +680,8 @@ static int run_lin(dec *d, const plan *p)
 		[LK_INT] = &&flagged_int, [LK_F32] = &&flt, [LK_F64] = &&flt, [LK_STR] = &&str,
 		[LK_CALL] = &&call, [LK_END] = &&done, [LK_VAR] = &&var, [LK_VEND] = &&vend,
 		[LK_ARR] = &&arr, [LK_TEXT] = &&text, [LK_SE_END] = &&se_end, [LK_FINT] = &&fint,
-		[LK_FINT_CLK] = &&fint_clk, [LK_FINT_SAVE] = &&fint_save,
+		[LK_FINT_CLK] = &&fint_clk, [LK_FINT_SAVE] = &&fint_save, [LK_FINT_SR] = &&fint_sr,
+		[LK_SBF] = &&sbf,
 	};
 #define SYNC() (d->pos = pos, d->nvals = nv)
 #define NEXT() goto *go[(++o)->kind]
@@ -691,6 +692,13 @@ sb:
 	vals[nv].fc = o->fc;
 	vals[nv].n = o->n;
 	stack[top++] = nv++;
+	NEXT();
+sbf:
+	ALIGN();
+	vals[nv].fc = o->fc;
+	vals[nv].n = o->n;
+	vals[nv].end = nv + o->aux;
+	nv++;
 	NEXT();
 se:
 	vals[stack[--top]].end = nv;
@@ -748,7 +756,20 @@ fint: {
 }
 fint_clk: {
 	FINT_READ();
+	if (o->flags & PF_ROLE) {
+		const plan_ins *in = &p->ins[o->ins];
+		d->role_val[in->role] = u;
+		d->role_set |= 1u << in->role;
+	}
 	clock_update(d, u, o->size);
+	NEXT();
+}
+fint_sr: {
+	FINT_READ();
+	const plan_ins *in = &p->ins[o->ins];
+	d->slots[in->slot] = v->v.u;
+	d->role_val[in->role] = u;
+	d->role_set |= 1u << in->role;
 	NEXT();
 }
 fint_save: {
@@ -875,15 +896,23 @@ arr: {
 	const uint8_t *src = base + (pos >> 3);
 	const tio_fc *efc = el->fc;
 	unsigned sh = el->sh, step = el->size >> 3;
-	bool be = el->flags & PF_BE, sgn = el->flags & PF_SIGNED;
-	for (uint64_t k = 0; k < len; k++, src += step) {
-		uint64_t w = be ? tio_be64(src) : tio_le64(src) << sh;
-		tio_val *e = &vals[vi];
-		e->fc = efc;
-		e->n = 0;
-		e->end = ++vi;
-		e->v.u = sgn ? (uint64_t)((int64_t)w >> sh) : w >> sh;
+	/* one loop per byte order and signedness: no choice per element */
+#define ARR_LOOP(W, U)                                           \
+	for (const uint32_t last = vi + (uint32_t)len; vi < last; src += step) { \
+		uint64_t w = (W);                                \
+		tio_val *e = &vals[vi];                          \
+		e->fc = efc;                                     \
+		e->n = 0;                                        \
+		e->end = ++vi;                                   \
+		e->v.u = (U);                                    \
 	}
+	switch (el->flags & (PF_BE | PF_SIGNED)) {
+	case 0: ARR_LOOP(tio_le64(src) << sh, w >> sh); break;
+	case PF_SIGNED: ARR_LOOP(tio_le64(src) << sh, (uint64_t)((int64_t)w >> sh)); break;
+	case PF_BE: ARR_LOOP(tio_be64(src), w >> sh); break;
+	default: ARR_LOOP(tio_be64(src), (uint64_t)((int64_t)w >> sh)); break;
+	}
+#undef ARR_LOOP
 	nv = vi;
 	pos += bits;
 	o++; /* the element op */
@@ -1022,6 +1051,7 @@ static int begin_packet(ctf_stream *s)
 	s->pkt_bits = pkt_bits;
 	s->content_bits = content_bits;
 	d->end = content_bits;
+	tio_map_populate(&s->files[s->cur].map, s->pkt_off, (content_bits + 7) / 8);
 	s->pkt_nvals = d->nvals;
 
 	/* snapshots, discarded events and packets (CTF 1.8.3 5.2) */

@@ -146,6 +146,16 @@ static inline bool before_begin(const tio_mux *m, const tio_msg *msg, int64_t ke
 	return false;
 }
 
+/* A message's place in time: ns, or INT64_MIN for messages without time. */
+static inline int64_t msg_key(const tio_msg *msg)
+{
+	if (msg->has_ts)
+		return msg->ns;
+	if (msg->type == TIO_MSG_DISCARDED_EVENTS || msg->type == TIO_MSG_DISCARDED_PACKETS)
+		return msg->has_range ? msg->begin_ns : INT64_MIN;
+	return INT64_MIN;
+}
+
 /*
  * The next message of one stream that is in range: 1 with *out filled, 0
  * when the stream has nothing more (in range), or a negative status.
@@ -157,11 +167,7 @@ static inline __attribute__((always_inline)) int fetch(tio_mux *m, tio_stream *s
 		int r = s->ops->next(s, &msg);
 		if (r <= 0)
 			return r;
-		int64_t key = INT64_MIN;
-		if (msg->has_ts)
-			key = msg->ns;
-		else if (msg->type == TIO_MSG_DISCARDED_EVENTS || msg->type == TIO_MSG_DISCARDED_PACKETS)
-			key = msg->has_range ? msg->begin_ns : INT64_MIN;
+		int64_t key = msg_key(msg);
 		if (m->has_end && key != INT64_MIN && key > m->end)
 			return 0; /* streams are in time order: nothing more in range */
 		if (!m->skip_fn && before_begin(m, msg, key))
@@ -193,6 +199,36 @@ static int64_t day_start(int64_t ns, bool utc)
 
 int tio_mux_next(tio_mux *m, const tio_msg **out)
 {
+	/*
+	 * The common case first: no time bounds, and the root's stream has a
+	 * message earlier than both of the root's children: it stays at the
+	 * root, no heap operation.  Otherwise the message fetched is placed as
+	 * below would place it.
+	 */
+	if (TIO_LIKELY(m->top_pending && m->started && m->n > 1 && !m->npending && !m->has_begin &&
+		       !m->has_end)) {
+		tio_stream *s = m->heap[0].s;
+		const tio_msg *msg = NULL;
+		int r = s->ops->next(s, &msg);
+		if (TIO_LIKELY(r > 0 && msg->has_ts && msg->ns < m->heap[1].key &&
+			       (m->n < 3 || msg->ns < m->heap[2].key))) {
+			m->heap[0].m = msg;
+			m->heap[0].key = msg->ns;
+			*out = msg;
+			return 1;
+		}
+		m->top_pending = false;
+		if (r > 0) {
+			sift_down_slot(m, 0, (slot){s, msg, msg_key(msg)});
+		} else {
+			drop_top(m);
+			if (r < 0) {
+				m->errors++;
+				m->pending[m->npending++] = s;
+				return r;
+			}
+		}
+	}
 	for (;;) {
 		/*
 		 * The stream whose message was returned last stays at the root:
