@@ -4,7 +4,8 @@
 #   Without BIG_TRACE_DIR, records one (~5.4 M events, ~250 MB) with
 #   ../shared/tools/make-lttng.sh into bench/.data/ (needs lttng-tools,
 #   liblttng-ust-dev, babeltrace2; root).
-# For each run: best of 3 wall times, the CPU time (user+sys) of that run,
+# Each traceio command and its babeltrace2 twin run in turn REPS times
+# (default 5); for each, the best wall time, the CPU time (user+sys) of that run,
 # events/s, peak RSS; then the ratios (wall and CPU: on a loaded machine the
 # CPU ratio is the one to trust). Memory: peak RSS on a small trace and the
 # big one, to show it does not grow with the trace.
@@ -25,30 +26,49 @@ export TZ=UTC LC_ALL=C
 [ -x "$TIO" ] || { echo "build first: make build" >&2; exit 1; }
 command -v babeltrace2 >/dev/null || { echo "needs babeltrace2" >&2; exit 1; }
 
-# run VAR CMD...: sets VAR_wall, VAR_cpu (seconds) and VAR_rss (KiB)
-run() {
+# one VAR CMD...: one run; sets VAR_wall, VAR_cpu (seconds) and VAR_rss (KiB)
+# of the best (lowest wall) run so far
+one() {
 	local var=$1; shift
-	local best= cpu= rss=
-	for i in 1 2 3; do
-		/usr/bin/time -f '%e %U %S %M' -o /tmp/bench.$$ "$@" >/dev/null 2>/tmp/bench.err.$$ ||
-			{ echo "failed: $* ($(tail -2 /tmp/bench.err.$$))" >&2; return 1; }
-		read -r w u s m </tmp/bench.$$
-		if [ -z "$best" ] || [ "$(echo "$w < $best" | bc -l)" = 1 ]; then
-			best=$w; cpu=$(echo "$u + $s" | bc -l); rss=$m
-		fi
-	done
+	/usr/bin/time -f '%e %U %S %M' -o /tmp/bench.$$ "$@" >/dev/null 2>/tmp/bench.err.$$ ||
+		{ echo "failed: $* ($(tail -2 /tmp/bench.err.$$))" >&2; return 1; }
+	local w u s m best
+	read -r w u s m </tmp/bench.$$
+	eval "best=\${${var}_wall:-}"
+	if [ -z "$best" ] || [ "$(echo "$w < $best" | bc -l)" = 1 ]; then
+		eval "${var}_wall=$w ${var}_cpu=$(echo "$u + $s" | bc -l) ${var}_rss=$m"
+	fi
 	rm -f /tmp/bench.$$ /tmp/bench.err.$$
-	printf '%-28s %7.2f s wall %7.2f s CPU %7.2f M events/s %8d KiB peak RSS\n' "$*" "$best" "$cpu" \
-		"$(echo "$events / $cpu / 1000000" | bc -l)" "$rss" | sed "s|$trace|TRACE|; s|$TIO|traceio|"
-	eval "${var}_wall=$best ${var}_cpu=$cpu ${var}_rss=$rss"
+}
+
+show() {
+	local var=$1; shift
+	local w c r
+	eval "w=\$${var}_wall c=\$${var}_cpu r=\$${var}_rss"
+	printf '%-28s %7.2f s wall %7.2f s CPU %7.2f M events/s %8d KiB peak RSS\n' "$*" "$w" "$c" \
+		"$(echo "$events / $c / 1000000" | bc -l)" "$r" | sed "s|$trace|TRACE|; s|$TIO|traceio|"
+}
+
+# pair A B: traceio's command A and the peer's B run in turn REPS times (a
+# slow spell of a shared machine then hits both), the best run of each kept
+REPS=${REPS:-5}
+pair() {
+	local a=$1 b=$2
+	eval "${a}_wall= ${b}_wall="
+	for ((i = 0; i < REPS; i++)); do
+		one "$a" "${cmd[@]}"
+		one "$b" "${peer[@]}"
+	done
+	show "$a" "${cmd[@]}"
+	show "$b" "${peer[@]}"
 }
 
 events=$("$TIO" info "$trace" | awk '/^  events:/ {s += $2} END {print s}')
 echo "trace: $trace: $events events, $(du -sh --apparent-size "$trace" | cut -f1)"
-run td "$TIO" print -o dummy "$trace"
-run bd babeltrace2 -o dummy "$trace"
-run tt "$TIO" print "$trace"
-run bt babeltrace2 "$trace"
+cmd=("$TIO" print -o dummy "$trace") peer=(babeltrace2 -o dummy "$trace")
+pair td bd
+cmd=("$TIO" print "$trace") peer=(babeltrace2 "$trace")
+pair tt bt
 ratio() { printf '%s: traceio is %.1fx faster than babeltrace2 (wall), %.1fx (CPU)\n' "$1" \
 	"$(echo "$2 / $3" | bc -l)" "$(echo "$4 / $5" | bc -l)"; }
 ratio "decode only (-o dummy)" "$bd_wall" "$td_wall" "$bd_cpu" "$td_cpu"
