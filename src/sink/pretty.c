@@ -453,10 +453,20 @@ static bool fast_g(tio_buf *b, double d)
 	}
 	if (!(scaled >= 99999.5L && scaled < 1000000.5L))
 		return false;
-	long double fl = floorl(scaled), frac = scaled - fl;
+	/* floor without floorl, which switches the x87 rounding mode (a stall):
+	   adding 2^63 leaves no fraction bits, so the sum is scaled rounded to
+	   the nearest whole number (no -ffast-math here: it is not folded away) */
+	long double big = scaled + 9223372036854775808.0L;
+	long double fl = big - 9223372036854775808.0L;
+	if (fl > scaled)
+		fl -= 1;
+	long double frac = scaled - fl;
 	if (fabsl(frac - 0.5L) < 1e-9L)
 		return false; /* too close to call: printf rounds the exact value */
-	uint64_t n = (uint64_t)fl + (frac > 0.5L);
+	/* fl is a whole number below 2^21: exact as a double, whose conversion
+	   to an integer is one SSE instruction (long double's changes the x87
+	   rounding mode twice, which stalls) */
+	uint64_t n = (uint64_t)(double)fl + (frac > 0.5L);
 	if (n >= 1000000) { /* 999999.6 -> 1.00000e+06 */
 		n /= 10;
 		e10++;
