@@ -197,6 +197,29 @@ static int64_t day_start(int64_t ns, bool utc)
 	return (int64_t)mid * 1000000000;
 }
 
+/*
+ * The root's stream fetched its next message (r > 0, slot ns), ended (0)
+ * or failed (< 0: it resumes after the damage on the next call, and r is
+ * returned).  The new slot goes down from registers: copying it through the
+ * heap first stalls on store forwarding.
+ */
+static inline __attribute__((always_inline)) int place_top(tio_mux *m, tio_stream *s, int r, slot ns)
+{
+	if (r > 0) {
+		if (m->n == 1)
+			m->heap[0] = ns;
+		else
+			sift_down_slot(m, 0, ns);
+		return 0;
+	}
+	drop_top(m);
+	if (r < 0) {
+		m->errors++;
+		m->pending[m->npending++] = s;
+	}
+	return r;
+}
+
 int tio_mux_next(tio_mux *m, const tio_msg **out)
 {
 	/*
@@ -218,16 +241,8 @@ int tio_mux_next(tio_mux *m, const tio_msg **out)
 			return 1;
 		}
 		m->top_pending = false;
-		if (r > 0) {
-			sift_down_slot(m, 0, (slot){s, msg, msg_key(msg)});
-		} else {
-			drop_top(m);
-			if (r < 0) {
-				m->errors++;
-				m->pending[m->npending++] = s;
-				return r;
-			}
-		}
+		if ((r = place_top(m, s, r, r > 0 ? (slot){s, msg, msg_key(msg)} : (slot){0})) < 0)
+			return r;
 	}
 	for (;;) {
 		/*
@@ -239,22 +254,8 @@ int tio_mux_next(tio_mux *m, const tio_msg **out)
 			tio_stream *s = m->heap[0].s;
 			slot ns;
 			int r = fetch(m, s, &ns);
-			if (r > 0) {
-				/* the new slot goes down from registers: copying it through
-				 * the heap first stalls on store forwarding */
-				if (m->n == 1)
-					m->heap[0] = ns;
-				else
-					sift_down_slot(m, 0, ns);
-			} else {
-				drop_top(m);
-				if (r < 0) {
-					/* the stream resumes after the damage on the next call */
-					m->errors++;
-					m->pending[m->npending++] = s;
-					return r;
-				}
-			}
+			if ((r = place_top(m, s, r, ns)) < 0)
+				return r;
 		}
 		while (m->npending) {
 			tio_stream *s = m->pending[--m->npending];
