@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -453,13 +454,18 @@ static bool fast_g(tio_buf *b, double d)
 	}
 	if (!(scaled >= 99999.5L && scaled < 1000000.5L))
 		return false;
-	/* floor without floorl, which switches the x87 rounding mode (a stall):
-	   adding 2^63 leaves no fraction bits, so the sum is scaled rounded to
-	   the nearest whole number (no -ffast-math here: it is not folded away) */
+#if LDBL_MANT_DIG == 64
+	/* x87 long double: floor without floorl, which switches the rounding
+	   mode (a stall): adding 2^63 leaves no fraction bits, so the sum is
+	   scaled rounded to the nearest whole number (no -ffast-math here: it is
+	   not folded away) */
 	long double big = scaled + 9223372036854775808.0L;
 	long double fl = big - 9223372036854775808.0L;
 	if (fl > scaled)
 		fl -= 1;
+#else
+	long double fl = floorl(scaled);
+#endif
 	long double frac = scaled - fl;
 	if (fabsl(frac - 0.5L) < 1e-9L)
 		return false; /* too close to call: printf rounds the exact value */
