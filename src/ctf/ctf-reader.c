@@ -677,7 +677,7 @@ static int run_lin(dec *d, const plan *p)
 	   itself, which branch predictors follow better than one switch */
 	static const void *const go[] = {
 		[LK_SB] = &&sb, [LK_SE] = &&se, [LK_RUN] = &&run, [LK_RUNMEM] = &&one_int,
-		[LK_INT] = &&flagged_int, [LK_F32] = &&flt, [LK_F64] = &&flt, [LK_STR] = &&str,
+		[LK_INT] = &&one_int, [LK_F32] = &&flt, [LK_F64] = &&flt, [LK_STR] = &&str,
 		[LK_CALL] = &&call, [LK_END] = &&done, [LK_VAR] = &&var, [LK_VEND] = &&vend,
 		[LK_ARR] = &&arr, [LK_TEXT] = &&text, [LK_SE_END] = &&se_end, [LK_FINT] = &&fint,
 		[LK_FINT_CLK] = &&fint_clk, [LK_FINT_SAVE] = &&fint_save, [LK_FINT_SR] = &&fint_sr,
@@ -728,10 +728,6 @@ run:
 		}
 	}
 	NEXT();
-flagged_int:
-	/* an integer run_int reads (bit-field, reversed bits...) */
-	ALIGN();
-	goto one_int_aligned;
 	/* a byte-aligned 8/16/32/64-bit integer that is saved, has a role or
 	   sets the clock (event ids, timestamps, lengths): read in line, then
 	   acted on in line (u: the raw bits, as run_int keeps them for roles
