@@ -32,7 +32,17 @@ typedef struct ctf_sc {
 
 typedef struct ctf_ec {
 	plan spec_ctx, payload;
+	/* the scopes after the header that have values (common context,
+	   specific context, payload), run by the header's run_lin call when
+	   every one has a flat program (fused); their message scope indexes */
+	const plan *after[3];
+	uint8_t after_scope[3];
+	uint8_t nafter;
+	bool fused;
 } ctf_ec;
+
+/* decode_event's header ended on an id no event class has (run_lin) */
+#define DEC_NO_CLASS 1
 
 /* What decoding a scope learned besides values. */
 typedef struct dec {
@@ -48,6 +58,18 @@ typedef struct dec {
 	uint32_t uuid_val;   /* index of the UUID array value */
 	uint64_t bo_end;     /* where the last integer ending inside a byte ended (UINT64_MAX: none) */
 	bool bo_be;          /* and its byte order */
+	/*
+	 * An event record in one run_lin call: when ev_stage is 1, the header's
+	 * end looks the event class up (ev_csc, ev_sc) and goes on with the
+	 * class's fused scopes (stage 2) instead of returning.
+	 */
+	uint8_t ev_stage, ev_i;
+	const ctf_sc *ev_csc;
+	const tio_stream_class *ev_sc;
+	const tio_event_class *ev_ec;
+	const ctf_ec *ev_cec;
+	uint64_t ev_id;      /* DEC_NO_CLASS: the id */
+	uint32_t ev_root[3]; /* value index of each fused scope (UINT32_MAX: none) */
 	/* for messages */
 	const char *path;
 	uint64_t file_off;   /* packet offset in file */
@@ -83,6 +105,7 @@ typedef struct ctf_stream {
 	size_t pkt_nvals;
 	uint32_t hdr_val, ctx_val; /* indexes of the packet scopes, UINT32_MAX if none */
 	tio_msg msg;
+	const tio_val *msg_base; /* msg's vals, and its packet scopes set for it (NULL: not set) */
 	tio_msg queue[3]; /* packet beginning, discarded records: emitted before the packet's events */
 	int nqueue, qhead;
 	/* previous packet's snapshots */
@@ -653,6 +676,14 @@ static inline int reserve_vals(dec *d, const plan *p, uint32_t i, size_t more)
 	return TIO_LIKELY(d->nvals + more <= d->cap) ? 0 : grow_vals(d, p, i, more);
 }
 
+/* v->end and v->n in one 64-bit store (adjacent in tio_val; little-endian host, as tio_le64) */
+_Static_assert(offsetof(tio_val, n) == offsetof(tio_val, end) + 4, "tio_val: n must follow end");
+#define SET_END_N(v, e, nn)                                                                     \
+	do {                                                                                    \
+		uint64_t en_ = (uint32_t)(e) | (uint64_t)(uint32_t)(nn) << 32;                  \
+		memcpy((char *)(v) + offsetof(tio_val, end), &en_, 8);                          \
+	} while (0)
+
 #define ALIGN_UP(x, a) (((x) + (a) - 1) & ~(uint64_t)((a) - 1))
 
 /*
@@ -669,6 +700,9 @@ static int run_lin(dec *d, const plan *p)
 	int top = 0;
 	uint64_t pos = d->pos;
 	const uint64_t end = d->end;
+	/* bounds in one signed comparison: positions and sizes stay far below 2^63 */
+	const int64_t iend = end > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)end;
+	const int64_t lim64 = iend - 64; /* a 64-bit load at pos stays in the content */
 	const uint8_t *base = d->base;
 	tio_val *vals = d->vals;
 	uint32_t nv = (uint32_t)d->nvals;
@@ -696,8 +730,7 @@ sb:
 sbf:
 	ALIGN();
 	vals[nv].fc = o->fc;
-	vals[nv].n = o->n;
-	vals[nv].end = nv + o->aux;
+	SET_END_N(&vals[nv], nv + o->aux, o->n);
 	nv++;
 	NEXT();
 se:
@@ -705,11 +738,10 @@ se:
 	NEXT();
 se_end:
 	vals[stack[--top]].end = nv;
-	SYNC();
-	return 0;
+	goto scope_end;
 run:
 	ALIGN();
-	if (TIO_UNLIKELY((pos & 7) || pos > end || end - pos < (uint64_t)o->size + 64))
+	if (TIO_UNLIKELY((pos & 7) || (int64_t)(pos + o->size) > lim64))
 		NEXT(); /* near the end: member by member (LK_RUNMEM), with bound checks */
 	{
 		const uint8_t *src = base + (pos >> 3);
@@ -721,8 +753,8 @@ run:
 			uint64_t u = (o->flags & PF_SIGNED) ? (uint64_t)((int64_t)w >> o->sh) : w >> o->sh;
 			tio_val *v = &vals[nv];
 			v->fc = o->fc;
-			v->n = 0;
-			v->end = ++nv;
+			SET_END_N(v, nv + 1, 0);
+			nv++;
 			v->v.u = u;
 			src += o->size >> 3;
 		}
@@ -734,15 +766,15 @@ run:
 	   and the clock) */
 #define FINT_READ()                                                                         \
 	ALIGN();                                                                            \
-	if (TIO_UNLIKELY(pos > end || end - pos < 64))                                       \
+	if (TIO_UNLIKELY((int64_t)pos > lim64))                                             \
 		goto one_int_aligned;                                                       \
 	const uint8_t *src = base + (pos >> 3);                                             \
 	uint64_t w = (o->flags & PF_BE) ? tio_be64(src) : tio_le64(src) << o->sh;           \
 	uint64_t u = w >> o->sh;                                                            \
 	tio_val *v = &vals[nv];                                                             \
 	v->fc = o->fc;                                                                      \
-	v->n = 0;                                                                           \
-	v->end = ++nv;                                                                      \
+	SET_END_N(v, nv + 1, 0);                                                          \
+	nv++;                                                                               \
 	v->v.u = (o->flags & PF_SIGNED) ? (uint64_t)((int64_t)w >> o->sh) : u;              \
 	pos += o->size
 fint: {
@@ -778,8 +810,7 @@ one_int:
 	ALIGN();
 one_int_aligned:
 	vals[nv].fc = o->fc;
-	vals[nv].n = 0;
-	vals[nv].end = nv + 1;
+	SET_END_N(&vals[nv], nv + 1, 0);
 	SYNC();
 	if ((r = run_int(d, p, o->ins, &p->ins[o->ins], nv)))
 		return r;
@@ -788,7 +819,7 @@ one_int_aligned:
 	NEXT();
 flt:
 	ALIGN();
-	if (TIO_UNLIKELY(pos > end || end - pos < o->size)) {
+	if (TIO_UNLIKELY((int64_t)(pos + o->size) > iend)) {
 		SYNC();
 		return need(d, p, o->ins, o->size);
 	}
@@ -805,8 +836,7 @@ flt:
 			memcpy(&f, &b64, 8);
 		}
 		vals[nv].fc = o->fc;
-		vals[nv].n = 0;
-		vals[nv].end = nv + 1;
+		SET_END_N(&vals[nv], nv + 1, 0);
 		vals[nv].v.d = f;
 		nv++;
 		pos += o->size;
@@ -814,7 +844,7 @@ flt:
 	NEXT();
 str:
 	ALIGN();
-	if (TIO_UNLIKELY((pos & 7) || pos > end || end - pos < 8)) {
+	if (TIO_UNLIKELY((pos & 7) || (int64_t)(pos + 8) > iend)) {
 		SYNC();
 		return run(d, p, o->ins, top + 1); /* its own error */
 	}
@@ -827,8 +857,7 @@ str:
 		}
 		uint64_t len = (uint64_t)(z - s);
 		vals[nv].fc = o->fc;
-		vals[nv].n = 0;
-		vals[nv].end = nv + 1;
+		SET_END_N(&vals[nv], nv + 1, 0);
 		vals[nv].v.s.p = s;
 		vals[nv].v.s.len = len;
 		nv++;
@@ -869,7 +898,7 @@ arr: {
 	ALIGN();
 	const lin_op *el = o + 1;
 	uint64_t bits = len * el->size;
-	if (TIO_UNLIKELY((pos & 7) || len > UINT32_MAX || pos > end || end - pos < bits + 64 ||
+	if (TIO_UNLIKELY((pos & 7) || len > UINT32_MAX || (int64_t)(pos + bits) > lim64 ||
 			 nv + len + 1 > d->cap)) {
 		/* near the end, long or odd: the tree interpreter (bound checks, errors, room) */
 		SYNC();
@@ -885,22 +914,19 @@ arr: {
 	}
 	tio_val *v = &vals[nv];
 	v->fc = o->fc;
-	v->n = (uint32_t)len;
+	SET_END_N(v, nv + 1 + (uint32_t)len, (uint32_t)len);
 	v->v.s.p = NULL;
-	v->end = nv + 1 + (uint32_t)len;
 	uint32_t vi = ++nv;
 	const uint8_t *src = base + (pos >> 3);
 	const tio_fc *efc = el->fc;
 	unsigned sh = el->sh, step = el->size >> 3;
 	/* one loop per byte order and signedness: no choice per element */
-#define ARR_LOOP(W, U)                                           \
-	for (const uint32_t last = vi + (uint32_t)len; vi < last; src += step) { \
-		uint64_t w = (W);                                \
-		tio_val *e = &vals[vi];                          \
-		e->fc = efc;                                     \
-		e->n = 0;                                        \
-		e->end = ++vi;                                   \
-		e->v.u = (U);                                    \
+#define ARR_LOOP(W, U)                                                          \
+	for (tio_val *e = &vals[vi], *const elast = e + len; e < elast; e++, src += step) { \
+		uint64_t w = (W);                                               \
+		e->fc = efc;                                                    \
+		SET_END_N(e, ++vi, 0);                                          \
+		e->v.u = (U);                                                   \
 	}
 	switch (el->flags & (PF_BE | PF_SIGNED)) {
 	case 0: ARR_LOOP(tio_le64(src) << sh, w >> sh); break;
@@ -928,8 +954,7 @@ text: {
 		return run(d, p, o->ins, top + 1); /* its own error */
 	}
 	vals[nv].fc = o->fc;
-	vals[nv].n = 0;
-	vals[nv].end = nv + 1;
+	SET_END_N(&vals[nv], nv + 1, 0);
 	vals[nv].v.s.p = (const char *)base + (pos >> 3);
 	vals[nv].v.s.len = len;
 	nv++;
@@ -937,6 +962,45 @@ text: {
 	NEXT();
 }
 done:
+scope_end:
+	/* an event record: after the header, the event class's other scopes */
+	if (d->ev_stage) {
+		if (d->ev_stage == 1) {
+			uint64_t id = (d->role_set & (1u << TIO_ROLE_EVENT_CLASS_ID)) ? d->role_val[TIO_ROLE_EVENT_CLASS_ID] : 0;
+			const ctf_sc *csc = d->ev_csc;
+			const tio_event_class *ec = csc->by_id ? (id < csc->nby_id ? csc->by_id[id] : NULL)
+							       : tio_stream_class_find_ec(d->ev_sc, id);
+			if (TIO_UNLIKELY(!ec)) {
+				d->ev_id = id;
+				SYNC();
+				return DEC_NO_CLASS;
+			}
+			d->ev_ec = ec;
+			const ctf_ec *cec = ec->user;
+			if (!cec->fused) { /* decode_event runs the rest scope by scope */
+				SYNC();
+				return 0;
+			}
+			d->ev_cec = cec;
+			d->ev_stage = 2;
+			d->ev_i = 0;
+			d->ev_root[0] = d->ev_root[1] = d->ev_root[2] = UINT32_MAX;
+		}
+		const ctf_ec *cec = d->ev_cec;
+		if (d->ev_i < cec->nafter) {
+			uint32_t k = d->ev_i++;
+			p = cec->after[k];
+			d->ev_root[cec->after_scope[k]] = nv;
+			if (TIO_UNLIKELY(nv + p->lin_vals > d->cap)) {
+				SYNC();
+				if ((r = grow_vals(d, p, 0, p->lin_vals)))
+					return r;
+				vals = d->vals;
+			}
+			o = p->lin;
+			goto *go[o->kind];
+		}
+	}
 	SYNC();
 	return 0;
 #undef SYNC
@@ -1015,6 +1079,7 @@ static int begin_packet(ctf_stream *s)
 	d->path = f->map.path;
 	d->file_off = s->pkt_off;
 	s->hdr_val = s->ctx_val = UINT32_MAX;
+	s->msg_base = NULL; /* decode_event sets the packet's scopes in s->msg again */
 	int r = run_scope(d, &ct->pkt_header, &s->hdr_val);
 	if (r)
 		return r;
@@ -1146,44 +1211,73 @@ static int decode_event(ctf_stream *s)
 	d->nvals = s->pkt_nvals;
 	d->role_set &= ~(1u << TIO_ROLE_EVENT_CLASS_ID);
 	uint32_t hdr, cctx, sctx, pl;
-	int r = run_scope(d, &csc->ev_header, &hdr);
-	if (r)
-		return r;
-	uint64_t id = role_has(d, TIO_ROLE_EVENT_CLASS_ID) ? d->role_val[TIO_ROLE_EVENT_CLASS_ID] : 0;
-	const tio_event_class *ec = csc->by_id ? (id < csc->nby_id ? csc->by_id[id] : NULL)
-					       : tio_stream_class_find_ec(sc, id);
-	if (!ec) {
-		d->pos = start;
-		return tio_err_set(TIO_ERR_FORMAT, "%s@0x%llx: event.header: no event class with id %llu in stream class %llu",
-				   d->path, (unsigned long long)(d->file_off + start / 8),
-				   (unsigned long long)id, (unsigned long long)sc->id);
+	const tio_event_class *ec;
+	int r;
+	if (TIO_LIKELY(csc->ev_header.lin != NULL)) {
+		/* one run_lin call: the header, then (fused classes) the rest */
+		hdr = (uint32_t)d->nvals;
+		d->ev_stage = 1;
+		d->ev_csc = csc;
+		d->ev_sc = sc;
+		r = run_lin(d, &csc->ev_header);
+		bool fused = d->ev_stage == 2;
+		d->ev_stage = 0;
+		if (TIO_UNLIKELY(r)) {
+			if (r != DEC_NO_CLASS)
+				return r;
+			d->pos = start;
+			return tio_err_set(TIO_ERR_FORMAT, "%s@0x%llx: event.header: no event class with id %llu in stream class %llu",
+					   d->path, (unsigned long long)(d->file_off + start / 8),
+					   (unsigned long long)d->ev_id, (unsigned long long)sc->id);
+		}
+		ec = d->ev_ec;
+		if (fused) {
+			cctx = d->ev_root[0];
+			sctx = d->ev_root[1];
+			pl = d->ev_root[2];
+			goto decoded;
+		}
+	} else {
+		if ((r = run_scope(d, &csc->ev_header, &hdr)))
+			return r;
+		uint64_t id = role_has(d, TIO_ROLE_EVENT_CLASS_ID) ? d->role_val[TIO_ROLE_EVENT_CLASS_ID] : 0;
+		ec = csc->by_id ? (id < csc->nby_id ? csc->by_id[id] : NULL) : tio_stream_class_find_ec(sc, id);
+		if (!ec) {
+			d->pos = start;
+			return tio_err_set(TIO_ERR_FORMAT, "%s@0x%llx: event.header: no event class with id %llu in stream class %llu",
+					   d->path, (unsigned long long)(d->file_off + start / 8),
+					   (unsigned long long)id, (unsigned long long)sc->id);
+		}
 	}
 	if ((r = run_scope(d, &csc->ev_common_ctx, &cctx)))
 		return r;
-	ctf_ec *cec = ec->user;
+	const ctf_ec *cec = ec->user;
 	if ((r = run_scope(d, &cec->spec_ctx, &sctx)))
 		return r;
 	if ((r = run_scope(d, &cec->payload, &pl)))
 		return r;
+decoded:
 	if (TIO_UNLIKELY(d->pos == start))
 		return tio_err_set(TIO_ERR_FORMAT, "%s@0x%llx: event record of class %llu%s%s%s is empty (0 bits): cannot advance",
 				   d->path, (unsigned long long)(d->file_off + start / 8), (unsigned long long)ec->id,
 				   ec->name ? " '" : "", ec->name ? ec->name : "", ec->name ? "'" : "");
-	m->type = TIO_MSG_EVENT;
-	m->stream = &s->base;
+	const tio_val *v = d->vals;
+	if (TIO_UNLIKELY(v != s->msg_base)) { /* a new packet, or the values moved */
+		s->msg_base = v;
+		m->type = TIO_MSG_EVENT;
+		m->stream = &s->base;
+		m->has_ts = sc->clock >= 0;
+		m->vals = v;
+		m->scope[TIO_SCOPE_PKT_HEADER] = s->hdr_val != UINT32_MAX ? v + s->hdr_val : NULL;
+		m->scope[TIO_SCOPE_PKT_CTX] = s->ctx_val != UINT32_MAX ? v + s->ctx_val : NULL;
+	}
 	m->ec = ec;
-	m->has_ts = false;
-	if (sc->clock >= 0) {
-		m->has_ts = true;
+	if (m->has_ts) {
 		m->cycles = d->clock;
 		if ((r = clock_ns(s, d->clock, &m->ns)))
 			return tio_err_push(r, "%s@0x%llx", d->path, (unsigned long long)(d->file_off + start / 8));
 	}
-	const tio_val *v = d->vals;
-	m->vals = v;
 	m->nvals = (uint32_t)d->nvals;
-	m->scope[TIO_SCOPE_PKT_HEADER] = s->hdr_val != UINT32_MAX ? v + s->hdr_val : NULL;
-	m->scope[TIO_SCOPE_PKT_CTX] = s->ctx_val != UINT32_MAX ? v + s->ctx_val : NULL;
 	m->scope[TIO_SCOPE_EV_HEADER] = hdr != UINT32_MAX ? v + hdr : NULL;
 	m->scope[TIO_SCOPE_EV_COMMON_CTX] = cctx != UINT32_MAX ? v + cctx : NULL;
 	m->scope[TIO_SCOPE_EV_SPEC_CTX] = sctx != UINT32_MAX ? v + sctx : NULL;
@@ -1596,6 +1690,26 @@ static int list_files(const char *dir, char ***out, size_t *n)
 	return r;
 }
 
+/*
+ * Can decode_event run this class's scopes after the header in the
+ * header's run_lin call?  Only when each of them that has values has a
+ * flat program.
+ */
+static void fuse(const ctf_sc *csc, ctf_ec *cec)
+{
+	const plan *scopes[3] = {&csc->ev_common_ctx, &cec->spec_ctx, &cec->payload};
+	cec->nafter = 0;
+	cec->fused = csc->ev_header.lin != NULL;
+	for (uint8_t k = 0; k < 3; k++) {
+		if (!scopes[k]->n)
+			continue;
+		if (!scopes[k]->lin)
+			cec->fused = false;
+		cec->after[cec->nafter] = scopes[k];
+		cec->after_scope[cec->nafter++] = k;
+	}
+}
+
 static int compile_all(ctf_trace *ct, tio_trace_class *tc)
 {
 	int r = plan_assign_slots(tc, &ct->nslots);
@@ -1633,6 +1747,8 @@ static int compile_all(ctf_trace *ct, tio_trace_class *tc)
 				r = plan_compile(&cec->payload, sc->ecs[j]->payload, "event.payload", sc->clock, &ct->nslots);
 			if (r)
 				tio_err_push(r, "event class '%s'", sc->ecs[j]->name ? sc->ecs[j]->name : "?");
+			else
+				fuse(csc, cec);
 		}
 	}
 	return r;

@@ -26,6 +26,7 @@ struct tio_mux {
 	int64_t begin, end;
 	bool begin_tod, end_tod, tod_utc; /* resolve begin/end against the first message's day */
 	bool started;
+	bool plain; /* started, and no time bounds: the fast path of tio_mux_next may run */
 	bool top_pending; /* the root's stream must be advanced before the next pop */
 	tio_msg clipped; /* a discarded-records message whose range trimming cut */
 	tio_mux_skip_fn skip_fn; /* sees the events before begin, in order */
@@ -121,12 +122,14 @@ int tio_mux_new(tio_trace *const *traces, size_t n, tio_mux **out)
 void tio_mux_set_begin(tio_mux *m, int64_t ns)
 {
 	m->has_begin = true;
+	m->plain = false;
 	m->begin = ns;
 }
 
 void tio_mux_set_end(tio_mux *m, int64_t ns)
 {
 	m->has_end = true;
+	m->plain = false;
 	m->end = ns;
 }
 
@@ -220,29 +223,16 @@ static inline __attribute__((always_inline)) int place_top(tio_mux *m, tio_strea
 	return r;
 }
 
-int tio_mux_next(tio_mux *m, const tio_msg **out)
+/* Everything but the fast path of tio_mux_next; `msg`/`r`: what the root's
+   stream returned there when `fetched`. */
+static __attribute__((noinline)) int mux_next_slow(tio_mux *m, const tio_msg **out, bool fetched, int fr,
+						   const tio_msg *msg)
 {
-	/*
-	 * The common case first: no time bounds, and the root's stream has a
-	 * message earlier than both of the root's children: it stays at the
-	 * root, no heap operation.  Otherwise the message fetched is placed as
-	 * below would place it.
-	 */
-	if (TIO_LIKELY(m->top_pending && m->started && m->n > 1 && !m->npending && !m->has_begin &&
-		       !m->has_end)) {
+	if (fetched) {
 		tio_stream *s = m->heap[0].s;
-		const tio_msg *msg = NULL;
-		int r = s->ops->next(s, &msg);
-		if (TIO_LIKELY(r > 0 && msg->has_ts && msg->ns < m->heap[1].key &&
-			       (m->n < 3 || msg->ns < m->heap[2].key))) {
-			m->heap[0].m = msg;
-			m->heap[0].key = msg->ns;
-			*out = msg;
-			return 1;
-		}
 		m->top_pending = false;
-		if ((r = place_top(m, s, r, r > 0 ? (slot){s, msg, msg_key(msg)} : (slot){0})) < 0)
-			return r;
+		if ((fr = place_top(m, s, fr, fr > 0 ? (slot){s, msg, msg_key(msg)} : (slot){0})) < 0)
+			return fr;
 	}
 	for (;;) {
 		/*
@@ -286,6 +276,7 @@ int tio_mux_next(tio_mux *m, const tio_msg **out)
 					m->has_end = true;
 				}
 			}
+			m->plain = !m->has_begin && !m->has_end;
 		}
 		const slot top = m->heap[0];
 		if (m->has_end && top.key != INT64_MIN && top.key > m->end) {
@@ -320,6 +311,40 @@ int tio_mux_next(tio_mux *m, const tio_msg **out)
 		*out = top.m;
 		return 1;
 	}
+}
+
+int tio_mux_next(tio_mux *m, const tio_msg **out)
+{
+	/*
+	 * The common case first, in a function small enough to need few
+	 * registers: no time bounds, and the root's stream has a message
+	 * earlier than both of the root's children: it stays at the root, no
+	 * heap operation (with two streams, a later one swaps them).
+	 * Otherwise the message fetched is placed as mux_next_slow places it.
+	 */
+	if (TIO_LIKELY(m->top_pending && m->plain && m->n > 1 && !m->npending)) {
+		tio_stream *s = m->heap[0].s;
+		const tio_msg *msg = NULL;
+		int r = s->ops->next(s, &msg);
+		if (TIO_LIKELY(r > 0 && msg->has_ts)) {
+			int64_t k = msg->ns;
+			if (k < m->heap[1].key && (m->n < 3 || k < m->heap[2].key)) {
+				m->heap[0].m = msg;
+				m->heap[0].key = k;
+				*out = msg;
+				return 1;
+			}
+			if (m->n == 2 && k > m->heap[1].key) {
+				/* with no bounds the other stream's message is returned as is */
+				m->heap[0] = m->heap[1];
+				m->heap[1] = (slot){s, msg, k};
+				*out = m->heap[0].m;
+				return 1;
+			}
+		}
+		return mux_next_slow(m, out, true, r, msg);
+	}
+	return mux_next_slow(m, out, false, 0, NULL);
 }
 
 void tio_mux_set_skip_hook(tio_mux *m, tio_mux_skip_fn fn, void *arg)
