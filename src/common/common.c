@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -319,6 +321,144 @@ int tio_map_open(tio_map *m, const char *path)
 	return 0;
 }
 
+/*
+ * The read-ahead helper: one thread for the process, started by the first
+ * tio_map_prefetch, that maps pages ahead of the reader (MADV_POPULATE_READ)
+ * and drops the pages behind it (MADV_DONTNEED), so that the reading thread
+ * spends its time decoding rather than in the kernel.  Its requests name
+ * address ranges, never a tio_map (which may move); tio_map_close removes
+ * the requests of its range and waits while the helper works in it, before
+ * munmap (a DONTNEED on whatever is mapped there next would be harmful).
+ */
+enum { AHEAD_POPULATE, AHEAD_DROP, AHEAD_QLEN = 64 };
+
+typedef struct ahead_req {
+	uintptr_t at;
+	size_t len;
+	int op;
+} ahead_req;
+
+static struct {
+	pthread_mutex_t mu;
+	pthread_cond_t work, idle;
+	ahead_req q[AHEAD_QLEN];
+	unsigned head, n;
+	uintptr_t busy_at; /* the range the helper works in now (busy_len 0: none) */
+	size_t busy_len;
+	int state; /* 0: not started, 1: running, -1: none (one CPU, disabled, or failed) */
+} ahead = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER};
+
+static void ahead_do(const ahead_req *rq)
+{
+	if (rq->op == AHEAD_DROP) {
+		madvise((void *)rq->at, rq->len, MADV_DONTNEED);
+		return;
+	}
+#ifdef MADV_POPULATE_READ
+	if (!madvise((void *)rq->at, rq->len, MADV_POPULATE_READ))
+		return;
+#endif
+	/* older kernels: touch a byte a page */
+	static long page;
+	if (!page)
+		page = sysconf(_SC_PAGESIZE);
+	volatile const uint8_t *p = (const uint8_t *)rq->at;
+	for (size_t k = 0; k < rq->len; k += (size_t)page)
+		(void)p[k];
+}
+
+static void *ahead_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&ahead.mu);
+	for (;;) {
+		while (!ahead.n)
+			pthread_cond_wait(&ahead.work, &ahead.mu);
+		ahead_req rq = ahead.q[ahead.head];
+		ahead.head = (ahead.head + 1) % AHEAD_QLEN;
+		ahead.n--;
+		ahead.busy_at = rq.at;
+		ahead.busy_len = rq.len;
+		pthread_mutex_unlock(&ahead.mu);
+		ahead_do(&rq);
+		pthread_mutex_lock(&ahead.mu);
+		ahead.busy_len = 0;
+		pthread_cond_broadcast(&ahead.idle);
+	}
+	return NULL;
+}
+
+/* fork(): the child has no helper; it starts its own if it prefetches */
+static void ahead_prepare(void) { pthread_mutex_lock(&ahead.mu); }
+static void ahead_parent(void) { pthread_mutex_unlock(&ahead.mu); }
+static void ahead_child(void)
+{
+	if (ahead.state > 0)
+		ahead.state = 0;
+	ahead.n = 0;
+	ahead.busy_len = 0;
+	pthread_mutex_unlock(&ahead.mu);
+}
+
+/* Called with ahead.mu held: is the helper there (started now if need be)? */
+static bool ahead_running(void)
+{
+	if (ahead.state)
+		return ahead.state > 0;
+	ahead.state = -1;
+	const char *env = getenv("TIO_READAHEAD");
+	if ((env && !strcmp(env, "0")) || sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		return false;
+	pthread_attr_t attr;
+	pthread_t t;
+	sigset_t all, old;
+	if (pthread_attr_init(&attr))
+		return false;
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	/* the helper takes no signals: they stay with the caller's threads */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	static bool atfork;
+	if (!atfork && !pthread_atfork(ahead_prepare, ahead_parent, ahead_child))
+		atfork = true;
+	if (atfork && !pthread_create(&t, &attr, ahead_main, NULL))
+		ahead.state = 1;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	return ahead.state > 0;
+}
+
+/* Queue a request; false when there is no helper or no room (then the caller does it or drops it). */
+static bool ahead_push(uintptr_t at, size_t len, int op)
+{
+	pthread_mutex_lock(&ahead.mu);
+	bool ok = ahead_running() && ahead.n < AHEAD_QLEN;
+	if (ok) {
+		ahead.q[(ahead.head + ahead.n) % AHEAD_QLEN] = (ahead_req){at, len, op};
+		ahead.n++;
+		pthread_cond_signal(&ahead.work);
+	}
+	pthread_mutex_unlock(&ahead.mu);
+	return ok;
+}
+
+/* No request of the helper touches [at, at + len) once this returns. */
+static void ahead_forget(uintptr_t at, size_t len)
+{
+	pthread_mutex_lock(&ahead.mu);
+	unsigned k = 0;
+	for (unsigned i = 0; i < ahead.n; i++) {
+		ahead_req rq = ahead.q[(ahead.head + i) % AHEAD_QLEN];
+		if (rq.at + rq.len <= at || rq.at >= at + len)
+			ahead.q[(ahead.head + k++) % AHEAD_QLEN] = rq;
+	}
+	ahead.n = k;
+	while (ahead.busy_len && !(ahead.busy_at + ahead.busy_len <= at || ahead.busy_at >= at + len))
+		pthread_cond_wait(&ahead.idle, &ahead.mu);
+	pthread_mutex_unlock(&ahead.mu);
+}
+
 void tio_map_release(tio_map *m, uint64_t upto)
 {
 	static long page;
@@ -326,9 +466,24 @@ void tio_map_release(tio_map *m, uint64_t upto)
 		page = sysconf(_SC_PAGESIZE);
 	uint64_t end = upto & ~(uint64_t)(page - 1);
 	if (m->p && end > m->released && end <= m->size) {
-		madvise((void *)(m->p + m->released), end - m->released, MADV_DONTNEED);
+		if (!m->ahead || !ahead_push((uintptr_t)(m->p + m->released), end - m->released, AHEAD_DROP))
+			madvise((void *)(m->p + m->released), end - m->released, MADV_DONTNEED);
 		m->released = end;
 	}
+}
+
+void tio_map_prefetch(tio_map *m, uint64_t off, uint64_t len)
+{
+	static long page;
+	if (!page)
+		page = sysconf(_SC_PAGESIZE);
+	if (!m->p || off >= m->size || !len)
+		return;
+	if (len > m->size - off)
+		len = m->size - off;
+	uint64_t start = off & ~(uint64_t)(page - 1);
+	if (ahead_push((uintptr_t)(m->p + start), len + (off - start), AHEAD_POPULATE))
+		m->ahead = true;
 }
 
 void tio_map_populate(tio_map *m, uint64_t off, uint64_t len)
@@ -352,6 +507,8 @@ void tio_map_populate(tio_map *m, uint64_t off, uint64_t len)
 
 void tio_map_close(tio_map *m)
 {
+	if (m->p && m->ahead)
+		ahead_forget((uintptr_t)m->p, m->size);
 	if (m->p)
 		munmap((void *)m->p, m->size);
 	free(m->path);

@@ -120,6 +120,7 @@ typedef struct tio_map {
 	uint64_t size;
 	char *path;
 	uint64_t released; /* bytes before this were handed back (tio_map_release) */
+	bool ahead;	   /* tio_map_prefetch was called: the helper thread has work on it */
 } tio_map;
 
 int tio_map_open(tio_map *m, const char *path);
@@ -132,6 +133,14 @@ void tio_map_close(tio_map *m);
 void tio_map_release(tio_map *m, uint64_t upto);
 /* Map [off, off + len) in one go ahead of reading it (fewer page faults); a hint only. */
 void tio_map_populate(tio_map *m, uint64_t off, uint64_t len);
+/*
+ * The same, done by a helper thread while the caller reads on: for the
+ * bytes the caller reads next, not now (a hint only; returns at once).
+ * After a first call on `m`, tio_map_release hands its work to the helper
+ * too.  With one CPU, or TIO_READAHEAD=0 in the environment, there is no
+ * helper and this does nothing (tio_map_release stays synchronous).
+ */
+void tio_map_prefetch(tio_map *m, uint64_t off, uint64_t len);
 
 /* Read a whole (small) file into a malloc'd NUL-terminated buffer. */
 int tio_read_file(const char *path, char **out, size_t *len);

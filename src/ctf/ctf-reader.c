@@ -128,6 +128,10 @@ typedef struct ctf_stream {
 	/* without packet magic: a good packet's offset and size, the size repeated
 	   by the next good packet (or the file's first), and the last good size */
 	uint64_t step_off, step, last_size;
+	/* read-ahead: bytes of file ahead_file before ahead_upto were handed to
+	   the helper (tio_map_prefetch) */
+	uint32_t ahead_file;
+	uint64_t ahead_upto;
 } ctf_stream;
 
 /* ---------------------------------------------------------------- decoding */
@@ -1112,7 +1116,19 @@ static int begin_packet(ctf_stream *s)
 	s->pkt_bits = pkt_bits;
 	s->content_bits = content_bits;
 	d->end = content_bits;
-	tio_map_populate(&s->files[s->cur].map, s->pkt_off, (content_bits + 7) / 8);
+	/* this packet's pages mapped in one go unless the helper did it, and the
+	   next packet's (taken to be as big) handed to the read-ahead helper */
+	tio_map *map = &s->files[s->cur].map;
+	if (s->ahead_file != s->cur || s->ahead_upto < s->pkt_off + pkt_bits / 8)
+		tio_map_populate(map, s->pkt_off, (content_bits + 7) / 8);
+	if (s->ahead_file != s->cur || s->ahead_upto < s->pkt_off + 2 * (pkt_bits / 8)) {
+		uint64_t from = s->pkt_off + pkt_bits / 8;
+		if (s->ahead_file == s->cur && s->ahead_upto > from)
+			from = s->ahead_upto;
+		tio_map_prefetch(map, from, s->pkt_off + 2 * (pkt_bits / 8) - from);
+		s->ahead_file = s->cur;
+		s->ahead_upto = s->pkt_off + 2 * (pkt_bits / 8);
+	}
 	s->pkt_nvals = d->nvals;
 
 	/* snapshots, discarded events and packets (CTF 1.8.3 5.2) */
