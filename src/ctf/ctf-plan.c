@@ -475,8 +475,16 @@ static int lin_emit(plan *p, size_t *cap, uint32_t i, int depth)
 			      !el->bf_unit && el->align <= el->size && el->align % 8 == 0;
 		if (!packed)
 			return lin_add(p, cap, LK_CALL, i);
+		uint32_t a = p->nlin;
 		if ((r = lin_add(p, cap, LK_ARR, i)) || (r = lin_add(p, cap, LK_RUNMEM, i + 1)))
 			return r;
+		/* the length in the op: n (static), or the slot aux (PF_SEQ_TEXT) */
+		if (in->op == OP_SEQ) {
+			p->lin[a].flags |= PF_SEQ_TEXT;
+			p->lin[a].aux = (uint32_t)in->slot;
+		} else {
+			p->lin[a].n = in->n;
+		}
 		return 0;
 	}
 	case OP_VARIANT: {

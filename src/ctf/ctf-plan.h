@@ -41,7 +41,7 @@ enum plan_flag {
 	PF_SAVE = 4,	  /* value saved in a slot for later references */
 	PF_ROLE = 8,	  /* carries a role the reader acts on */
 	PF_BE = 16,
-	PF_SEQ_TEXT = 32, /* OP_TEXT: length comes from a slot */
+	PF_SEQ_TEXT = 32, /* OP_TEXT (and LK_TEXT, LK_ARR ops): length comes from a slot */
 	PF_BOOLSEL = 64,  /* OP_OPTIONAL: the selector is a boolean */
 	PF_BITREV = 128,  /* integers: CTF 2 reversed bit order (bits read, then reversed) */
 };
@@ -122,9 +122,9 @@ typedef struct lin_op {
 	uint32_t amask; /* alignment in bits - 1: the position is rounded up with it (0: none) */
 	uint32_t ins;  /* the plan instruction */
 	uint32_t n;    /* LK_SB: members; LK_RUN: run members; LK_CALL: values still to come in line;
-			  LK_VEND: the op after the variant */
+			  LK_VEND: the op after the variant; LK_ARR: static length */
 	uint32_t aux;  /* LK_VAR: first of its options' op indexes in plan.lin_opt;
-			  LK_SBF: its values */
+			  LK_SBF: its values; LK_ARR with PF_SEQ_TEXT: the length's slot */
 	const tio_fc *fc;
 } lin_op;
 

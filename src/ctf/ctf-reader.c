@@ -64,6 +64,7 @@ typedef struct dec {
 	 * class's fused scopes (stage 2) instead of returning.
 	 */
 	uint8_t ev_stage, ev_i;
+	bool ev_fused;       /* the class's other scopes ran in the same call */
 	const ctf_sc *ev_csc;
 	const tio_stream_class *ev_sc;
 	const tio_event_class *ev_ec;
@@ -897,13 +898,13 @@ vend:
 	o = p->lin + o->n;
 	goto *go[o->kind];
 arr: {
-	const plan_ins *in = &p->ins[o->ins];
-	uint64_t len = in->op == OP_SEQ ? d->slots[in->slot] : in->n;
+	uint64_t len = (o->flags & PF_SEQ_TEXT) ? d->slots[o->aux] : o->n;
 	ALIGN();
 	const lin_op *el = o + 1;
 	uint64_t bits = len * el->size;
+	/* room for the elements and for the in-line values after them (el->n) */
 	if (TIO_UNLIKELY((pos & 7) || len > UINT32_MAX || (int64_t)(pos + bits) > lim64 ||
-			 nv + len + 1 > d->cap)) {
+			 nv + len + 1 + el->n > d->cap)) {
 		/* near the end, long or odd: the tree interpreter (bound checks, errors, room) */
 		SYNC();
 		if ((r = run(d, p, o->ins, top + 1)))
@@ -942,12 +943,6 @@ arr: {
 	nv = vi;
 	pos += bits;
 	o++; /* the element op */
-	if (TIO_UNLIKELY(nv + o->n > d->cap)) { /* room for the in-line values after it */
-		SYNC();
-		if ((r = reserve_vals(d, p, o->ins, o->n)))
-			return r;
-		vals = d->vals;
-	}
 	NEXT();
 }
 text: {
@@ -967,8 +962,11 @@ text: {
 }
 done:
 scope_end:
-	/* an event record: after the header, the event class's other scopes */
+	/* an event record: after the header, the event class's other scopes
+	   (stage 2: more to come; 0 once the last one runs, so that its end
+	   returns at once) */
 	if (d->ev_stage) {
+		const ctf_ec *cec;
 		if (d->ev_stage == 1) {
 			uint64_t id = (d->role_set & (1u << TIO_ROLE_EVENT_CLASS_ID)) ? d->role_val[TIO_ROLE_EVENT_CLASS_ID] : 0;
 			const ctf_sc *csc = d->ev_csc;
@@ -980,19 +978,22 @@ scope_end:
 				return DEC_NO_CLASS;
 			}
 			d->ev_ec = ec;
-			const ctf_ec *cec = ec->user;
+			cec = ec->user;
 			if (!cec->fused) { /* decode_event runs the rest scope by scope */
 				SYNC();
 				return 0;
 			}
+			d->ev_fused = true;
 			d->ev_cec = cec;
-			d->ev_stage = 2;
 			d->ev_i = 0;
 			d->ev_root[0] = d->ev_root[1] = d->ev_root[2] = UINT32_MAX;
+		} else {
+			cec = d->ev_cec;
 		}
-		const ctf_ec *cec = d->ev_cec;
-		if (d->ev_i < cec->nafter) {
-			uint32_t k = d->ev_i++;
+		uint32_t k = d->ev_i;
+		if (k < cec->nafter) {
+			d->ev_i = (uint8_t)(k + 1);
+			d->ev_stage = k + 1 < cec->nafter ? 2 : 0;
 			p = cec->after[k];
 			d->ev_root[cec->after_scope[k]] = nv;
 			if (TIO_UNLIKELY(nv + p->lin_vals > d->cap)) {
@@ -1233,10 +1234,11 @@ static int decode_event(ctf_stream *s)
 		/* one run_lin call: the header, then (fused classes) the rest */
 		hdr = (uint32_t)d->nvals;
 		d->ev_stage = 1;
+		d->ev_fused = false;
 		d->ev_csc = csc;
 		d->ev_sc = sc;
 		r = run_lin(d, &csc->ev_header);
-		bool fused = d->ev_stage == 2;
+		bool fused = d->ev_fused;
 		d->ev_stage = 0;
 		if (TIO_UNLIKELY(r)) {
 			if (r != DEC_NO_CLASS)

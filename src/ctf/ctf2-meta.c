@@ -697,7 +697,7 @@ static int parse_fl(ctx *c, json_object *o, const char *type, tio_fc **out)
 	uint64_t len;
 	uint8_t bo = TIO_LE;
 	bool rev = false;
-	uint32_t align;
+	uint32_t align = 0;
 	int r;
 	if ((r = get_uint(c, o, "length", true, 0, &len)) || (r = parse_byte_order(c, o, &bo, &rev)) ||
 	    (r = get_align(c, o, "alignment", &align)))
@@ -788,7 +788,7 @@ static int parse_struct(ctx *c, json_object *o, tio_fc **out)
 	if (!fc)
 		return TIO_ERR_NOMEM;
 	*out = fc;
-	uint32_t minalign;
+	uint32_t minalign = 0;
 	int r = get_align(c, o, "minimum-alignment", &minalign);
 	if (r)
 		return r;
@@ -837,7 +837,7 @@ static int parse_array(ctx *c, json_object *o, bool dynamic, tio_fc **out)
 	if (!fc)
 		return TIO_ERR_NOMEM;
 	*out = fc;
-	uint32_t minalign;
+	uint32_t minalign = 0;
 	int r = get_align(c, o, "minimum-alignment", &minalign);
 	if (r)
 		return r;

@@ -644,7 +644,7 @@ static int int_attr(parser *p, tio_fc *fc, const char *key, const val *v, void *
 		fc->align = (uint32_t)u;
 		ctx->has_align = true;
 	} else if (!strcmp(key, "signed")) {
-		bool b;
+		bool b = false;
 		if ((rc = val_bool(p, v, key, &b)))
 			return rc;
 		fc->i.is_signed = b;
@@ -1683,7 +1683,7 @@ static int blk_value(parser *p, blk_ctx *b, const char *key, const val *v)
 			rc = parse_uuid(p, v, tc->uuid);
 			tc->has_uuid = true;
 		} else if (!strcmp(key, "byte_order")) {
-			uint8_t bo;
+			uint8_t bo = 0;
 			if ((rc = byte_order_of(p, v, &bo)))
 				return rc;
 			if (bo == BO_NATIVE)

@@ -322,7 +322,7 @@ static bool resync(l8_tf *tf, uint64_t from)
 {
 	uint64_t o = (from + L8_BLOCK_MIN - 1) / L8_BLOCK_MIN * L8_BLOCK_MIN;
 	for (; o < tf->map.size && tf->map.size - o >= L8_HDR; o += L8_BLOCK_MIN) {
-		l8_block b;
+		l8_block b = {0};
 		bool be = tf->tr->be;
 		if (!parse_block(&tf->map, o, &be, tf->tr, &b) && (!tf->bs || b.buf_size == tf->bs)) {
 			tf->blk = o;

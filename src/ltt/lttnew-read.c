@@ -1165,7 +1165,7 @@ static int load_note(lr_trace *tr, uint64_t off, char *msg)
 static int load_facilities(lr_trace *tr, lr_tf *tf)
 {
 	for (;;) {
-		const tio_msg *m;
+		const tio_msg *m = NULL;
 		int r = tf_next_raw(tf, &m);
 		if (r == 0)
 			break;
