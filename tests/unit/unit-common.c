@@ -5,16 +5,7 @@
 #include "common/common.h"
 #include "ir/ir.h"
 
-static int failures;
-#define CHECK(c, ...)                                                                              \
-	do {                                                                                       \
-		if (!(c)) {                                                                        \
-			failures++;                                                                \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);                                \
-			printf(__VA_ARGS__);                                                       \
-			printf("\n");                                                              \
-		}                                                                                  \
-	} while (0)
+#include "unit-check.h"
 
 /* Reference: one bit at a time, as CTF 1.8.3 section 4.1.5 describes. */
 static uint64_t ref_le(const uint8_t *p, uint64_t at, unsigned len)

@@ -14,17 +14,10 @@
 #include "ctf/ctf.h"
 #include "ir/ir.h"
 
-static int failures, npass, nfail_ok;
+#include "unit-check.h"
+
+static int npass, nfail_ok;
 static bool verbose;
-#define CHECK(c, ...)                                                                              \
-	do {                                                                                       \
-		if (!(c)) {                                                                        \
-			failures++;                                                                \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);                                \
-			printf(__VA_ARGS__);                                                       \
-			printf("\n");                                                              \
-		}                                                                                  \
-	} while (0)
 
 static char shared[4096];
 

@@ -9,16 +9,7 @@
 
 #include "ctf/ctf-write.h"
 
-static int failures;
-#define CHECK(c, ...)                                                                              \
-	do {                                                                                       \
-		if (!(c)) {                                                                        \
-			failures++;                                                                \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);                                \
-			printf(__VA_ARGS__);                                                       \
-			printf("\n");                                                              \
-		}                                                                                  \
-	} while (0)
+#include "unit-check.h"
 
 static uint64_t rnd(void)
 {

@@ -10,16 +10,7 @@
 
 #include "ltt/lttnew.h"
 
-static int failures;
-#define CHECK(c, ...)                                                                              \
-	do {                                                                                       \
-		if (!(c)) {                                                                        \
-			failures++;                                                                \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);                                \
-			printf(__VA_ARGS__);                                                       \
-			printf("\n");                                                              \
-		}                                                                                  \
-	} while (0)
+#include "unit-check.h"
 
 /* The seed's builtin facility text, verbatim apart from the facility wrapper. */
 static const char seed_builtin[] =

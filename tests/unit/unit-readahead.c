@@ -15,16 +15,7 @@
 #include "common/common.h"
 #include "traceio/error.h"
 
-static int failures;
-#define CHECK(c, ...)                                                                              \
-	do {                                                                                       \
-		if (!(c)) {                                                                        \
-			failures++;                                                                \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);                                \
-			printf(__VA_ARGS__);                                                       \
-			printf("\n");                                                              \
-		}                                                                                  \
-	} while (0)
+#include "unit-check.h"
 
 #define FILE_SIZE (8u << 20)
 #define CHUNK (256u << 10)
