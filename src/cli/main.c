@@ -28,7 +28,10 @@ static void usage(FILE *f)
 		"  help [COMMAND]    this text, or the options of COMMAND\n"
 		"\n"
 		"formats read: %s\n"
-		"formats written: ctf (1.8, 2), tracedat, ltt, lttng0\n",
+		"formats written: ctf (1.8, 2), tracedat, ltt, lttng0\n"
+		"\n"
+		"environment: TIO_READAHEAD=0 reads CTF without the helper thread that maps\n"
+		"the next packet while one is decoded (used when there are 2 CPUs or more)\n",
 		TRACEIO_VERSION, cli_format_list());
 }
 
