@@ -321,6 +321,27 @@ int tio_map_open(tio_map *m, const char *path)
 	return 0;
 }
 
+static uint64_t page_size(void)
+{
+	static long page;
+	if (!page)
+		page = sysconf(_SC_PAGESIZE);
+	return (uint64_t)page;
+}
+
+/* [off, off + len) of m cut to the file and widened to a page start: false when empty */
+static bool map_range(const tio_map *m, uint64_t off, uint64_t len, uintptr_t *at, size_t *n)
+{
+	if (!m->p || off >= m->size || !len)
+		return false;
+	if (len > m->size - off)
+		len = m->size - off;
+	uint64_t start = off & ~(page_size() - 1);
+	*at = (uintptr_t)(m->p + start);
+	*n = (size_t)(len + (off - start));
+	return true;
+}
+
 /*
  * The read-ahead helper: one thread for the process, started by the first
  * tio_map_prefetch, that maps pages ahead of the reader (MADV_POPULATE_READ)
@@ -359,11 +380,8 @@ static void ahead_do(const ahead_req *rq)
 		return;
 #endif
 	/* older kernels: touch a byte a page */
-	static long page;
-	if (!page)
-		page = sysconf(_SC_PAGESIZE);
 	volatile const uint8_t *p = (const uint8_t *)rq->at;
-	for (size_t k = 0; k < rq->len; k += (size_t)page)
+	for (size_t k = 0; k < rq->len; k += (size_t)page_size())
 		(void)p[k];
 }
 
@@ -461,10 +479,7 @@ static void ahead_forget(uintptr_t at, size_t len)
 
 void tio_map_release(tio_map *m, uint64_t upto)
 {
-	static long page;
-	if (!page)
-		page = sysconf(_SC_PAGESIZE);
-	uint64_t end = upto & ~(uint64_t)(page - 1);
+	uint64_t end = upto & ~(page_size() - 1);
 	if (m->p && end > m->released && end <= m->size) {
 		if (!m->ahead || !ahead_push((uintptr_t)(m->p + m->released), end - m->released, AHEAD_DROP))
 			madvise((void *)(m->p + m->released), end - m->released, MADV_DONTNEED);
@@ -474,30 +489,19 @@ void tio_map_release(tio_map *m, uint64_t upto)
 
 void tio_map_prefetch(tio_map *m, uint64_t off, uint64_t len)
 {
-	static long page;
-	if (!page)
-		page = sysconf(_SC_PAGESIZE);
-	if (!m->p || off >= m->size || !len)
-		return;
-	if (len > m->size - off)
-		len = m->size - off;
-	uint64_t start = off & ~(uint64_t)(page - 1);
-	if (ahead_push((uintptr_t)(m->p + start), len + (off - start), AHEAD_POPULATE))
+	uintptr_t at;
+	size_t n;
+	if (map_range(m, off, len, &at, &n) && ahead_push(at, n, AHEAD_POPULATE))
 		m->ahead = true;
 }
 
 void tio_map_populate(tio_map *m, uint64_t off, uint64_t len)
 {
 #ifdef MADV_POPULATE_READ
-	static long page;
-	if (!page)
-		page = sysconf(_SC_PAGESIZE);
-	if (!m->p || off >= m->size)
-		return;
-	if (len > m->size - off)
-		len = m->size - off;
-	uint64_t start = off & ~(uint64_t)(page - 1);
-	(void)madvise((void *)(m->p + start), len + (off - start), MADV_POPULATE_READ);
+	uintptr_t at;
+	size_t n;
+	if (map_range(m, off, len, &at, &n))
+		(void)madvise((void *)at, n, MADV_POPULATE_READ);
 #else
 	(void)m;
 	(void)off;

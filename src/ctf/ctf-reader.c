@@ -44,6 +44,14 @@ typedef struct ctf_ec {
 /* decode_event's header ended on an id no event class has (run_lin) */
 #define DEC_NO_CLASS 1
 
+/* The event class of a stream class with this id (NULL: none). */
+static inline const tio_event_class *ec_by_id(const ctf_sc *csc, const tio_stream_class *sc, uint64_t id)
+{
+	if (csc->by_id)
+		return id < csc->nby_id ? csc->by_id[id] : NULL;
+	return tio_stream_class_find_ec(sc, id);
+}
+
 /* What decoding a scope learned besides values. */
 typedef struct dec {
 	const uint8_t *base; /* packet start */
@@ -969,9 +977,7 @@ scope_end:
 		const ctf_ec *cec;
 		if (d->ev_stage == 1) {
 			uint64_t id = (d->role_set & (1u << TIO_ROLE_EVENT_CLASS_ID)) ? d->role_val[TIO_ROLE_EVENT_CLASS_ID] : 0;
-			const ctf_sc *csc = d->ev_csc;
-			const tio_event_class *ec = csc->by_id ? (id < csc->nby_id ? csc->by_id[id] : NULL)
-							       : tio_stream_class_find_ec(d->ev_sc, id);
+			const tio_event_class *ec = ec_by_id(d->ev_csc, d->ev_sc, id);
 			if (TIO_UNLIKELY(!ec)) {
 				d->ev_id = id;
 				SYNC();
@@ -1077,7 +1083,7 @@ static int begin_packet(ctf_stream *s)
 	uint64_t left = f->map.size - s->pkt_off;
 	d->base = f->map.p + s->pkt_off;
 	d->pos = 0;
-	d->end = left > UINT64_MAX / 8 ? UINT64_MAX : left * 8;
+	d->end = left > INT64_MAX / 8 ? INT64_MAX : left * 8; /* run_lin compares positions signed */
 	d->nvals = 0;
 	d->role_set = 0;
 	d->bo_end = UINT64_MAX;
@@ -1229,6 +1235,7 @@ static int decode_event(ctf_stream *s)
 	d->role_set &= ~(1u << TIO_ROLE_EVENT_CLASS_ID);
 	uint32_t hdr, cctx, sctx, pl;
 	const tio_event_class *ec;
+	uint64_t id;
 	int r;
 	if (TIO_LIKELY(csc->ev_header.lin != NULL)) {
 		/* one run_lin call: the header, then (fused classes) the rest */
@@ -1243,10 +1250,8 @@ static int decode_event(ctf_stream *s)
 		if (TIO_UNLIKELY(r)) {
 			if (r != DEC_NO_CLASS)
 				return r;
-			d->pos = start;
-			return tio_err_set(TIO_ERR_FORMAT, "%s@0x%llx: event.header: no event class with id %llu in stream class %llu",
-					   d->path, (unsigned long long)(d->file_off + start / 8),
-					   (unsigned long long)d->ev_id, (unsigned long long)sc->id);
+			id = d->ev_id;
+			goto no_class;
 		}
 		ec = d->ev_ec;
 		if (fused) {
@@ -1258,14 +1263,9 @@ static int decode_event(ctf_stream *s)
 	} else {
 		if ((r = run_scope(d, &csc->ev_header, &hdr)))
 			return r;
-		uint64_t id = role_has(d, TIO_ROLE_EVENT_CLASS_ID) ? d->role_val[TIO_ROLE_EVENT_CLASS_ID] : 0;
-		ec = csc->by_id ? (id < csc->nby_id ? csc->by_id[id] : NULL) : tio_stream_class_find_ec(sc, id);
-		if (!ec) {
-			d->pos = start;
-			return tio_err_set(TIO_ERR_FORMAT, "%s@0x%llx: event.header: no event class with id %llu in stream class %llu",
-					   d->path, (unsigned long long)(d->file_off + start / 8),
-					   (unsigned long long)id, (unsigned long long)sc->id);
-		}
+		id = role_has(d, TIO_ROLE_EVENT_CLASS_ID) ? d->role_val[TIO_ROLE_EVENT_CLASS_ID] : 0;
+		if (!(ec = ec_by_id(csc, sc, id)))
+			goto no_class;
 	}
 	if ((r = run_scope(d, &csc->ev_common_ctx, &cctx)))
 		return r;
@@ -1302,6 +1302,11 @@ decoded:
 	m->scope[TIO_SCOPE_PAYLOAD] = pl != UINT32_MAX ? v + pl : NULL;
 	m->offset = d->file_off + start / 8;
 	return 0;
+no_class:
+	d->pos = start;
+	return tio_err_set(TIO_ERR_FORMAT, "%s@0x%llx: event.header: no event class with id %llu in stream class %llu",
+			   d->path, (unsigned long long)(d->file_off + start / 8), (unsigned long long)id,
+			   (unsigned long long)sc->id);
 }
 
 static void next_packet(ctf_stream *s)
