@@ -35,6 +35,16 @@ bool tio_msg_time_ns(const tio_msg *m, int64_t *ns);
 const char *tio_msg_stream_path(const tio_msg *m);
 uint64_t tio_msg_offset(const tio_msg *m);
 
+/*
+ * An event its reader keeps in file order although it is earlier than an
+ * event read before it from the same stream (LTTng 0.x: an event a few µs
+ * out of order, see docs/formats/ltt0x.md): true, with how far before the
+ * latest earlier event of its stream it is, in ns and clock cycles (either
+ * pointer may be NULL).  Such an event is not an error; `traceio check`
+ * lists it as a note.  False for every other message.
+ */
+bool tio_msg_out_of_order(const tio_msg *m, int64_t *ns_back, uint64_t *cycles_back);
+
 #ifdef __cplusplus
 }
 #endif

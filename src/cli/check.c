@@ -4,6 +4,9 @@
  * and the field), as the readers report them.  Besides what the readers
  * refuse, it checks what only a whole read can see: event times that go
  * backwards after the merge (a stream whose clock is not monotonic).
+ * Events a reader keeps in file order although they are a little earlier
+ * than an event before them (tio_msg_out_of_order: LTTng 0.x) are listed
+ * as notes, which are not problems.
  * A trace that does not open is a problem; the other traces under the same
  * directory are still checked.  Exit status: 0 clean, 1 problems found,
  * 2 usage.
@@ -20,7 +23,7 @@
 
 static void print_help(void)
 {
-	printf("usage: traceio check [-i FORMAT] [-q] [--max N] TRACE...\n"
+	printf("usage: traceio check [-i FORMAT] [-q] [--max N] [--ltt-tsc RULE] TRACE...\n"
 	       "\n"
 	       "Reads every TRACE (of any format; a directory is searched for traces) to\n"
 	       "the end and lists every problem found with its location: file and byte\n"
@@ -29,10 +32,17 @@ static void print_help(void)
 	       "\n"
 	       "  -i, --format FMT   read the inputs as FMT (%s) instead of guessing\n"
 	       "  -q, --quiet        print only the one-line summary of each trace\n"
-	       "  --max N            stop listing (not reading) after N problems per trace\n"
+	       "  --max N            stop listing (not reading) after N problems (and N notes)\n"
+	       "                     per trace\n"
+	       CLI_READER_OPTS_HELP
 	       "\n"
-	       "Exit status: 0 when every trace is clean, 1 when a problem was found, 2 on\n"
-	       "bad usage.\n",
+	       "Notes are not problems: an event its reader keeps in file order although it\n"
+	       "is earlier than an event before it in its file (LTTng 0.x: an interrupt's\n"
+	       "event a few µs out of order) is listed as 'note: FILE@OFFSET: ... N ns (C\n"
+	       "cycles) earlier than ...'.\n"
+	       "\n"
+	       "Exit status: 0 when every trace is clean (notes only), 1 when a problem was\n"
+	       "found, 2 on bad usage.\n",
 	       cli_format_list());
 }
 
@@ -40,10 +50,11 @@ typedef struct check_opts {
 	const char *format;
 	bool quiet;
 	uint64_t max;
+	cli_reader_opts ropts;
 } check_opts;
 
 typedef struct tally {
-	uint64_t problems, events, discarded_events, discarded_packets;
+	uint64_t problems, notes, events, discarded_events, discarded_packets;
 } tally;
 
 static void problem(const check_opts *o, tally *t, const char *fmt, ...)
@@ -57,6 +68,21 @@ static void problem(const check_opts *o, tally *t, const char *fmt, ...)
 	va_list ap;
 	va_start(ap, fmt);
 	fputs("  ", stdout);
+	vprintf(fmt, ap);
+	fputc('\n', stdout);
+	va_end(ap);
+}
+
+static void note(const check_opts *o, tally *t, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void note(const check_opts *o, tally *t, const char *fmt, ...)
+{
+	t->notes++;
+	if (o->quiet || (o->max && t->notes > o->max))
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("  note: ", stdout);
 	vprintf(fmt, ap);
 	fputc('\n', stdout);
 	va_end(ap);
@@ -100,6 +126,17 @@ static uint64_t check_trace(const check_opts *o, tio_trace *trace)
 		int64_t ns;
 		if (!tio_msg_time_ns(m, &ns))
 			continue;
+		int64_t back_ns;
+		uint64_t back_cycles;
+		if (tio_msg_out_of_order(m, &back_ns, &back_cycles)) {
+			/* kept in file order by its reader: not a problem */
+			const char *f = tio_msg_stream_path(m);
+			note(o, &t,
+			     "%s@0x%" PRIx64 ": event '%s': %" PRId64 " ns (%" PRIu64 " cycles) earlier than an event before it in its file, kept in file order",
+			     f ? f : path, tio_msg_offset(m), tio_msg_event_name(m) ? tio_msg_event_name(m) : "?",
+			     back_ns, back_cycles);
+			continue;
+		}
 		if (has_last && ns < last_ns) {
 			const char *f = tio_msg_stream_path(m);
 			problem(o, &t,
@@ -115,10 +152,14 @@ out:
 	tio_mux_free(mux);
 	if (o->max && t.problems > o->max && !o->quiet)
 		printf("  ... %" PRIu64 " more problems not listed\n", t.problems - o->max);
+	if (o->max && t.notes > o->max && !o->quiet)
+		printf("  ... %" PRIu64 " more notes not listed\n", t.notes - o->max);
 	printf("%s: %" PRIu64 " events", path, t.events);
 	if (t.discarded_events || t.discarded_packets)
 		printf(" (%" PRIu64 " discarded-events and %" PRIu64 " discarded-packets records)",
 		       t.discarded_events, t.discarded_packets);
+	if (t.notes)
+		printf(", %" PRIu64 " note%s", t.notes, t.notes > 1 ? "s" : "");
 	if (t.problems)
 		printf(", %" PRIu64 " problem%s\n", t.problems, t.problems > 1 ? "s" : "");
 	else
@@ -143,6 +184,10 @@ static uint64_t check_path(const check_opts *o, const char *path, int depth)
 	size_t k = 0;
 	if (!tio_trace_open_all(path, o->format, &traces, &k)) {
 		uint64_t problems = 0;
+		if (cli_apply_reader_opts(traces, k, &o->ropts)) {
+			cli_free_traces(traces, k);
+			return 1;
+		}
 		for (size_t j = 0; j < k; j++)
 			problems += check_trace(o, traces[j]);
 		cli_free_traces(traces, k);
@@ -222,6 +267,13 @@ int cli_check(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
 			o.quiet = true;
+		} else if (!strncmp(a, "--ltt-tsc", 9)) {
+			if (cli_reader_opt(argc, argv, &i, &o.ropts) <= 0) {
+				if (strcmp(a, "--ltt-tsc") && strncmp(a, "--ltt-tsc=", 10))
+					fprintf(stderr, "traceio: unknown option '%s' (see traceio check --help)\n", a);
+				free(inputs);
+				return 2;
+			}
 		} else if (!strcmp(a, "-i") || !strcmp(a, "--format") || !strcmp(a, "--max")) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "traceio: %s needs a value\n", a);

@@ -22,6 +22,33 @@ int cli_open_inputs(char **paths, size_t npaths, const char *format, tio_trace *
 void cli_free_traces(tio_trace **traces, size_t n);
 
 /*
+ * Reader options, the same for print, info, convert and check: each is a
+ * tio_trace_set() key applied to the traces of the format that takes it.
+ */
+typedef struct cli_reader_opts {
+	const char *ltt_tsc; /* --ltt-tsc RULE: LTTng 0.x compact timestamps */
+} cli_reader_opts;
+
+#define CLI_READER_OPTS_HELP                                                                    \
+	"  --ltt-tsc RULE        LTTng 0.x: how a compact event header's 27 TSC bits extend the\n" \
+	"                        previous event's TSC: nocarry (the high bits change only through\n" \
+	"                        full 64-bit TSCs: an event a little earlier than the one before\n" \
+	"                        it stays so, in file order), lttv (LTTV's rule and times: low\n" \
+	"                        bits lower than the previous event's add 2^27), or auto (the\n" \
+	"                        default: the tracer's own rule, nocarry for 32-bit traces\n" \
+	"                        (arch_size 4), lttv's carry for 64-bit ones)\n"
+
+/*
+ * argv[*i] is a reader option: take it (and its value, moving *i) into `o`
+ * and return 1; 0 when it is not one; -1 (message printed) when its value
+ * is missing or bad.
+ */
+int cli_reader_opt(int argc, char **argv, int *i, cli_reader_opts *o);
+
+/* Apply `o` to every trace whose reader takes it.  Prints errors; 0 or 1. */
+int cli_apply_reader_opts(tio_trace **traces, size_t n, const cli_reader_opts *o);
+
+/*
  * Parse a babeltrace2 time (print.c): "[-]SEC[.NS]" (ns from origin),
  * "YYYY-MM-DD HH:MM[:SS[.NS]]" or "HH:MM[:SS[.NS]]" (*tod set).  0 or -1.
  */

@@ -104,3 +104,37 @@ int cli_run(tio_mux *mux, tio_sink *sink, bool strict)
 	}
 	return status;
 }
+
+int cli_reader_opt(int argc, char **argv, int *i, cli_reader_opts *o)
+{
+	const char *a = argv[*i], *v;
+	if (!strcmp(a, "--ltt-tsc")) {
+		if (*i + 1 >= argc) {
+			fprintf(stderr, "traceio: --ltt-tsc needs a value (auto, nocarry, lttv)\n");
+			return -1;
+		}
+		v = argv[++*i];
+	} else if (!strncmp(a, "--ltt-tsc=", 10)) {
+		v = a + 10;
+	} else {
+		return 0;
+	}
+	if (strcmp(v, "auto") && strcmp(v, "nocarry") && strcmp(v, "lttv")) {
+		fprintf(stderr, "traceio: --ltt-tsc: '%s' is not a rule (auto, nocarry, lttv)\n", v);
+		return -1;
+	}
+	o->ltt_tsc = v;
+	return 1;
+}
+
+int cli_apply_reader_opts(tio_trace **traces, size_t n, const cli_reader_opts *o)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (o->ltt_tsc && !strcmp(tio_trace_format(traces[i]), "lttng0") &&
+		    tio_trace_set(traces[i], "ltt-tsc", o->ltt_tsc)) {
+			cli_error(NULL);
+			return 1;
+		}
+	}
+	return 0;
+}

@@ -96,6 +96,7 @@ static void help(void)
 	       "                        own layout unless these are given)\n"
 	       "  --strict              stop at the first input error instead of skipping\n"
 	       "  -q, --quiet           no progress line (shown only when stderr is a terminal)\n"
+	       CLI_READER_OPTS_HELP
 	       "\n"
 	       "Writers built in: %s.\n",
 	       cli_format_list(), writer_list());
@@ -203,6 +204,7 @@ int cli_convert(int argc, char **argv)
 	const char *packet_size = NULL, *file_version = NULL, *compression = NULL, *ctf_version = NULL;
 	const char *wvals[NWOPTS] = {0};
 	bool force = false, strict = false, gmt = false, quiet = false, packetize = false;
+	cli_reader_opts ropts = {0};
 	char **inputs = calloc((size_t)argc, sizeof(char *));
 	size_t ninputs = 0;
 	int status = 2;
@@ -225,6 +227,11 @@ int cli_convert(int argc, char **argv)
 				inputs[ninputs++] = argv[i];
 			break;
 		}
+		int ro = cli_reader_opt(argc, argv, &i, &ropts);
+		if (ro < 0)
+			goto done;
+		if (ro)
+			continue;
 		char *eq = a[1] == '-' ? strchr(a, '=') : NULL;
 		size_t nl = eq ? (size_t)(eq - a) : strlen(a);
 #define IS(s) (nl == strlen(s) && !strncmp(a, s, nl))
@@ -330,7 +337,8 @@ int cli_convert(int argc, char **argv)
 	}
 
 	status = 1;
-	if (cli_open_inputs(inputs, ninputs, format, &traces, &ntraces))
+	if (cli_open_inputs(inputs, ninputs, format, &traces, &ntraces) ||
+	    cli_apply_reader_opts(traces, ntraces, &ropts))
 		goto done;
 	if (tio_sink_new(w->sink, stdout, stderr, &sink) || tio_sink_set(sink, "output", out) ||
 	    (force && tio_sink_set(sink, "force", "1")) || (packet_size && tio_sink_set(sink, "packet-size", packet_size)) ||

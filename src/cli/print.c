@@ -55,7 +55,8 @@ static void print_help(void)
 	       "                        TIME: [-]SEC[.NS] from the clock origin, or\n"
 	       "                        'YYYY-MM-DD HH:MM[:SS[.NS]]' or 'HH:MM[:SS[.NS]]' (the first\n"
 	       "                        event's day), in local time (UTC with --clock-gmt)\n"
-	       "  --strict              stop at the first error instead of skipping the damaged packet\n",
+	       "  --strict              stop at the first error instead of skipping the damaged packet\n"
+	       CLI_READER_OPTS_HELP,
 	       cli_format_list());
 	for (size_t i = 0; i < sizeof(sink_opts) / sizeof(sink_opts[0]); i++) {
 		const sink_opt *o = &sink_opts[i];
@@ -152,6 +153,7 @@ int cli_print(int argc, char **argv)
 	const char *format = NULL, *style = NULL, *outfmt = "text";
 	const char *begin = NULL, *end = NULL;
 	bool strict = false, gmt = false;
+	cli_reader_opts ropts = {0};
 	char **inputs = calloc((size_t)argc, sizeof(char *));
 	const char **keys = calloc((size_t)argc, sizeof(char *));
 	const char **vals = calloc((size_t)argc, sizeof(char *));
@@ -183,6 +185,11 @@ int cli_print(int argc, char **argv)
 			status = 0;
 			goto out;
 		}
+		int ro = cli_reader_opt(argc, argv, &i, &ropts);
+		if (ro < 0)
+			goto out;
+		if (ro)
+			continue;
 		/* --key=value or --key value */
 		char name[64] = "";
 		if (a[1] == '-') {
@@ -265,7 +272,8 @@ int cli_print(int argc, char **argv)
 	}
 
 	status = 1;
-	if (cli_open_inputs(inputs, ninputs, format, &traces, &ntraces))
+	if (cli_open_inputs(inputs, ninputs, format, &traces, &ntraces) ||
+	    cli_apply_reader_opts(traces, ntraces, &ropts))
 		goto out;
 	if (!style)
 		style = !ntraces ? "babeltrace"

@@ -54,6 +54,19 @@ typedef struct ltt0x_channel {
 	uint32_t nby_id;
 } ltt0x_channel;
 
+/*
+ * How a compact header's 27 TSC bits extend the previous TSC (option
+ * ltt-tsc; docs/formats/ltt0x.md, "Compact timestamps").  The tracer wrote
+ * a full TSC when the bits above the 27 changed (32-bit kernels) or when
+ * the TSC moved by 2^27 or more, or back (64-bit kernels): AUTO follows it
+ * by arch_size.
+ */
+enum ltt0x_tsc_rule {
+	LTT0X_TSC_AUTO = 0, /* arch_size 4: NOCARRY; 8: carry, as the 64-bit tracer */
+	LTT0X_TSC_NOCARRY,  /* high bits change only through full TSCs */
+	LTT0X_TSC_LTTV,	    /* LTTV's: low bits lower than the previous ones add 2^27 */
+};
+
 typedef struct ltt0x_trace {
 	ltt0x_channel **ch;
 	uint32_t nch;
@@ -63,6 +76,8 @@ typedef struct ltt0x_trace {
 	uint32_t freq_scale;
 	uint64_t start_ns; /* LTTV's start_time_from_tsc */
 	uint32_t max_fields;
+	uint8_t tsc_rule; /* option ltt-tsc: enum ltt0x_tsc_rule */
+	bool tsc_carry;	  /* the rule in effect adds 2^27 when compact low bits go down */
 } ltt0x_trace;
 
 typedef struct ltt0x_block {
@@ -89,6 +104,11 @@ typedef struct ltt0x_tf {
 	uint64_t prev_end_tsc;
 	bool have_prev;
 	const ltt0x_marker *last_mk; /* marker of the last event read */
+	uint64_t max_tsc;   /* latest TSC of the tracefile's events so far */
+	bool have_max;
+	bool back;	    /* tf->msg is an event earlier than max_tsc (kept in file order) */
+	uint64_t back_cycles;
+	int64_t back_ns;
 	/* output */
 	tio_val *vals;
 	uint32_t nvals_cap;
@@ -108,6 +128,11 @@ static uint64_t dbl_to_u64(double d)
 	if (d >= 18446744073709551615.0)
 		return UINT64_MAX;
 	return (uint64_t)d;
+}
+
+static void tsc_rule_apply(ltt0x_trace *tr)
+{
+	tr->tsc_carry = tr->tsc_rule == LTT0X_TSC_LTTV || (tr->tsc_rule == LTT0X_TSC_AUTO && tr->arch_size >= 8);
 }
 
 /* LTTV's ltt_interpolate_time_from_tsc(), as ns. */
@@ -514,7 +539,14 @@ static int read_event(ltt0x_tf *tf)
 		}
 	}
 	if (!ext) {
-		if (ts27 < (tf->tsc & LTT0X_TSC_MASK))
+		/* A 32-bit tracer wrote a full TSC (id 29) whenever the bits above
+		 * the 27 low ones changed, so a compact header keeps the high bits:
+		 * low bits lower than the previous event's are an event a little
+		 * earlier, not a wrap.  A 64-bit tracer wrote one only when the TSC
+		 * moved by 2^27 or more (or back): lower low bits are a wrap, as
+		 * LTTV's rule (ltt-tsc=lttv) takes them for every trace.
+		 * docs/formats/ltt0x.md, "Compact timestamps". */
+		if (tr->tsc_carry && ts27 < (tf->tsc & LTT0X_TSC_MASK))
 			tf->tsc = ((tf->tsc & ~LTT0X_TSC_MASK) + (1ull << LTT0X_TSC_BITS)) | ts27;
 		else
 			tf->tsc = (tf->tsc & ~LTT0X_TSC_MASK) | ts27;
@@ -576,6 +608,20 @@ static int read_event(ltt0x_tf *tf)
 	m->cycles = tf->tsc;
 	m->ns = tsc_ns(tr, tf->tsc);
 	m->offset = tf->blk + start;
+	/* An event earlier than one before it in the tracefile stays in file
+	 * order and the reader says so (tio_msg_out_of_order: `check` lists it
+	 * as a note).  With ltt-tsc=lttv a step back is a problem of LTTV's
+	 * times (a spurious carry undone by a full TSC): left to the merge's
+	 * own check. */
+	tf->back = false;
+	if (tf->have_max && tf->tsc < tf->max_tsc) {
+		tf->back = tr->tsc_rule != LTT0X_TSC_LTTV;
+		tf->back_cycles = tf->max_tsc - tf->tsc;
+		tf->back_ns = tsc_ns(tr, tf->max_tsc) - m->ns;
+	} else {
+		tf->max_tsc = tf->tsc;
+		tf->have_max = true;
+	}
 	if (mk->ec && mk->ec->payload) {
 		tio_val *v = &tf->vals[0];
 		v->fc = mk->ec->payload;
@@ -598,6 +644,7 @@ static bool lost_msg(ltt0x_tf *tf)
 		return false;
 	tio_msg *m = &tf->msg;
 	memset(m, 0, sizeof(*m));
+	tf->back = false;
 	m->stream = &tf->base;
 	m->has_ts = true;
 	m->cycles = tf->b.begin_tsc;
@@ -684,6 +731,7 @@ static int tf_next(tio_stream *s, const tio_msg **out)
 		memset(m, 0, sizeof(*m));
 		m->type = TIO_MSG_STREAM_BEGIN;
 		m->stream = s;
+		tf->back = false;
 		*out = m;
 		return 1;
 	}
@@ -1149,6 +1197,7 @@ static int ltt0x_open(tio_trace *t, const char *path)
 	}
 	tr->start_ns = dbl_to_u64((double)tr->start_tsc * 1000000000.0 * (double)tr->freq_scale /
 				  (double)tr->start_freq);
+	tsc_rule_apply(tr);
 	ltt0x_channel *meta = channel_get(tr, "metadata", 8, true);
 	if (!meta) {
 		r = TIO_ERR_NOMEM;
@@ -1169,6 +1218,7 @@ static int ltt0x_open(tio_trace *t, const char *path)
 		ltt0x_tf *tf = tfs[i];
 		tf->blk = 0;
 		tf->in_block = tf->done = tf->cut = tf->have_prev = false;
+		tf->have_max = tf->back = false;
 		tf->lost = tf->corrupt = 0;
 		tf->last_mk = NULL;
 	}
@@ -1209,6 +1259,46 @@ out:
 	free(tfs);
 	tfnames_free(names, nnames);
 	return r;
+}
+
+/*
+ * Reader options (tio_trace_set, before the first message):
+ *   ltt-tsc = auto (default) | nocarry | lttv: how a compact header's 27
+ *   TSC bits extend the previous TSC (docs/formats/ltt0x.md, "Compact timestamps").
+ */
+int tio_ltt0x_set(tio_trace *t, const char *key, const char *value)
+{
+	ltt0x_priv *p = t->user;
+	if (!p || strcmp(key, "ltt-tsc"))
+		return tio_err_set(TIO_ERR_USAGE, "%s: format lttng0 has no option '%s' (ltt-tsc)", t->path, key);
+	uint8_t rule;
+	if (!strcmp(value, "auto"))
+		rule = LTT0X_TSC_AUTO;
+	else if (!strcmp(value, "nocarry"))
+		rule = LTT0X_TSC_NOCARRY;
+	else if (!strcmp(value, "lttv"))
+		rule = LTT0X_TSC_LTTV;
+	else
+		return tio_err_set(TIO_ERR_USAGE, "ltt-tsc: '%s' is not a rule (auto, nocarry, lttv)", value);
+	for (uint32_t i = 0; i < t->nstreams; i++)
+		if (((ltt0x_tf *)t->streams[i])->begun)
+			return tio_err_set(TIO_ERR_USAGE, "%s: ltt-tsc must be set before the trace is read", t->path);
+	p->tr.tsc_rule = rule;
+	tsc_rule_apply(&p->tr);
+	return 0;
+}
+
+/* tio_msg_out_of_order() for a message of an LTTng 0.x stream. */
+bool tio_ltt0x_msg_back(const tio_msg *m, int64_t *ns_back, uint64_t *cycles_back)
+{
+	const ltt0x_tf *tf = (const ltt0x_tf *)m->stream;
+	if (!tf || tf->base.ops != &tf_ops || m != &tf->msg || !tf->back)
+		return false;
+	if (ns_back)
+		*ns_back = tf->back_ns;
+	if (cycles_back)
+		*cycles_back = tf->back_cycles;
+	return true;
 }
 
 const tio_format_ops tio_format_lttng0 = {

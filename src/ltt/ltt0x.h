@@ -52,6 +52,11 @@ void ltt0x_marker_clear_fields(ltt0x_marker *mk);
 /* The payload structure class of a parsed marker (NULL fc when no field). */
 int ltt0x_marker_payload(const ltt0x_marker *mk, bool reverse, tio_fc **out);
 
+/* Reader option ltt-tsc (tio_trace_set, dispatched by src/mux/source.c). */
+int tio_ltt0x_set(tio_trace *t, const char *key, const char *value);
+/* tio_msg_out_of_order() for LTTng 0.x messages (src/mux/msg-where.c); false for others. */
+bool tio_ltt0x_msg_back(const tio_msg *m, int64_t *ns_back, uint64_t *cycles_back);
+
 /* LTTV's ltt_align(): padding to put before an object of `size` at `drift`. */
 static inline uint32_t ltt0x_align(uint64_t drift, uint32_t size, uint32_t alignment)
 {

@@ -235,3 +235,19 @@ void tio_trace_free(tio_trace *t)
 const char *tio_trace_format(const tio_trace *t) { return t->fmt->name; }
 
 const char *tio_trace_path(const tio_trace *t) { return t->path; }
+
+/*
+ * Reader options.  Only the LTTng 0.x reader takes one today (ltt-tsc), so
+ * this dispatches by format here rather than through a tio_format_ops hook;
+ * a reader that needs options later makes it a hook.
+ */
+int tio_ltt0x_set(tio_trace *t, const char *key, const char *value);
+
+int tio_trace_set(tio_trace *t, const char *key, const char *value)
+{
+	if (!t || !key || !value)
+		return tio_err_set(TIO_ERR_USAGE, "tio_trace_set: no trace, key or value");
+	if (t->fmt == &tio_format_lttng0)
+		return tio_ltt0x_set(t, key, value);
+	return tio_err_set(TIO_ERR_USAGE, "%s: format %s has no option '%s'", t->path, t->fmt->name, key);
+}
