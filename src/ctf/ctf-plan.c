@@ -423,6 +423,10 @@ static int lin_emit(plan *p, size_t *cap, uint32_t i, int depth)
 	case OP_STRUCT: {
 		if (depth >= LIN_MAX_DEPTH)
 			return TIO_ERR_LIMIT;
+		/* an empty structure reads nothing that would check where it starts:
+		   the tree interpreter does (aligned past the content's end: an error) */
+		if (!in->n)
+			return lin_add(p, cap, LK_CALL, i);
 		uint32_t sb = p->nlin;
 		if ((r = lin_add(p, cap, LK_SB, i)))
 			return r;

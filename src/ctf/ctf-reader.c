@@ -386,6 +386,17 @@ static int run_children(dec *d, const plan *p, uint32_t first, uint32_t n, int d
 }
 
 /*
+ * Aligning moved the cursor past the end of the packet content: the field
+ * cannot start there, even when it reads nothing (an empty structure, a
+ * zero-length array), as babeltrace 1 says ("Unexpected end of packet").
+ */
+static __attribute__((noinline, cold)) int past_end(dec *d, const plan *p, uint32_t i)
+{
+	return dec_err(d, p, i, "aligned on %u bits, the field starts %llu bits past the end of the packet content",
+		       p->ins[i].align, (unsigned long long)(d->pos - d->end));
+}
+
+/*
  * A structure without going through run()'s dispatch: scopes and variant
  * options are nearly always structures, and this saves a call per level.
  */
@@ -396,6 +407,8 @@ static inline int run_struct(dec *d, const plan *p, uint32_t i, int depth)
 	int r;
 	if (in->align > 1)
 		d->pos = (d->pos + in->align - 1) & ~(uint64_t)(in->align - 1);
+	if (TIO_UNLIKELY(d->pos > d->end))
+		return past_end(d, p, i);
 	if ((r = new_val(d, p, i, &vi)))
 		return r;
 	d->vals[vi].fc = in->fc;
@@ -469,6 +482,8 @@ static int run(dec *d, const plan *p, uint32_t i, int depth)
 		return dec_err(d, p, i, "nesting deeper than 256");
 	if (in->align > 1)
 		d->pos = (d->pos + in->align - 1) & ~(uint64_t)(in->align - 1);
+	if (TIO_UNLIKELY(d->pos > d->end))
+		return past_end(d, p, i);
 	if (TIO_UNLIKELY(in->bf_unit) && d->pos % in->bf_unit + in->size > in->bf_unit)
 		d->pos += in->bf_unit - d->pos % in->bf_unit; /* would cross its unit: next unit */
 	if ((r = new_val(d, p, i, &vi)))

@@ -1,6 +1,7 @@
 /*
  * The CTF metadata stream (CTF 1.8.3 section 7.1): plain text starting
- * with "/ * CTF 1.8", or packetized (metadata packet header with magic
+ * with "/ * CTF 1.8" (after a UTF-8 BOM and white space, if any), or
+ * packetized (metadata packet header with magic
  * 0x75D11D57, either byte order).  Also recognizes CTF 2 metadata (first
  * byte 0x1E, the JSON text sequence record separator) and loads it as is.
  */
@@ -87,6 +88,15 @@ static int load_packets(const tio_map *m, tio_ctf_meta *out, tio_buf *text)
 	return 0;
 }
 
+/* Where the signature of plain-text metadata should be: after a UTF-8 BOM and white space. */
+static size_t sig_start(const char *p, size_t n)
+{
+	size_t i = n >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3) ? 3 : 0;
+	while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r' || p[i] == '\v' || p[i] == '\f'))
+		i++;
+	return i;
+}
+
 int tio_ctf_meta_load(const char *dir, tio_ctf_meta *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -121,12 +131,17 @@ int tio_ctf_meta_load(const char *dir, tio_ctf_meta *out)
 		out->ctf_major = 2;
 	} else {
 		out->ctf_major = 1;
-		/* Plain text must announce itself; packet content need not. */
+		/*
+		 * Plain text must announce itself; packet content need not.  A
+		 * UTF-8 BOM and white space may come before the signature (as
+		 * babeltrace 2.1 reads them; the lexer skips both).
+		 */
 		static const char sig[] = "/* CTF ";
 		if (!out->packetized) {
 			unsigned ma = 0, mi = 0;
-			if (text.len < sizeof(sig) - 1 || memcmp(text.p, sig, sizeof(sig) - 1) ||
-			    sscanf(tio_buf_cstr(&text) + sizeof(sig) - 1, "%u.%u", &ma, &mi) != 2) {
+			size_t at = sig_start(text.p, text.len);
+			if (text.len - at < sizeof(sig) - 1 || memcmp(text.p + at, sig, sizeof(sig) - 1) ||
+			    sscanf(tio_buf_cstr(&text) + at + sizeof(sig) - 1, "%u.%u", &ma, &mi) != 2) {
 				rc = tio_err_set(TIO_ERR_FORMAT,
 						 "%s: not a CTF metadata stream (no \"/* CTF 1.8\" signature, no packet magic)",
 						 path);

@@ -127,6 +127,7 @@ static int lex_quoted(lexer *lx, char q)
 {
 	const char *open = lx->s;
 	int rc = 0;
+	bool ended = false; /* a \0 (or \x0, \00...) ended the value of a string literal */
 	tio_buf_reset(&lx->sb);
 	lx->s++;
 	for (;;) {
@@ -140,7 +141,7 @@ static int lex_quoted(lexer *lx, char q)
 		if (c == 0)
 			return lex_err(lx, lx->s, "NUL byte inside a %s", q == '"' ? "string literal" : "character constant");
 		if (c != '\\') {
-			if (tio_buf_addc(&lx->sb, c))
+			if (!ended && tio_buf_addc(&lx->sb, c))
 				return TIO_ERR_NOMEM;
 			lx->s++;
 			continue;
@@ -160,17 +161,18 @@ static int lex_quoted(lexer *lx, char q)
 		case 't': v = '\t'; break;
 		case 'v': v = '\v'; break;
 		case 'x': {
+			/*
+			 * babeltrace's rule, not C's: at most 3 hex digits ("\x0231" is
+			 * "#1"), and a value over 0xff keeps its low 8 bits ("\x27b" is "{").
+			 */
 			int nd = 0;
-			while (lx->s < lx->end && hexval(*lx->s) >= 0) {
-				if (v > 0xFF)
-					return lex_err(lx, esc, "hexadecimal escape sequence out of range");
+			while (nd < 3 && lx->s < lx->end && hexval(*lx->s) >= 0) {
 				v = v * 16 + (uint32_t)hexval(*lx->s++);
 				nd++;
 			}
 			if (!nd)
 				return lex_err(lx, esc, "\\x used with no following hex digits");
-			if (v > 0xFF)
-				return lex_err(lx, esc, "hexadecimal escape sequence out of range");
+			v &= 0xFF;
 			break;
 		}
 		case 'u': case 'U': {
@@ -184,25 +186,29 @@ static int lex_quoted(lexer *lx, char q)
 				return lex_err(lx, esc, "invalid universal character name");
 			if (v == 0)
 				return lex_err(lx, esc, "NUL character inside a literal");
-			put_utf8(&lx->sb, v, &rc);
+			if (!ended)
+				put_utf8(&lx->sb, v, &rc);
 			if (rc)
 				return rc;
 			continue;
 		}
 		default:
 			if (c >= '0' && c <= '7') {
+				/* up to 3 digits; over 0377 ("\777"): the low 8 bits, as babeltrace */
 				v = (uint32_t)(c - '0');
 				for (int k = 0; k < 2 && lx->s < lx->end && *lx->s >= '0' && *lx->s <= '7'; k++)
 					v = v * 8 + (uint32_t)(*lx->s++ - '0');
-				if (v > 0xFF)
-					return lex_err(lx, esc, "octal escape sequence out of range");
+				v &= 0xFF;
 				break;
 			}
 			return lex_err(lx, esc, "unknown escape sequence '\\%c'", c >= 0x20 && c < 0x7F ? c : '?');
 		}
-		if (v == 0 && q == '"')
-			return lex_err(lx, esc, "NUL character inside a string literal");
-		if (tio_buf_addc(&lx->sb, (char)v))
+		if (v == 0 && q == '"') {
+			/* the value ends here (C string, as babeltrace reads it); the rest is still checked */
+			ended = true;
+			continue;
+		}
+		if (!ended && tio_buf_addc(&lx->sb, (char)v))
 			return TIO_ERR_NOMEM;
 	}
 	return 0;
@@ -257,6 +263,9 @@ int tsdl_lex(const char *text, size_t len, const char *name, tsdl_tok **toks, si
 	if (len > TSDL_MAX_TEXT)
 		return tio_err_set(TIO_ERR_LIMIT, "%s: metadata text is %zu bytes, more than the %u byte limit",
 				   name, len, TSDL_MAX_TEXT);
+	/* a UTF-8 byte order mark first is skipped (its bytes still count in line 1's columns) */
+	if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3))
+		lx.s += 3;
 	while (lx.s < lx.end) {
 		const char *at = lx.s;
 		unsigned char c = (unsigned char)*lx.s;

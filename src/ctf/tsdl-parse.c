@@ -163,6 +163,18 @@ static int expect(parser *p, char c, const char *what)
 }
 static char *tok_dup(const tsdl_tok *t) { return tio_strndup(t->p, t->n); }
 
+/*
+ * A reserved keyword (C.1.2) where a declaration introduces a name:
+ * refused, as babeltrace 1 and 2 refuse it (their grammar wants an
+ * identifier there).  LTTng writes such names with a leading '_'.
+ */
+static bool is_kw(const tsdl_tok *t) { return t->kind == TK_ID && t->kw != KW_NONE; }
+static int kw_err(parser *p, const tsdl_tok *t, const char *what)
+{
+	return perr(p, t, "`%.*s` is a reserved keyword, it cannot be %s (write it `_%.*s`)", (int)t->n, t->p,
+		    what, (int)t->n, t->p);
+}
+
 /* ---------------------------------------------------------------- values */
 
 enum { V_INT, V_STR, V_PATH };
@@ -495,7 +507,8 @@ static void spec_free(spec *s)
 
 static int parse_specs(parser *p, spec *s);
 static int parse_member_decl(parser *p, tio_fc *container);
-static int parse_typedef(parser *p);
+static int parse_typedef(parser *p, spec *before);
+static bool starts_spec(parser *p);
 static int parse_typealias(parser *p);
 
 static int parse_align_attr(parser *p, uint64_t *align)
@@ -860,8 +873,11 @@ static int parse_struct(parser *p, spec *s)
 	const tsdl_tok *name = NULL;
 	int rc;
 	adv(p);
-	if (cur(p)->kind == TK_ID && cur(p)->kw != KW_ALIGN)
+	if (cur(p)->kind == TK_ID && cur(p)->kw != KW_ALIGN) {
+		if (is_kw(cur(p)))
+			return kw_err(p, cur(p), "a structure name");
 		name = cur(p), adv(p);
+	}
 	tio_fc *fc = NULL;
 	if (is_p(cur(p), '{')) {
 		if (!(fc = tio_fc_new(TIO_FC_STRUCT)))
@@ -911,6 +927,15 @@ static int parse_tag(parser *p, char **tag, const tsdl_tok **at)
 	int rc;
 	adv(p); /* < */
 	*at = cur(p);
+	/* keywords: only in the scope prefix of an absolute path (trace., stream.event., event.) */
+	for (size_t k = 0; peek(p, k)->kind == TK_ID; k += 2) {
+		const tsdl_tok *t = peek(p, k);
+		bool more = is_p(peek(p, k + 1), '.') || is_p(peek(p, k + 1), P_ARROW);
+		if (is_kw(t) && !(k <= 2 && more && (t->kw == KW_TRACE || t->kw == KW_STREAM || t->kw == KW_EVENT)))
+			return kw_err(p, t, "a variant tag");
+		if (!more)
+			break;
+	}
 	if ((rc = parse_path(p, tag)))
 		return rc;
 	if ((rc = expect(p, '>', "'>' after the variant tag"))) {
@@ -928,8 +953,11 @@ static int parse_variant(parser *p, spec *s)
 	const tsdl_tok *tag_at = NULL;
 	int rc;
 	adv(p);
-	if (cur(p)->kind == TK_ID)
+	if (cur(p)->kind == TK_ID) {
+		if (is_kw(cur(p)))
+			return kw_err(p, cur(p), "a variant name");
 		name = cur(p), adv(p);
+	}
 	if (is_p(cur(p), '<') && (rc = parse_tag(p, &tag, &tag_at)))
 		return rc;
 	if (!is_p(cur(p), '{')) {
@@ -1167,8 +1195,11 @@ static int parse_enum(parser *p, spec *s)
 	const tsdl_tok *name = NULL;
 	int rc;
 	adv(p);
-	if (cur(p)->kind == TK_ID)
+	if (cur(p)->kind == TK_ID) {
+		if (is_kw(cur(p)))
+			return kw_err(p, cur(p), "an enumeration name");
 		name = cur(p), adv(p);
+	}
 	tio_fc *ct = NULL;
 	if (accept(p, ':')) {
 		spec cs = {0};
@@ -1236,6 +1267,29 @@ static bool is_c_type_kw(int kw)
 		return true;
 	default:
 		return false;
+	}
+}
+
+/* Does the current token begin a declaration specifier? */
+static bool starts_spec(parser *p)
+{
+	const tsdl_tok *t = cur(p);
+	if (t->kind != TK_ID)
+		return false;
+	switch (t->kw) {
+	case KW_CONST: case KW_STRUCT: case KW_VARIANT: case KW_ENUM: case KW_INTEGER:
+	case KW_FLOATING_POINT: case KW_STRING:
+		return true;
+	case KW_NONE: {
+		char name[256];
+		if (t->n >= sizeof(name))
+			return false;
+		memcpy(name, t->p, t->n);
+		name[t->n] = 0;
+		return scope_find(p, name) != NULL;
+	}
+	default:
+		return is_c_type_kw(t->kw);
 	}
 }
 
@@ -1346,7 +1400,8 @@ static void decl_free(decl *d)
 	d->ndims = 0;
 }
 
-static int parse_declarator(parser *p, bool abstract, decl *d)
+/* `what` names what the declarator's name is, for the reserved keyword error. */
+static int parse_declarator(parser *p, bool abstract, const char *what, decl *d)
 {
 	int rc;
 	memset(d, 0, sizeof(*d));
@@ -1358,6 +1413,8 @@ static int parse_declarator(parser *p, bool abstract, decl *d)
 	if (is_p(cur(p), '('))
 		return perr_st(p, TIO_ERR_UNSUPPORTED, cur(p), "parenthesized declarators are not supported");
 	if (cur(p)->kind == TK_ID) {
+		if (is_kw(cur(p)))
+			return kw_err(p, cur(p), what);
 		d->name = cur(p);
 		adv(p);
 	} else if (!abstract) {
@@ -1489,17 +1546,26 @@ static int decl_type(parser *p, const spec *s, decl *d, tio_fc **out)
 	return rc;
 }
 
-/* typedef specs declarator-list ; */
-static int parse_typedef(parser *p)
+/*
+ * typedef specs declarator-list ;
+ * With `before`, the declaration specifiers read before `typedef` (C and
+ * babeltrace allow `uint32_t typedef u32;`): they give the type when no
+ * specifier follows `typedef`; the spec is taken over.
+ */
+static int parse_typedef(parser *p, spec *before)
 {
 	int rc;
 	adv(p);
 	spec s;
-	if ((rc = parse_specs(p, &s)))
+	if (before && !starts_spec(p)) {
+		s = *before;
+		memset(before, 0, sizeof(*before));
+	} else if ((rc = parse_specs(p, &s))) {
 		return rc;
+	}
 	for (;;) {
 		decl d;
-		if ((rc = parse_declarator(p, false, &d)))
+		if ((rc = parse_declarator(p, false, "a type name", &d)))
 			break;
 		tio_fc *fc;
 		rc = decl_type(p, &s, &d, &fc);
@@ -1525,7 +1591,7 @@ static int parse_typealias(parser *p)
 	if ((rc = parse_specs(p, &s)))
 		return rc;
 	decl d;
-	if ((rc = parse_declarator(p, true, &d))) {
+	if ((rc = parse_declarator(p, true, "a type name", &d))) {
 		spec_free(&s);
 		return rc;
 	}
@@ -1553,6 +1619,12 @@ static int parse_typealias(parser *p)
 			adv(p);
 			continue;
 		}
+		/* C's type keywords may name an alias (`unsigned long`, `int`), not CTF's */
+		if (is_kw(t) && !is_c_type_kw(t->kw)) {
+			tio_buf_free(&kb);
+			tio_fc_free(fc);
+			return kw_err(p, t, "a typealias name");
+		}
 		if ((kb.len && tio_buf_addc(&kb, ' ')) || tio_buf_add(&kb, t->p, t->n)) {
 			tio_buf_free(&kb);
 			tio_fc_free(fc);
@@ -1575,19 +1647,25 @@ static int parse_member_decl(parser *p, tio_fc *container)
 	int rc;
 	const tsdl_tok *t = cur(p);
 	if (t->kind == TK_ID && t->kw == KW_TYPEDEF)
-		return parse_typedef(p);
+		return parse_typedef(p, NULL);
 	if (t->kind == TK_ID && t->kw == KW_TYPEALIAS)
 		return parse_typealias(p);
 	spec s;
 	if ((rc = parse_specs(p, &s)))
 		return rc;
+	if (cur(p)->kind == TK_ID && cur(p)->kw == KW_TYPEDEF) {
+		rc = parse_typedef(p, &s);
+		spec_free(&s);
+		return rc;
+	}
 	if (accept(p, ';')) {
 		spec_free(&s);
 		return 0;
 	}
 	for (;;) {
 		decl d;
-		if ((rc = parse_declarator(p, false, &d)))
+		if ((rc = parse_declarator(p, false,
+					   container->kind == TIO_FC_VARIANT ? "a variant option name" : "a field name", &d)))
 			break;
 		tio_fc *fc;
 		rc = decl_type(p, &s, &d, &fc);
@@ -1810,7 +1888,7 @@ static int parse_block_body(parser *p, blk_ctx *b)
 			break;
 		}
 		if (t->kind == TK_ID && t->kw == KW_TYPEDEF) {
-			if ((rc = parse_typedef(p)))
+			if ((rc = parse_typedef(p, NULL)))
 				break;
 			continue;
 		}
@@ -1820,12 +1898,16 @@ static int parse_block_body(parser *p, blk_ctx *b)
 			continue;
 		}
 		if (!looks_like_assign(p)) {
-			/* A bare declaration such as a named structure. */
+			/* A bare declaration such as a named structure, or `SPECS typedef ...`. */
 			spec s;
 			if ((rc = parse_specs(p, &s)))
 				break;
+			if (cur(p)->kind == TK_ID && cur(p)->kw == KW_TYPEDEF)
+				rc = parse_typedef(p, &s);
+			else
+				rc = expect(p, ';', "';'");
 			spec_free(&s);
-			if ((rc = expect(p, ';', "';'")))
+			if (rc)
 				break;
 			continue;
 		}
@@ -1955,6 +2037,34 @@ static int parse_event(parser *p)
 	return rc;
 }
 
+/*
+ * A top-level declaration: declaration specifiers, then ';' or `typedef`.
+ * As in babeltrace's grammar, specifiers may follow one another, so a
+ * `struct a { ... }` without its ';' declares `struct a` when another
+ * specifier comes next (`struct b { ... };`, `uint32_t;`, `enum ...`): the
+ * suite's struct-inner-struct.  Each specifier's names are declared (as
+ * babeltrace 1 does; babeltrace2 keeps only the first one's).
+ */
+static int parse_root_decl(parser *p)
+{
+	for (;;) {
+		spec s;
+		int rc = parse_specs(p, &s);
+		if (rc)
+			return rc;
+		if (cur(p)->kind == TK_ID && cur(p)->kw == KW_TYPEDEF) {
+			rc = parse_typedef(p, &s);
+			spec_free(&s);
+			return rc;
+		}
+		spec_free(&s);
+		if (accept(p, ';'))
+			return 0;
+		if (!starts_spec(p))
+			return syntax_err(p, "';' (top-level declarations only declare types)");
+	}
+}
+
 static int parse_root(parser *p)
 {
 	int rc = 0;
@@ -1963,7 +2073,7 @@ static int parse_root(parser *p)
 		blk_ctx b = {.at = t};
 		switch (t->kind == TK_ID ? t->kw : KW_NONE) {
 		case KW_TYPEDEF:
-			rc = parse_typedef(p);
+			rc = parse_typedef(p, NULL);
 			break;
 		case KW_TYPEALIAS:
 			rc = parse_typealias(p);
@@ -1991,15 +2101,9 @@ static int parse_root(parser *p)
 			if (!rc)
 				accept(p, ';');
 			break;
-		default: {
-			spec s;
-			if ((rc = parse_specs(p, &s)))
-				break;
-			spec_free(&s);
-			if (!accept(p, ';'))
-				rc = syntax_err(p, "';' (top-level declarations only declare types)");
+		default:
+			rc = parse_root_decl(p);
 			break;
-		}
 		}
 		if (rc)
 			return rc;

@@ -25,7 +25,12 @@ enum tsdl_tok_kind {
 /* Multi-character punctuators; single ones use their character. */
 enum { P_ARROW = 'A', P_DOTS = 'E', P_TASSIGN = 'T' };
 
-/* Keywords (C.1.2).  The lexer sets tok.kw; names stay usable as text. */
+/*
+ * Keywords (C.1.2).  The lexer sets tok.kw.  A keyword may be a value, a
+ * path token or an enumerator label, not a name that a declaration
+ * introduces (field, option, typedef, typealias, struct/variant/enum name,
+ * variant tag): tsdl-parse.c refuses those, as babeltrace does.
+ */
 enum tsdl_kw {
 	KW_NONE = 0,
 	KW_ALIGN,
@@ -72,9 +77,11 @@ typedef struct tsdl_tok {
 } tsdl_tok;
 
 /*
- * Split `text` into tokens, ending with a TK_EOF token.  Comments and
- * white space (CR included) are skipped.  On error the message is
- * "NAME:LINE:COL: ..." and nothing is returned.
+ * Split `text` into tokens, ending with a TK_EOF token.  Comments,
+ * white space (CR included) and a leading UTF-8 BOM are skipped.  A
+ * string literal's value (str, slen) ends at its first \0 escape, as in
+ * babeltrace.  On error the message is "NAME:LINE:COL: ..." and nothing
+ * is returned.
  */
 int tsdl_lex(const char *text, size_t len, const char *name, tsdl_tok **toks, size_t *ntoks);
 void tsdl_toks_free(tsdl_tok *toks, size_t n);

@@ -491,6 +491,35 @@ static void test_loader(void)
 	CHECK(tio_tsdl_parse(m.text, m.len, "m", &tc) == 0 && tc && tc->scs[0]->necs == 1);
 	tio_trace_class_free(tc);
 	tio_ctf_meta_free(&m);
+	/* blank space and a UTF-8 BOM before the signature (issue 12, item 2) */
+	static const char *const lead[] = {"\n", "  \t\r\n\n ", "\xEF\xBB\xBF", "\xEF\xBB\xBF\n\t"};
+	for (size_t k = 0; k < TIO_ARRAY_LEN(lead); k++) {
+		char text[256];
+		snprintf(text, sizeof(text), "%s/* CTF 1.8 */\ntrace { byte_order = le; };\nevent { name = a; };\n", lead[k]);
+		CHECK(write_meta(dir, text, strlen(text)) == 0);
+		CHECK(tio_ctf_meta_load(dir, &m) == 0 && !m.packetized && m.ctf_major == 1 && m.len == strlen(text));
+		tc = NULL;
+		CHECK(tio_tsdl_parse(m.text, m.len, "m", &tc) == 0 && tc && tc->scs[0]->necs == 1);
+		tio_trace_class_free(tc);
+		tio_ctf_meta_free(&m);
+	}
+	CHECK(write_meta(dir, "\n\n  /* CTF 1.7 */", 18) == 0);
+	CHECK(tio_ctf_meta_load(dir, &m) == TIO_ERR_UNSUPPORTED && strstr(tio_error_message(), "version 1.7"));
+	CHECK(write_meta(dir, "\n  hello, not TSDL\n", 20) == 0);
+	CHECK(tio_ctf_meta_load(dir, &m) == TIO_ERR_FORMAT &&
+	      strstr(tio_error_message(), "not a CTF metadata stream (no \"/* CTF 1.8\" signature, no packet magic)"));
+	CHECK(write_meta(dir, "\xEF\xBB\xBF", 3) == 0);
+	CHECK(tio_ctf_meta_load(dir, &m) == TIO_ERR_FORMAT && strstr(tio_error_message(), "signature"));
+	CHECK(write_meta(dir, " \xEF\xBB\xBF/* CTF 1.8 */", 17) == 0); /* a BOM only first */
+	CHECK(tio_ctf_meta_load(dir, &m) == TIO_ERR_FORMAT && strstr(tio_error_message(), "signature"));
+	/* packet text starting with blank space and a BOM */
+	size_t pn = packet(buf, "\xEF\xBB\xBF\n\n  trace { byte_order = le; };\nevent { name = a; };\n", 4096, false);
+	CHECK(write_meta(dir, buf, pn) == 0);
+	CHECK(tio_ctf_meta_load(dir, &m) == 0 && m.packetized);
+	tc = NULL;
+	CHECK(tio_tsdl_parse(m.text, m.len, "m", &tc) == 0 && tc && tc->scs[0]->necs == 1);
+	tio_trace_class_free(tc);
+	tio_ctf_meta_free(&m);
 	CHECK(write_meta(dir, "/* CTF 1.7 */", 13) == 0);
 	CHECK(tio_ctf_meta_load(dir, &m) == TIO_ERR_UNSUPPORTED);
 	CHECK(write_meta(dir, "trace {};", 9) == 0);
@@ -633,7 +662,7 @@ static void test_snippets(void)
 		   "event { name = \"e\"; id = 0x10; loglevel = -2; model.emf.uri = \"http://x\"; custom = 3;\n"
 		   "  other = yes; junk := struct { u16 x; };\n"
 		   "  fields := struct { u27 a; u16 b; s16 c; clk_t d; double f; unsigned long g; void *h;\n"
-		   "    string string; u16 m[2][3]; string { encoding = ASCII; } s2; }; };\n");
+		   "    string str; u16 m[2][3]; string { encoding = ASCII; } s2; }; };\n");
 	CHECK(tc);
 	if (tc) {
 		const tio_event_class *ec = tc->scs[0]->ecs[0];
@@ -651,7 +680,7 @@ static void test_snippets(void)
 		CHECK(f->kind == TIO_FC_FLOAT && f->f.exp_dig == 11 && f->f.mant_dig == 53 && f->align == 8 &&
 		      f->f.byte_order == TIO_BE);
 		CHECK(member(pl, "g")->i.size == 32 && member(pl, "h")->i.size == 64);
-		CHECK(member(pl, "string")->kind == TIO_FC_STRING && member(pl, "string")->align == 8);
+		CHECK(member(pl, "str")->kind == TIO_FC_STRING && member(pl, "str")->align == 8);
 		const tio_fc *mm = member(pl, "m");
 		CHECK(mm->a.length == 2 && mm->a.elem->kind == TIO_FC_ARRAY && mm->a.elem->a.length == 3);
 		CHECK(!mm->a.text && !mm->a.elem->a.text); /* 16-bit elements */
@@ -812,6 +841,106 @@ static void test_snippets(void)
 	tio_buf_free(&b);
 }
 
+/* ---------------------------------------------------------------- issue 12: agree with babeltrace */
+
+static void test_babeltrace_grammar(void)
+{
+	tio_trace_class *tc;
+
+	/*
+	 * String escapes: \x and octal take at most 3 digits, a value over 0xff
+	 * keeps its low 8 bits, and a \0 ends the value (babeltrace's
+	 * import_basic_string; the CTF test suite's string-literal-escape).
+	 */
+	tc = parse(HDR "trace { byte_order = le; test2 = \"?\\x20\\040\\123\\0?\"; };\n"
+		   "env { hostname = \"\\nabc \\\" hex: \\x41, \\x23, \\x023, \\x0231,\\noct: \\101, \\043, \\43, "
+		   "\\0431, \\0NOT SEEN\"; a = \"\\x27b\\777\\x3FF\"; b = \"\\x0\\x41\"; c = \"x\\00\\x41\"; };\n"
+		   "event { name = \"e\\0f\"; fields := struct { enum : uint8_t { \"l\\0m\", n } x; }; };\n");
+	CHECK(tc);
+	if (tc) {
+		CHECK(tc->nenv == 4);
+		CHECK_STR(tc->env[0].sval, "\nabc \" hex: A, #, #, #1,\noct: A, #, #, #1, ");
+		CHECK_STR(tc->env[1].sval, "{\xff\xff");
+		CHECK_STR(tc->env[2].sval, "");
+		CHECK_STR(tc->env[3].sval, "x");
+		CHECK_STR(tc->scs[0]->ecs[0]->name, "e");
+		CHECK_STR(member(tc->scs[0]->ecs[0]->payload, "x")->i.mappings[0].label, "l");
+		tio_trace_class_free(tc);
+	}
+	FAILS(HDR TRACE_LE "env { a = \"\\xg\"; };", "snippet:5:12:", "\\x used with no following hex digits");
+	FAILS(HDR TRACE_LE "env { a = \"\\q\"; };", "snippet:5:12:", "unknown escape sequence");
+
+	/*
+	 * A top-level `struct NAME { ... }` without ';' when another specifier
+	 * or `typedef` follows (babeltrace's grammar: struct-inner-struct).
+	 */
+	tc = parse(HDR "struct a { uint8_t x; }\n"
+		   "struct b { uint32_t y; struct a in; }\n"
+		   "enum e : uint8_t { A, B }\n"
+		   "uint32_t;\n"
+		   "struct c { uint8_t z; }\n"
+		   "typedef struct c c_t;\n"
+		   "uint32_t typedef u32;\n" TRACE_LE
+		   "event { name = ev; fields := struct { struct a a; struct b b; enum e e; c_t c; u32 u;\n"
+		   "  uint8_t typedef d8; d8 v; }; };\n");
+	CHECK(tc);
+	if (tc) {
+		const tio_fc *pl = tc->scs[0]->ecs[0]->payload;
+		CHECK(member(member(pl, "a"), "x") && member(member(member(pl, "b"), "in"), "x"));
+		CHECK(member(pl, "e")->kind == TIO_FC_ENUM && member(member(pl, "c"), "z"));
+		CHECK(member(pl, "u")->i.size == 32 && member(pl, "v")->i.size == 8);
+		tio_trace_class_free(tc);
+	}
+	FAILS(HDR "struct a { uint8_t x; }\n" TRACE_LE, "snippet:5:1:",
+	      "expected ';' (top-level declarations only declare types), got 'trace'");
+	FAILS(HDR "struct a { uint8_t x; }\ntypealias uint8_t := u8;\n" TRACE_LE, "snippet:5:1:", "got 'typealias'");
+	FAILS(HDR "struct a { uint8_t x; }\n", "snippet:5:1:", "got end of metadata");
+	FAILS(HDR "struct a { uint8_t x; } b;\n" TRACE_LE, "snippet:4:25:", "got 'b'");
+
+	/*
+	 * Reserved keywords where a declaration introduces a name: refused,
+	 * naming the keyword and its place (babeltrace 1 and 2 and the suite's
+	 * struct-reserved-keywords, typedef-reserved-keyword,
+	 * typealias-reserved-keyword, variant-tag-keyword refuse them).
+	 */
+	FAILS(HDR TRACE_LE "event { name = a; fields := struct {\n uint32_t valid;\n  uint32_t trace; }; };",
+	      "snippet:7:12:", "`trace` is a reserved keyword, it cannot be a field name");
+	FAILS(HDR TRACE_LE "event { name = a; fields := struct { string string; }; };", "snippet:5:45:", "`string`");
+	FAILS(HDR TRACE_LE "event { name = a; fields := struct { uint32_t align; }; };", "`align`");
+	FAILS(HDR "typedef uint32_t int;\n" TRACE_LE, "snippet:4:18:", "`int` is a reserved keyword, it cannot be a type name");
+	FAILS(HDR "typealias integer { size = 8; } := trace;\n" TRACE_LE, "snippet:4:36:",
+	      "`trace` is a reserved keyword, it cannot be a typealias name");
+	FAILS(HDR "typealias integer { size = 8; } := string;\n" TRACE_LE, "`string`");
+	FAILS(HDR "typealias integer { size = 8; } := struct;\n" TRACE_LE, "`struct`");
+	FAILS(HDR TRACE_LE "event { name = a; fields := struct { enum : uint8_t { A, B } _variant;\n"
+			   "  variant <variant> { uint8_t A; uint32_t B; } v; }; };",
+	      "snippet:6:12:", "`variant` is a reserved keyword, it cannot be a variant tag");
+	FAILS(HDR TRACE_LE "event { name = a; fields := struct { enum : uint8_t { A, B } t;\n"
+			   "  variant <t> { uint8_t A; uint32_t event; } v; }; };", "snippet:6:37:",
+	      "it cannot be a variant option name");
+	FAILS(HDR TRACE_LE "event { name = a; fields := struct { enum : uint8_t { A } t; variant <event.fields.string> "
+			   "{ uint8_t A; } v; }; };", "`string`", "variant tag");
+	FAILS(HDR "struct event { uint8_t x; };\n" TRACE_LE, "snippet:4:8:", "a structure name");
+	FAILS(HDR "variant clock { uint8_t x; };\n" TRACE_LE, "snippet:4:9:", "a variant name");
+	FAILS(HDR "enum env : uint8_t { A };\n" TRACE_LE, "snippet:4:6:", "an enumeration name");
+	/* still accepted: C's type keywords as typealias names, keywords as values, labels, path prefixes */
+	tc = parse(HDR "typealias uint32_t := int;\ntypealias uint8_t := unsigned char;\n"
+		   "typealias integer { size = 64; } := long const;\n" TRACE_LE
+		   "stream { event.header := struct { enum : uint8_t { A, B } sel; }; };\n"
+		   "event { name = string; fields := struct { int a; unsigned char b; long c;\n"
+		   "  enum : uint8_t { trace, string = 3, _event } _trace; enum : int { struct } _int;\n"
+		   "  variant <stream.event.header.sel> { uint8_t A; uint32_t B; } _variant; }; };\n");
+	CHECK(tc);
+	if (tc) {
+		const tio_fc *pl = tc->scs[0]->ecs[0]->payload;
+		CHECK_STR(tc->scs[0]->ecs[0]->name, "string");
+		CHECK(member(pl, "a")->i.size == 32 && member(pl, "b")->i.size == 8 && member(pl, "c")->i.size == 64);
+		CHECK(member(pl, "trace") && member(pl, "int") && member(pl, "variant"));
+		CHECK_STR(member(pl, "trace")->i.mappings[1].label, "string");
+		tio_trace_class_free(tc);
+	}
+}
+
 int main(void)
 {
 	const char *shared = getenv("TIO_SHARED");
@@ -828,6 +957,7 @@ int main(void)
 	test_fail_traces();
 	test_loader();
 	test_snippets();
+	test_babeltrace_grammar();
 	if (failures) {
 		fprintf(stderr, "unit-tsdl: %d of %d checks failed\n", failures, checks);
 		return 1;
