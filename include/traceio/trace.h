@@ -44,8 +44,18 @@ int tio_traces_merge(tio_trace **v, size_t *n);
  *   lttng0  "ltt-tsc" = "auto" (default), "nocarry" or "lttv": how the 27
  *           TSC bits of a compact event header extend the previous TSC
  *           (docs/formats/ltt0x.md, "Compact timestamps").
+ *   every format  "clock-exact" = "1" or "0" (default): clock values to ns
+ *           as exact integer floors instead of babeltrace2's doubles
+ *           (docs/formats/ctf.md, "Clock values to nanoseconds").
  */
 int tio_trace_set(tio_trace *t, const char *key, const char *value);
+
+/*
+ * The i-th warning (0, 1, ...) found on opening the trace, NULL past the
+ * last: a problem its reader reads past, such as a clock offset whose
+ * seconds do not fit in 64-bit ns.  Owned by the trace.
+ */
+const char *tio_trace_warning(const tio_trace *t, size_t i);
 
 /* The name of the reader that opened it ("ctf", "tracedat", ...). */
 const char *tio_trace_format(const tio_trace *t);

@@ -23,7 +23,7 @@
 
 static void print_help(void)
 {
-	printf("usage: traceio check [-i FORMAT] [-q] [--max N] [--ltt-tsc RULE] TRACE...\n"
+	printf("usage: traceio check [-i FORMAT] [-q] [--max N] [--ltt-tsc RULE] [--clock-exact] TRACE...\n"
 	       "\n"
 	       "Reads every TRACE (of any format; a directory is searched for traces) to\n"
 	       "the end and lists every problem found with its location: file and byte\n"
@@ -97,6 +97,10 @@ static uint64_t check_trace(const check_opts *o, tio_trace *trace)
 	if (!o->quiet)
 		printf("%s: %s\n", path, tio_trace_format(trace));
 	fflush(stdout);
+	/* what the reader found on opening and read past (e.g. a clock offset out of range) */
+	const char *w;
+	for (size_t k = 0; (w = tio_trace_warning(trace, k)); k++)
+		problem(o, &t, "%s", w);
 	if (tio_mux_new(&trace, 1, &mux)) {
 		problem(o, &t, "%s", tio_error_message());
 		goto out;
@@ -267,7 +271,7 @@ int cli_check(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
 			o.quiet = true;
-		} else if (!strncmp(a, "--ltt-tsc", 9)) {
+		} else if (!strncmp(a, "--ltt-tsc", 9) || !strcmp(a, "--clock-exact")) {
 			if (cli_reader_opt(argc, argv, &i, &o.ropts) <= 0) {
 				if (strcmp(a, "--ltt-tsc") && strncmp(a, "--ltt-tsc=", 10))
 					fprintf(stderr, "traceio: unknown option '%s' (see traceio check --help)\n", a);

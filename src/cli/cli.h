@@ -27,6 +27,7 @@ void cli_free_traces(tio_trace **traces, size_t n);
  */
 typedef struct cli_reader_opts {
 	const char *ltt_tsc; /* --ltt-tsc RULE: LTTng 0.x compact timestamps */
+	bool clock_exact;    /* --clock-exact: ns as exact integer floors (every format) */
 } cli_reader_opts;
 
 #define CLI_READER_OPTS_HELP                                                                    \
@@ -36,7 +37,10 @@ typedef struct cli_reader_opts {
 	"                        it stays so, in file order), lttv (LTTV's rule and times: low\n" \
 	"                        bits lower than the previous event's add 2^27), or auto (the\n" \
 	"                        default: the tracer's own rule, nocarry for 32-bit traces\n" \
-	"                        (arch_size 4), lttv's carry for 64-bit ones)\n"
+	"                        (arch_size 4), lttv's carry for 64-bit ones)\n" \
+	"  --clock-exact         clock values to ns as exact integer floors; by default they\n" \
+	"                        are computed as babeltrace2 does (through doubles: 1 ns less\n" \
+	"                        for some values of clocks that do not tick at 1 GHz)\n"
 
 /*
  * argv[*i] is a reader option: take it (and its value, moving *i) into `o`
@@ -47,6 +51,9 @@ int cli_reader_opt(int argc, char **argv, int *i, cli_reader_opts *o);
 
 /* Apply `o` to every trace whose reader takes it.  Prints errors; 0 or 1. */
 int cli_apply_reader_opts(tio_trace **traces, size_t n, const cli_reader_opts *o);
+
+/* Print the traces' warnings (tio_trace_warning) to stderr, "traceio: warning: ...". */
+void cli_print_warnings(tio_trace **traces, size_t n);
 
 /*
  * Parse a babeltrace2 time (print.c): "[-]SEC[.NS]" (ns from origin),

@@ -65,6 +65,7 @@ int cli_open_inputs(char **paths, size_t npaths, const char *format, tio_trace *
 		cli_free_traces(all, n);
 		return 1;
 	}
+	cli_print_warnings(all, n);
 	*traces = all;
 	*ntraces = n;
 	return 0;
@@ -108,6 +109,10 @@ int cli_run(tio_mux *mux, tio_sink *sink, bool strict)
 int cli_reader_opt(int argc, char **argv, int *i, cli_reader_opts *o)
 {
 	const char *a = argv[*i], *v;
+	if (!strcmp(a, "--clock-exact")) {
+		o->clock_exact = true;
+		return 1;
+	}
 	if (!strcmp(a, "--ltt-tsc")) {
 		if (*i + 1 >= argc) {
 			fprintf(stderr, "traceio: --ltt-tsc needs a value (auto, nocarry, lttv)\n");
@@ -130,6 +135,10 @@ int cli_reader_opt(int argc, char **argv, int *i, cli_reader_opts *o)
 int cli_apply_reader_opts(tio_trace **traces, size_t n, const cli_reader_opts *o)
 {
 	for (size_t i = 0; i < n; i++) {
+		if (o->clock_exact && tio_trace_set(traces[i], "clock-exact", "1")) {
+			cli_error(NULL);
+			return 1;
+		}
 		if (o->ltt_tsc && !strcmp(tio_trace_format(traces[i]), "lttng0") &&
 		    tio_trace_set(traces[i], "ltt-tsc", o->ltt_tsc)) {
 			cli_error(NULL);
@@ -137,4 +146,13 @@ int cli_apply_reader_opts(tio_trace **traces, size_t n, const cli_reader_opts *o
 		}
 	}
 	return 0;
+}
+
+void cli_print_warnings(tio_trace **traces, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *w;
+		for (size_t k = 0; (w = tio_trace_warning(traces[i], k)); k++)
+			fprintf(stderr, "traceio: warning: %s\n", w);
+	}
 }

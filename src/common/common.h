@@ -191,6 +191,15 @@ static inline uint64_t tio_be64(const void *p) { return tio_bswap64(tio_le64(p))
 uint64_t tio_bits_le(const uint8_t *p, uint64_t at, unsigned len);
 uint64_t tio_bits_be(const uint8_t *p, uint64_t at, unsigned len);
 
+/* The low `len` (1..64) bits of v in the reverse order (CTF 2 bit order opposite to the byte order). */
+static inline uint64_t tio_bit_reverse(uint64_t v, unsigned len)
+{
+	uint64_t r = 0;
+	for (unsigned k = 0; k < len; k++)
+		r |= ((v >> k) & 1) << (len - 1 - k);
+	return r;
+}
+
 static inline int64_t tio_sext(uint64_t v, unsigned len)
 {
 	if (len >= 64)

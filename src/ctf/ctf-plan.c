@@ -175,7 +175,11 @@ static int emit(plan *p, const tio_fc *fc, const char *name, uint32_t parent, ui
 		in->size = size;
 		if (fc->f.byte_order == TIO_BE)
 			in->flags |= PF_BE;
-		if (size == 32 && fc->f.exp_dig == 8 && fc->align % 8 == 0)
+		if (fc->f.bit_rev)
+			in->flags |= PF_BITREV; /* the generic op below reverses its bits */
+		if (fc->f.bit_rev && size >= 2 && size <= 64 && fc->f.exp_dig >= 1 && fc->f.exp_dig <= 30)
+			in->op = OP_FLOAT;
+		else if (size == 32 && fc->f.exp_dig == 8 && fc->align % 8 == 0)
 			in->op = OP_F32;
 		else if (size == 64 && fc->f.exp_dig == 11 && fc->align % 8 == 0)
 			in->op = OP_F64;

@@ -43,7 +43,7 @@ enum plan_flag {
 	PF_BE = 16,
 	PF_SEQ_TEXT = 32, /* OP_TEXT (and LK_TEXT, LK_ARR ops): length comes from a slot */
 	PF_BOOLSEL = 64,  /* OP_OPTIONAL: the selector is a boolean */
-	PF_BITREV = 128,  /* integers: CTF 2 reversed bit order (bits read, then reversed) */
+	PF_BITREV = 128,  /* integers, floats: CTF 2 reversed bit order (bits read, then reversed) */
 };
 
 /* A variant's options by selector value. */

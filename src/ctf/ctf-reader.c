@@ -298,12 +298,8 @@ static inline __attribute__((always_inline)) int run_int(dec *d, const plan *p, 
 		break;
 	}
 	d->pos += in->size;
-	if (TIO_UNLIKELY(in->flags & PF_BITREV)) {
-		uint64_t rev = 0;
-		for (uint32_t k = 0; k < in->size; k++)
-			rev |= ((u >> k) & 1) << (in->size - 1 - k);
-		u = rev;
-	}
+	if (TIO_UNLIKELY(in->flags & PF_BITREV))
+		u = tio_bit_reverse(u, in->size);
 	tio_val *v = &d->vals[vi];
 	if (in->flags & PF_SIGNED)
 		v->v.i = tio_sext(u, in->size);
@@ -527,6 +523,8 @@ static int run(dec *d, const plan *p, uint32_t i, int depth)
 						   : tio_bits_le(d->base, d->pos, in->size);
 		}
 		d->pos += in->size;
+		if (in->flags & PF_BITREV)
+			bits = tio_bit_reverse(bits, in->size);
 		if (in->op == OP_F32) {
 			uint32_t b32 = (uint32_t)bits;
 			float f;
@@ -1591,6 +1589,10 @@ static int ctf_next(tio_stream *base, const tio_msg **out)
 		if (s->state == ST_DONE)
 			return 0;
 		if (s->d.pos >= s->content_bits) {
+			/* babeltrace2: the packet's end time becomes the stream's clock value,
+			   which a next packet without a begin time starts from */
+			if (s->has_cur_end && s->base.sc->clock >= 0)
+				s->d.clock = s->cur_end;
 			next_packet(s);
 			continue;
 		}

@@ -46,6 +46,7 @@ typedef struct wnode {
 	uint8_t synth;	/* enum wsynth */
 	uint8_t be;	/* byte order of INT/FLOAT (1 = big endian) */
 	uint8_t text;	/* W_ARRAY/W_SEQ of 8-bit text units: bytes may be copied at once */
+	uint8_t rev;	/* INT/FLOAT: CTF 2 bit order opposite to the byte order's (bits reversed) */
 	uint32_t align; /* bits */
 	uint32_t size;	/* INT/FLOAT: bits */
 	uint64_t n;	/* W_SBYTES/W_BIGINT bytes, W_ARRAY length, W_STRING code unit

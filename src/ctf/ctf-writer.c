@@ -267,12 +267,17 @@ static int put_val(wstream *s, const wnode *nodes, uint32_t ni, const tio_val *v
 	int r = 0;
 	switch (nd->op) {
 	case W_INT:
+		if (TIO_UNLIKELY(nd->rev))
+			return put_uint(s, nd->align, nd->size, nd->be, tio_bit_reverse(v->v.u, nd->size));
 		return put_uint(s, nd->align, nd->size, nd->be, v->v.u);
 	case W_VARINT:
 		return put_uint(s, 8, 64, nd->be, v->v.u);
-	case W_FLOAT:
-		return put_uint(s, nd->align, nd->size, nd->be,
-				tio_float_bits(v->v.d, nd->fc->f.exp_dig, nd->fc->f.mant_dig));
+	case W_FLOAT: {
+		uint64_t bits = tio_float_bits(v->v.d, nd->fc->f.exp_dig, nd->fc->f.mant_dig);
+		if (TIO_UNLIKELY(nd->rev))
+			bits = tio_bit_reverse(bits, nd->size);
+		return put_uint(s, nd->align, nd->size, nd->be, bits);
+	}
 	case W_STRING: {
 		if (nd->n > 1) { /* UTF-16/32: whole code units, then a zero one */
 			uint64_t len = v->v.s.p ? v->v.s.len / nd->n * nd->n : 0;

@@ -732,13 +732,12 @@ static int parse_fl(ctx *c, json_object *o, const char *type, tio_fc **out)
 			pop(c, mk);
 			return r;
 		}
-		if (rev)
-			return err_st(c, TIO_ERR_UNSUPPORTED, "floating point numbers with a reversed bit order are not supported");
 		if (!(fc = tio_fc_new(TIO_FC_FLOAT)))
 			return TIO_ERR_NOMEM;
 		fc->f.exp_dig = e;
 		fc->f.mant_dig = m;
 		fc->f.byte_order = bo;
+		fc->f.bit_rev = rev; /* its bits read as an integer's of that bit order, then taken as IEEE 754 */
 		fc->align = align;
 		*out = fc;
 		return 0;

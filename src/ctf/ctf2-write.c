@@ -341,6 +341,18 @@ static void fixed_common(ctf2w *w, json_object *o, uint32_t len, uint8_t bo, uin
 		jadd(w, o, "alignment", juint(align));
 }
 
+/*
+ * A bit order opposite to the byte order's own is kept: written in the
+ * metadata, and the values' bits reversed in the data (wnode.rev).
+ */
+static void bit_order(ctf2w *w, json_object *o, wnode *nd, uint8_t bo, bool rev)
+{
+	if (!rev)
+		return;
+	jadd(w, o, "bit-order", json_object_new_string(bo == TIO_BE ? "first-to-last" : "last-to-first"));
+	nd->rev = 1;
+}
+
 /* Ranges as [[lo, hi], ...], signed or unsigned. */
 static json_object *ranges_json(ctf2w *w, const tio_range *g, uint32_t n, bool sgn)
 {
@@ -497,6 +509,7 @@ static int fc_json(ctf2w *w, wplan *plan, const tio_fc *fc, bool member, uint8_t
 			return unsupported(w, "an integer of 0 bits");
 		o = jtype(fc->i.is_signed ? "fixed-length-signed-integer" : "fixed-length-unsigned-integer");
 		fixed_common(w, o, fc->i.size, fc->i.byte_order, fc->align);
+		bit_order(w, o, nd, fc->i.byte_order, fc->i.bit_rev);
 		if (fc->i.base && fc->i.base != 10)
 			jadd(w, o, "preferred-display-base", juint(fc->i.base));
 		if (maps)
@@ -519,6 +532,7 @@ static int fc_json(ctf2w *w, wplan *plan, const tio_fc *fc, bool member, uint8_t
 			return unsupported(w, "a boolean or bit map of more than 64 bits");
 		o = jtype(fc->kind == TIO_FC_BOOL ? "fixed-length-boolean" : "fixed-length-bit-map");
 		fixed_common(w, o, fc->i.size, fc->i.byte_order, fc->align);
+		bit_order(w, o, nd, fc->i.byte_order, fc->i.bit_rev);
 		if (fc->kind == TIO_FC_BITMAP) {
 			/* flags are bit indexes; the spec wants at least one */
 			json_object *fl = mappings_json(w, fc->i.mappings, fc->i.nmappings, false);
@@ -544,6 +558,7 @@ static int fc_json(ctf2w *w, wplan *plan, const tio_fc *fc, bool member, uint8_t
 			return unsupported(w, "a floating point number other than binary16/32/64");
 		o = jtype("fixed-length-floating-point-number");
 		fixed_common(w, o, len, fc->f.byte_order, fc->align);
+		bit_order(w, o, nd, fc->f.byte_order, fc->f.bit_rev);
 		nd->op = W_FLOAT;
 		nd->size = len;
 		nd->be = fc->f.byte_order == TIO_BE;

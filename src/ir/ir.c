@@ -1,6 +1,8 @@
 /* The common model: constructors, destructors, look-ups.  See ir.h. */
 #include "ir/ir.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 tio_fc *tio_fc_new(tio_fc_kind kind)
@@ -280,7 +282,30 @@ void tio_trace_class_free(tio_trace_class *tc)
 		free(tc->annotations[i].text);
 	}
 	free(tc->annotations);
+	for (uint32_t i = 0; i < tc->nwarnings; i++)
+		free(tc->warnings[i]);
+	free(tc->warnings);
 	free(tc);
+}
+
+int tio_trace_class_warn(tio_trace_class *tc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *w = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	char **v = w ? realloc(tc->warnings, (tc->nwarnings + 1) * sizeof(*v)) : NULL;
+	if (!v) {
+		free(w);
+		return TIO_ERR_NOMEM;
+	}
+	tc->warnings = v;
+	va_start(ap, fmt);
+	vsnprintf(w, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	tc->warnings[tc->nwarnings++] = w;
+	return 0;
 }
 
 const tio_kv *tio_trace_class_env(const tio_trace_class *tc, const char *key)
@@ -337,11 +362,19 @@ tio_stream_class *tio_trace_class_find_sc(const tio_trace_class *tc, uint64_t id
 }
 
 /*
- * babeltrace2's conversion (bt_util_ns_from_origin_clock_class): the
- * offset is normalized to whole seconds plus cycles below one second, the
- * offset cycles are converted through a double, and the value is converted
- * as whole periods plus the remainder, each truncated.  Matching it keeps
- * printed timestamps identical for clocks that do not tick at 1 GHz.
+ * Clock values to ns from origin.  Three rules (docs/formats/ctf.md, "Clock
+ * values to nanoseconds"):
+ * - babeltrace2's (default; bt_util_ns_from_origin_clock_class): the offset
+ *   normalized to whole seconds plus cycles below one second; the offset's
+ *   cycles and the value each converted through a double,
+ *   (uint64_t)(1e9 * cycles / freq), truncated, then added; a value whose
+ *   ns reach INT64_MAX, or a sum above it, is an error as in babeltrace2;
+ * - exact (c->exact, `--clock-exact`): integer floors of the offset's cycles
+ *   and of the value, no double;
+ * - an offset whose seconds do not fit in 64-bit ns (babeltrace2 refuses the
+ *   trace): babeltrace 1's arithmetic, modulo 2^64 (offset_s * 1e9 + the
+ *   offset's cycles in ns + the value in ns, cycles converted through a
+ *   double, offset cycles not normalized), the result taken as signed.
  */
 static uint64_t ns_from_cycles(uint64_t freq, uint64_t cycles)
 {
@@ -351,21 +384,53 @@ static uint64_t ns_from_cycles(uint64_t freq, uint64_t cycles)
 	return d >= (double)UINT64_MAX ? UINT64_MAX : (uint64_t)d;
 }
 
+/* The offset as whole seconds (any) plus cycles in [0, freq). */
+static void clock_offset_norm(const tio_clock *c, uint64_t freq, __int128 *off_s, __int128 *off_c)
+{
+	*off_s = c->offset_s;
+	*off_c = c->offset;
+	if (*off_c < 0) {
+		__int128 q = (-*off_c + freq - 1) / freq;
+		*off_s -= q;
+		*off_c += q * freq;
+	}
+	*off_s += *off_c / freq;
+	*off_c %= freq;
+}
+
+bool tio_clock_offset_wraps(const tio_clock *c)
+{
+	uint64_t freq = c->freq ? c->freq : 1000000000ULL;
+	__int128 off_s, off_c;
+	clock_offset_norm(c, freq, &off_s, &off_c);
+	/* babeltrace2's bound: one second kept free for the offset's cycles */
+	return off_s <= INT64_MIN / 1000000000 - 1 || off_s >= INT64_MAX / 1000000000 - 1;
+}
+
 int tio_clock_ns(const tio_clock *c, uint64_t value, int64_t *ns)
 {
 	uint64_t freq = c->freq ? c->freq : 1000000000ULL;
-	__int128 off_s = c->offset_s;
-	__int128 off_c = c->offset;
-	if (off_c < 0) {
-		__int128 q = (-off_c + freq - 1) / freq;
-		off_s -= q;
-		off_c += q * freq;
+	__int128 off_s, off_c;
+	clock_offset_norm(c, freq, &off_s, &off_c);
+	if (TIO_UNLIKELY(tio_clock_offset_wraps(c))) {
+		uint64_t t = (uint64_t)c->offset_s * 1000000000ULL;
+		t += c->offset >= 0 ? ns_from_cycles(freq, (uint64_t)c->offset) : -ns_from_cycles(freq, -(uint64_t)c->offset);
+		t += ns_from_cycles(freq, value);
+		*ns = (int64_t)t;
+		return 0;
 	}
-	off_s += off_c / freq;
-	off_c %= freq;
 	__int128 total = off_s * 1000000000 + ns_from_cycles(freq, (uint64_t)off_c);
-	total += (__int128)(value / freq) * 1000000000;
-	total += (__int128)(((__uint128_t)(value % freq) * 1000000000ULL) / freq);
+	if (c->exact) {
+		total = off_s * 1000000000 + (__int128)(((__uint128_t)off_c * 1000000000ULL) / freq);
+		total += (__int128)(value / freq) * 1000000000;
+		total += (__int128)(((__uint128_t)(value % freq) * 1000000000ULL) / freq);
+	} else {
+		uint64_t v = ns_from_cycles(freq, value);
+		if (v >= (uint64_t)INT64_MAX)
+			total = (__int128)INT64_MAX + 1;
+		else
+			total += v;
+	}
 	if (total > INT64_MAX || total < INT64_MIN)
 		return tio_err_set(TIO_ERR_FORMAT, "clock %s: value %llu does not fit in ns from origin",
 				   c->name ? c->name : "?", (unsigned long long)value);

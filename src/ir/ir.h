@@ -133,6 +133,7 @@ struct tio_fc {
 		struct { /* FLOAT */
 			uint32_t exp_dig, mant_dig; /* CTF 1 meaning: mant_dig includes the implicit bit */
 			uint8_t byte_order;
+			uint8_t bit_rev;    /* CTF 2 bit order opposite to the byte order's own (as i.bit_rev) */
 		} f;
 		struct { /* VARINT */
 			uint8_t is_signed;
@@ -178,6 +179,7 @@ typedef struct tio_clock {
 	uint8_t uuid[16];
 	bool has_uuid;
 	bool origin_unix; /* "absolute" / origin is the Unix epoch */
+	bool exact;	  /* ns as exact integer floors, not babeltrace2's doubles (tio_clock_ns) */
 	void *user;
 } tio_clock;
 
@@ -261,6 +263,9 @@ typedef struct tio_trace_class {
 	/* User annotations (bookmarks), in the order the trace lists them.  May be empty. */
 	tio_annotation *annotations;
 	uint32_t nannotations;
+	/* Warnings found on opening (tio_trace_warning), each a malloc'd line. */
+	char **warnings;
+	uint32_t nwarnings;
 } tio_trace_class;
 
 /* ---------------------------------------------------------------- values */
@@ -422,6 +427,10 @@ tio_stream_class *tio_trace_class_find_sc(const tio_trace_class *tc, uint64_t id
 
 /* Nanoseconds from the clock's origin for a clock value, as babeltrace2 computes it. */
 int tio_clock_ns(const tio_clock *c, uint64_t cycles, int64_t *ns);
+/* Add a warning line to the trace class (tio_trace_warning); 0 or TIO_ERR_NOMEM. */
+int tio_trace_class_warn(tio_trace_class *tc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* True when the offset's seconds do not fit in 64-bit ns (tio_clock_ns wraps as babeltrace 1). */
+bool tio_clock_offset_wraps(const tio_clock *c);
 
 /* Struct member lookup; returns index or -1. */
 int tio_fc_member_index(const tio_fc *st, const char *name);

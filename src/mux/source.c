@@ -67,8 +67,23 @@ static int open_with(const tio_format_ops *f, const char *path, tio_trace **out)
 		t->streams[i]->index = i;
 		t->streams[i]->trace = t;
 	}
+	/* read past, said once (tio_trace_warning): babeltrace2 refuses such a trace */
+	for (uint32_t i = 0; t->tc && i < t->tc->nclocks; i++) {
+		const tio_clock *c = t->tc->clocks[i];
+		if (tio_clock_offset_wraps(c) &&
+		    (r = tio_trace_class_warn(t->tc, "%s: clock %s: offset %lld s + %lld cycles does not fit in 64-bit ns from origin: times computed modulo 2^64 as babeltrace 1 does",
+					      path, c->name ? c->name : "?", (long long)c->offset_s, (long long)c->offset))) {
+			tio_trace_free(t);
+			return r;
+		}
+	}
 	*out = t;
 	return 0;
+}
+
+const char *tio_trace_warning(const tio_trace *t, size_t i)
+{
+	return t && t->tc && i < t->tc->nwarnings ? t->tc->warnings[i] : NULL;
 }
 
 int tio_trace_open(const char *path, const char *format, tio_trace **out)
@@ -247,6 +262,16 @@ int tio_trace_set(tio_trace *t, const char *key, const char *value)
 {
 	if (!t || !key || !value)
 		return tio_err_set(TIO_ERR_USAGE, "tio_trace_set: no trace, key or value");
+	if (!strcmp(key, "clock-exact")) {
+		if (strcmp(value, "0") && strcmp(value, "1"))
+			return tio_err_set(TIO_ERR_USAGE, "%s: clock-exact: '%s' is not 0 or 1", t->path, value);
+		for (uint32_t i = 0; i < t->tc->nclocks; i++)
+			t->tc->clocks[i]->exact = value[0] == '1';
+		for (uint32_t i = 0; i < t->nmerged; i++)
+			if (tio_trace_set(t->merged[i], key, value))
+				return TIO_ERR_USAGE;
+		return 0;
+	}
 	if (t->fmt == &tio_format_lttng0)
 		return tio_ltt0x_set(t, key, value);
 	return tio_err_set(TIO_ERR_USAGE, "%s: format %s has no option '%s'", t->path, t->fmt->name, key);
