@@ -60,8 +60,21 @@ int main(void)
 	CHECK(!tio_clock_ns(&c3, 500, &ns) && ns == -1999999500LL, "negative offset: %lld", (long long)ns);
 	tio_clock c4 = {.freq = 3, .offset_s = 0, .offset = 0};
 	CHECK(!tio_clock_ns(&c4, 4, &ns) && ns == 1333333333LL, "3 Hz truncation: %lld", (long long)ns);
-	tio_clock c5 = {.freq = 1000000000, .offset_s = INT64_MAX / 1000000000};
+	tio_clock c5 = {.freq = 1000000000, .offset_s = INT64_MAX / 1000000000 - 10};
 	CHECK(tio_clock_ns(&c5, UINT64_MAX, &ns) != 0, "overflow refused");
+	CHECK(tio_clock_ns(&c5, (uint64_t)INT64_MAX, &ns) != 0, "value ns reaching INT64_MAX refused (babeltrace2)");
+	/* an offset whose seconds do not fit in ns: babeltrace 1's arithmetic, modulo 2^64 */
+	tio_clock c6 = {.freq = 1000000000, .offset_s = 1351530929945824323LL};
+	CHECK(tio_clock_offset_wraps(&c6) && !tio_clock_offset_wraps(&c5), "offset out of range seen");
+	CHECK(!tio_clock_ns(&c6, 10, &ns) && ns == (int64_t)(1351530929945824323ULL * 1000000000ULL + 10),
+	      "wrapping offset: %lld", (long long)ns);
+	/* 2.8 GHz: babeltrace2's doubles are 1 ns below the exact floor for this value */
+	tio_clock c7 = {.freq = 2800000000ULL, .offset_s = 1500000000, .offset = 1234567891};
+	int64_t ns_exact;
+	CHECK(!tio_clock_ns(&c7, 362366041996ULL, &ns), "2.8 GHz");
+	c7.exact = true;
+	CHECK(!tio_clock_ns(&c7, 362366041996ULL, &ns_exact) && ns_exact == ns + 1 && ns_exact == 1500000129857360673LL,
+	      "2.8 GHz: exact %lld, babeltrace2 %lld", (long long)ns_exact, (long long)ns);
 
 	tio_buf b = {0};
 	tio_buf_addf(&b, "%s-%d", "abc", 42);
