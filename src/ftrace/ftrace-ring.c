@@ -455,6 +455,7 @@ int td_stream_new(td_file *f, td_buffer *b, uint32_t i, tio_stream **out)
 	s->base.ops = &td_stream_ops;
 	s->base.sc = b->sc;
 	s->base.id = b->cpus[i].cpu;
+	s->base.id_is_cpu = true;
 	s->base.user = NULL;
 	s->f = f;
 	s->b = b;

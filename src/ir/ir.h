@@ -371,6 +371,7 @@ struct tio_stream {
 	char *name;		/* e.g. the data file path */
 	char *path;		/* first data file, for messages */
 	uint32_t index;		/* position in trace->streams */
+	bool id_is_cpu;		/* `id` is the CPU the stream was recorded on (tio_msg_cpu) */
 	void *user;
 };
 
@@ -389,6 +390,7 @@ struct tio_trace {
 	 * alive because their streams may still refer to their classes */
 	struct tio_trace **merged;
 	uint32_t nmerged;
+	struct tio_comms *comms; /* pid -> comm from saved_cmdlines, built at the first tio_trace_comm */
 };
 
 /*
@@ -427,6 +429,8 @@ tio_stream_class *tio_trace_class_find_sc(const tio_trace_class *tc, uint64_t id
 
 /* Nanoseconds from the clock's origin for a clock value, as babeltrace2 computes it. */
 int tio_clock_ns(const tio_clock *c, uint64_t cycles, int64_t *ns);
+/* The pid -> comm table of tio_trace_comm (src/ir/api-class.c). */
+void tio_comms_free(struct tio_comms *c);
 /* Add a warning line to the trace class (tio_trace_warning); 0 or TIO_ERR_NOMEM. */
 int tio_trace_class_warn(tio_trace_class *tc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* True when the offset's seconds do not fit in 64-bit ns (tio_clock_ns wraps as babeltrace 1). */

@@ -929,6 +929,7 @@ static l8_tf *tf_new(tio_trace *t, l8_trace *tr, const char *dir, const l8_name 
 	tf->tr = tr;
 	tf->cpu = nm->cpu;
 	tf->base.id = nm->cpu;
+	tf->base.id_is_cpu = true;
 	tf->base.name = tio_strdup(nm->rel);
 	tf->base.path = tio_path_join(dir, nm->rel);
 	tf->kind = tio_strdup(nm->kind);

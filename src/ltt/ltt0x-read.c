@@ -900,6 +900,7 @@ static ltt0x_tf *tf_new(tio_trace *t, ltt0x_trace *tr, const char *dir, const tf
 	tf->tr = tr;
 	tf->cpu = nm->cpu;
 	tf->base.id = nm->cpu;
+	tf->base.id_is_cpu = true;
 	tf->base.name = tio_strdup(nm->name);
 	tf->base.path = tio_path_join(dir, nm->name);
 	if (!tf->base.name || !tf->base.path || tio_map_open(&tf->map, tf->base.path)) {

@@ -1391,6 +1391,8 @@ static int lr_open(tio_trace *t, const char *path)
 		char name[300];
 		snprintf(name, sizeof(name), "cpu/%s", b);
 		lr_tf *tf = tf_new(t, tr, cpu[i], name, strtoull(b, NULL, 10));
+		if (tf)
+			tf->base.id_is_cpu = true;
 		if (!tf) {
 			r = tio_err_push(TIO_ERR_IO, "%s", path);
 			break;

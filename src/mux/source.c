@@ -242,6 +242,7 @@ void tio_trace_free(tio_trace *t)
 	if (t->fmt && t->fmt->free)
 		t->fmt->free(t);
 	tio_trace_class_free(t->tc);
+	tio_comms_free(t->comms);
 	free(t->path);
 	free(t->name);
 	free(t);

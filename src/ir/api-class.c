@@ -1,0 +1,399 @@
+/*
+ * The public class API (include/traceio/class.h): event and stream classes,
+ * clocks, environment, streams and where a message comes from, over the
+ * model (ir.h).  Everything is borrowed from the trace; only
+ * tio_trace_comm builds a table (once per trace, on its first call).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "traceio/class.h"
+#include "traceio/error.h"
+#include "ir/ir.h"
+
+/* ------------------------------------------------------------ event classes */
+
+const tio_event_class *tio_msg_event_class(const tio_msg *m)
+{
+	return m && m->type == TIO_MSG_EVENT ? m->ec : NULL;
+}
+
+const char *tio_event_class_name(const tio_event_class *ec)
+{
+	return ec ? ec->name : NULL;
+}
+
+uint64_t tio_event_class_id(const tio_event_class *ec)
+{
+	return ec ? ec->id : 0;
+}
+
+bool tio_event_class_log_level(const tio_event_class *ec, int64_t *level)
+{
+	if (!ec || ec->loglevel == INT64_MIN)
+		return false;
+	if (level)
+		*level = ec->loglevel;
+	return true;
+}
+
+const char *tio_event_class_emf_uri(const tio_event_class *ec)
+{
+	return ec ? ec->emf_uri : NULL;
+}
+
+const tio_stream_class *tio_event_class_stream_class(const tio_event_class *ec)
+{
+	return ec ? ec->sc : NULL;
+}
+
+const tio_field_class *tio_event_class_scope(const tio_event_class *ec, int scope)
+{
+	if (!ec)
+		return NULL;
+	if (scope == TIO_SCOPE_EV_SPEC_CTX)
+		return ec->spec_ctx;
+	if (scope == TIO_SCOPE_PAYLOAD)
+		return ec->payload;
+	return tio_stream_class_scope(ec->sc, scope);
+}
+
+/* ------------------------------------------------------------ stream classes */
+
+uint64_t tio_stream_class_id(const tio_stream_class *sc)
+{
+	return sc ? sc->id : 0;
+}
+
+const char *tio_stream_class_name(const tio_stream_class *sc)
+{
+	return sc ? sc->name : NULL;
+}
+
+const tio_field_class *tio_stream_class_scope(const tio_stream_class *sc, int scope)
+{
+	if (!sc)
+		return NULL;
+	switch (scope) {
+	case TIO_SCOPE_PKT_HEADER: return sc->tc ? sc->tc->pkt_header : NULL;
+	case TIO_SCOPE_PKT_CTX: return sc->pkt_ctx;
+	case TIO_SCOPE_EV_HEADER: return sc->ev_header;
+	case TIO_SCOPE_EV_COMMON_CTX: return sc->ev_common_ctx;
+	}
+	return NULL;
+}
+
+const tio_clock *tio_stream_class_clock(const tio_stream_class *sc)
+{
+	if (!sc || sc->clock < 0 || !sc->tc || (uint32_t)sc->clock >= sc->tc->nclocks)
+		return NULL;
+	return sc->tc->clocks[sc->clock];
+}
+
+uint32_t tio_stream_class_event_class_count(const tio_stream_class *sc)
+{
+	return sc ? sc->necs : 0;
+}
+
+const tio_event_class *tio_stream_class_event_class(const tio_stream_class *sc, uint32_t i)
+{
+	return sc && i < sc->necs ? sc->ecs[i] : NULL;
+}
+
+/* ------------------------------------------------------------ the trace */
+
+uint32_t tio_trace_stream_class_count(const tio_trace *t)
+{
+	return t && t->tc ? t->tc->nscs : 0;
+}
+
+const tio_stream_class *tio_trace_stream_class(const tio_trace *t, uint32_t i)
+{
+	return t && t->tc && i < t->tc->nscs ? t->tc->scs[i] : NULL;
+}
+
+const tio_event_class *tio_trace_event_class_by_name(const tio_trace *t, const char *name)
+{
+	if (!t || !t->tc || !name)
+		return NULL;
+	for (uint32_t i = 0; i < t->tc->nscs; i++) {
+		const tio_stream_class *sc = t->tc->scs[i];
+		for (uint32_t k = 0; k < sc->necs; k++)
+			if (sc->ecs[k]->name && !strcmp(sc->ecs[k]->name, name))
+				return sc->ecs[k];
+	}
+	return NULL;
+}
+
+uint32_t tio_trace_env_count(const tio_trace *t)
+{
+	return t && t->tc ? t->tc->nenv : 0;
+}
+
+const char *tio_trace_env_key(const tio_trace *t, uint32_t i)
+{
+	return t && t->tc && i < t->tc->nenv ? t->tc->env[i].key : NULL;
+}
+
+bool tio_trace_env_value(const tio_trace *t, uint32_t i, int64_t *ival, const char **sval)
+{
+	if (!t || !t->tc || i >= t->tc->nenv) {
+		if (sval)
+			*sval = NULL;
+		return false;
+	}
+	const tio_kv *kv = &t->tc->env[i];
+	if (kv->is_int) {
+		if (ival)
+			*ival = kv->ival;
+		return true;
+	}
+	if (sval)
+		*sval = kv->sval;
+	return false;
+}
+
+uint32_t tio_trace_clock_count(const tio_trace *t)
+{
+	return t && t->tc ? t->tc->nclocks : 0;
+}
+
+const tio_clock *tio_trace_clock(const tio_trace *t, uint32_t i)
+{
+	return t && t->tc && i < t->tc->nclocks ? t->tc->clocks[i] : NULL;
+}
+
+const char *tio_clock_name(const tio_clock *c)
+{
+	return c ? c->name : NULL;
+}
+
+const char *tio_clock_description(const tio_clock *c)
+{
+	return c ? c->description : NULL;
+}
+
+uint64_t tio_clock_frequency(const tio_clock *c)
+{
+	return c ? (c->freq ? c->freq : 1000000000ULL) : 0;
+}
+
+void tio_clock_offset(const tio_clock *c, int64_t *seconds, int64_t *cycles)
+{
+	if (seconds)
+		*seconds = c ? c->offset_s : 0;
+	if (cycles)
+		*cycles = c ? c->offset : 0;
+}
+
+uint64_t tio_clock_precision(const tio_clock *c)
+{
+	return c ? c->precision : 0;
+}
+
+bool tio_clock_origin_is_unix_epoch(const tio_clock *c)
+{
+	return c && c->origin_unix;
+}
+
+bool tio_clock_uuid(const tio_clock *c, uint8_t uuid[16])
+{
+	if (!c || !c->has_uuid)
+		return false;
+	memcpy(uuid, c->uuid, 16);
+	return true;
+}
+
+int tio_clock_cycles_to_ns(const tio_clock *c, uint64_t cycles, int64_t *ns)
+{
+	if (!c || !ns)
+		return tio_err_set(TIO_ERR_USAGE, "tio_clock_cycles_to_ns: no clock or output");
+	return tio_clock_ns(c, cycles, ns);
+}
+
+uint32_t tio_trace_stream_count(const tio_trace *t)
+{
+	return t ? t->nstreams : 0;
+}
+
+const tio_stream *tio_trace_stream(const tio_trace *t, uint32_t i)
+{
+	return t && i < t->nstreams ? t->streams[i] : NULL;
+}
+
+/* ------------------------------------------------------------ saved cmdlines */
+
+typedef struct comm_ent {
+	int64_t pid;
+	char *comm;
+	size_t order; /* line number: the last line of a pid wins, as trace-cmd's stable sort keeps it */
+} comm_ent;
+
+struct tio_comms {
+	comm_ent *v;
+	size_t n;
+};
+
+void tio_comms_free(struct tio_comms *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++)
+		free(c->v[i].comm);
+	free(c->v);
+	free(c);
+}
+
+static int comm_cmp(const void *a, const void *b)
+{
+	const comm_ent *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->order < y->order ? 1 : x->order > y->order ? -1 : 0; /* newest first */
+}
+
+/* "pid comm" lines of the trace's saved_cmdlines table, sorted by pid. */
+static struct tio_comms *comms_build(const tio_trace *t)
+{
+	struct tio_comms *c = tio_calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	const tio_kv *kv = t->tc ? tio_trace_class_table(t->tc, "saved_cmdlines") : NULL;
+	const char *p = kv ? kv->sval : NULL;
+	size_t cap = 0;
+	while (p && *p) {
+		const char *e = strchr(p, '\n');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+		char *q;
+		long long pid = strtoll(p, &q, 10);
+		if (q == p || q > p + l)
+			break;
+		while (q < p + l && *q == ' ')
+			q++;
+		if (q < p + l) {
+			if (c->n == cap) {
+				size_t nc = cap ? 2 * cap : 64;
+				comm_ent *nv = realloc(c->v, nc * sizeof(*nv));
+				if (!nv)
+					break;
+				c->v = nv;
+				cap = nc;
+			}
+			size_t cl = (size_t)(p + l - q);
+			char *s = malloc(cl + 1);
+			if (!s)
+				break;
+			memcpy(s, q, cl);
+			s[cl] = 0;
+			c->v[c->n] = (comm_ent){.pid = pid, .comm = s, .order = c->n};
+			c->n++;
+		}
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	if (c->n > 1)
+		qsort(c->v, c->n, sizeof(*c->v), comm_cmp);
+	return c;
+}
+
+const char *tio_trace_comm(const tio_trace *t, int64_t pid)
+{
+	if (!t || !t->tc || !tio_trace_class_table(t->tc, "saved_cmdlines"))
+		return NULL;
+	if (pid == 0)
+		return "<idle>"; /* trace-cmd's name for pid 0 */
+	if (!t->comms)
+		((tio_trace *)t)->comms = comms_build(t); /* built once: not for two threads at once */
+	const struct tio_comms *c = t->comms;
+	if (!c)
+		return NULL;
+	size_t lo = 0, hi = c->n;
+	while (lo < hi) { /* the first entry of the pid: its newest line */
+		size_t mid = (lo + hi) / 2;
+		if (c->v[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->n && c->v[lo].pid == pid ? c->v[lo].comm : NULL;
+}
+
+/* ------------------------------------------------------------ streams and messages */
+
+const tio_stream *tio_msg_stream(const tio_msg *m)
+{
+	return m ? m->stream : NULL;
+}
+
+const tio_trace *tio_stream_trace(const tio_stream *s)
+{
+	return s ? s->trace : NULL;
+}
+
+const tio_stream_class *tio_stream_get_class(const tio_stream *s)
+{
+	return s ? s->sc : NULL;
+}
+
+uint64_t tio_stream_id(const tio_stream *s)
+{
+	return s ? s->id : 0;
+}
+
+const char *tio_stream_name(const tio_stream *s)
+{
+	return s ? s->name : NULL;
+}
+
+bool tio_msg_cpu(const tio_msg *m, uint64_t *cpu)
+{
+	if (!m || !m->stream)
+		return false;
+	if (m->stream->id_is_cpu) {
+		if (cpu)
+			*cpu = m->stream->id;
+		return true;
+	}
+	/* CTF (LTTng): the packet context's cpu_id */
+	const tio_val *pc = m->scope[TIO_SCOPE_PKT_CTX];
+	if (!pc || pc->fc->kind != TIO_FC_STRUCT)
+		return false;
+	const tio_val *v;
+	if (tio_field_member_by_name(pc, "cpu_id", &v)) {
+		tio_error_clear();
+		return false;
+	}
+	uint64_t u;
+	if (tio_field_uint(v, &u)) {
+		tio_error_clear();
+		return false;
+	}
+	if (cpu)
+		*cpu = u;
+	return true;
+}
+
+bool tio_msg_cycles(const tio_msg *m, uint64_t *cycles)
+{
+	if (!m || !m->has_ts)
+		return false;
+	if (cycles)
+		*cycles = m->cycles;
+	return true;
+}
+
+bool tio_msg_discarded(const tio_msg *m, uint64_t *count, bool *has_range, int64_t *begin_ns, int64_t *end_ns)
+{
+	if (!m || (m->type != TIO_MSG_DISCARDED_EVENTS && m->type != TIO_MSG_DISCARDED_PACKETS))
+		return false;
+	if (count)
+		*count = m->count;
+	if (has_range)
+		*has_range = m->has_range;
+	if (begin_ns)
+		*begin_ns = m->has_range ? m->begin_ns : 0;
+	if (end_ns)
+		*end_ns = m->has_range ? m->end_ns : 0;
+	return true;
+}
