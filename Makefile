@@ -1,12 +1,14 @@
 # Two commands for a user (see README.md):
 #   make run     install build deps if missing, build, print a bundled real trace
 #   make check   build (normal and ASan+UBSan) and run every test
+#   make install build, then install into $(DESTDIR)$(PREFIX) (default /usr/local)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc)
+PREFIX ?= /usr/local
 CMAKE_GEN := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 
-.PHONY: all deps build asan run check test clean fuzz
+.PHONY: all deps build asan run check test install clean fuzz
 
 all: build
 
@@ -30,6 +32,12 @@ check: build asan
 
 test: build
 	@tests/run.sh $(BUILD)
+
+# library (libtraceio.so.0, only tio_* exported), headers, traceio.pc, the
+# CLI, man pages; ldconfig when installing as root into the real system
+install: build
+	@DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
 
 fuzz: deps
 	@test -f build-fuzz/CMakeCache.txt || CC=clang cmake -S . -B build-fuzz $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Debug -DTIO_SANITIZE=ON -DTIO_FUZZ=ON >/dev/null

@@ -5,7 +5,7 @@
 set -e
 pkgs="cmake make gcc clang pkg-config zlib1g-dev libzstd-dev libjson-c-dev libxml2-dev"
 if [ "$1" = test ]; then
-	pkgs="$pkgs babeltrace2 babeltrace trace-cmd xz-utils lttng-tools liblttng-ust-dev python3 bc time"
+	pkgs="$pkgs babeltrace2 babeltrace trace-cmd xz-utils lttng-tools liblttng-ust-dev python3 bc time man-db groff-base"
 fi
 missing=""
 for p in $pkgs; do

@@ -8,7 +8,9 @@
 #ifndef TRACEIO_H
 #define TRACEIO_H
 
+#include "traceio/class.h"
 #include "traceio/error.h"
+#include "traceio/field.h"
 #include "traceio/msg.h"
 #include "traceio/mux.h"
 #include "traceio/sink.h"
