@@ -18,6 +18,7 @@ deps:
 build: deps
 	@test -f $(BUILD)/CMakeCache.txt || scripts/pgo.sh $(BUILD) $(CMAKE_GEN)
 	@cmake --build $(BUILD) -j $(JOBS)
+	@python/build.sh $(BUILD)
 
 asan: deps
 	@test -f $(ASAN_BUILD)/CMakeCache.txt || CC=clang cmake -S . -B $(ASAN_BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Debug -DTIO_SANITIZE=ON >/dev/null
@@ -42,6 +43,16 @@ install: build
 fuzz: deps
 	@test -f build-fuzz/CMakeCache.txt || CC=clang cmake -S . -B build-fuzz $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Debug -DTIO_SANITIZE=ON -DTIO_FUZZ=ON >/dev/null
 	@cmake --build build-fuzz -j $(JOBS)
+
+# `import traceio` for Debian's /usr/bin/python3 (python/README.md): the module
+# built by `make build` copied to /usr/local/lib/python3.X/dist-packages; it
+# loads $(BUILD)/libtraceio.so (rpath), so keep the build directory
+PYTHON_SITE ?= $(shell /usr/bin/python3 -c 'import sysconfig; print(sysconfig.get_path("platlib", "posix_prefix", {"platbase": "/usr/local"}).replace("site-packages", "dist-packages"))' 2>/dev/null)
+install-python: build
+	@test -n "$(PYTHON_SITE)" || { echo "no /usr/bin/python3" >&2; exit 1; }
+	install -d $(PYTHON_SITE)/traceio
+	install -m 644 $(BUILD)/python/traceio/__init__.py $(PYTHON_SITE)/traceio/
+	install -m 755 $(BUILD)/python/traceio/_traceio*.so $(PYTHON_SITE)/traceio/
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz

@@ -4,8 +4,12 @@
 #   scripts/deps.sh test     also the peers the tests compare with
 set -e
 pkgs="cmake make gcc clang pkg-config zlib1g-dev libzstd-dev libjson-c-dev libxml2-dev"
+# the Python module (python/, built by `make build` for /usr/bin/python3)
+pkgs="$pkgs python3-dev python3-numpy python3-setuptools"
 if [ "$1" = test ]; then
 	pkgs="$pkgs babeltrace2 babeltrace trace-cmd xz-utils lttng-tools liblttng-ust-dev python3 bc time man-db groff-base"
+	# the Python module's tests: pytest, DataFrames, babeltrace2's Python bindings to compare with
+	pkgs="$pkgs python3-pytest python3-pandas python3-bt2"
 fi
 missing=""
 for p in $pkgs; do

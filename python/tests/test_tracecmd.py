@@ -1,0 +1,77 @@
+"""trace.dat values against `trace-cmd report -R` (trace-cmd 3.1.6's output
+kept in ../shared/peer-data): for every event of every sample, the event name,
+CPU, time (rounded to µs, as trace-cmd prints it), common_pid, the comm trace-cmd shows
+(from saved cmdlines: Trace.comm() and the __comm column), and every payload
+field that -R prints as a number (strings and arrays are printed in ways that
+do not split on spaces: not compared here; the text sink's tests cover them)."""
+import glob
+import lzma
+import os
+import re
+
+import pytest
+
+import traceio
+from conftest import EXPECT_TC, TRACEDAT
+
+LINE = re.compile(r"^\s*(.*)-(\d+)\s+\[(\d+)\]\s+(\d+)\.(\d{6}):\s+([^:\s]+):\s?(.*)$")
+FIELD = re.compile(r"(?:^|\s)(\w+)=(-?(?:0x[0-9a-fA-F]+|\d+))(?=\s|$)")
+
+
+def samples():
+    out = []
+    for f in sorted(glob.glob(os.path.join(TRACEDAT, "*.dat"))):
+        base = os.path.join(EXPECT_TC, os.path.basename(f)[:-4] + ".report-R.txt")
+        exp = base if os.path.exists(base) else base + ".xz" if os.path.exists(base + ".xz") else None
+        if exp:
+            out.append((f, exp))
+    return out
+
+
+def lines(path):
+    op = lzma.open if path.endswith(".xz") else open
+    with op(path, "rt", encoding="utf-8", errors="surrogateescape") as f:
+        for line in f:
+            yield line.rstrip("\n")
+
+
+@pytest.mark.parametrize("dat,expected", samples() or [("none", "none")], ids=lambda p: os.path.basename(p))
+def test_report_R(dat, expected):
+    if dat == "none":
+        pytest.skip("no peer data")
+    t = traceio.open(dat)
+    it = iter(t)
+    n = values = 0
+    for line in lines(expected):
+        m = LINE.match(line)
+        if not m:
+            continue
+        comm, pid, cpu, sec, usec, name, rest = m.groups()
+        ev = next(it)
+        where = "%s event %d (%s)" % (os.path.basename(dat), n, line[:120])
+        assert ev.name == name, where
+        assert ev.cpu == int(cpu), where
+        assert (ev.time_ns + 500) // 1000 == int(sec) * 1000000 + int(usec), where  # rounded to µs
+        assert ev["common_pid"] == int(pid), where
+        if comm != "<...>":
+            assert t.comm(int(pid)) == comm, where
+        payload = ev.payload
+        for k, v in FIELD.findall(rest):
+            got = payload.get(k)
+            if isinstance(got, bool) or not isinstance(got, int):
+                continue
+            neg = v.startswith("-")
+            digits = v.lstrip("-")
+            # -R prints a field as libtraceevent's raw printer does: decimal, or hex
+            # with or without 0x (pointers, longs), signed or not as the C type says
+            wants = {int(digits, 16)}
+            if not digits.startswith("0x"):
+                wants.add(int(digits, 10))
+            wants = {-w if neg else w for w in wants}
+            assert any(got == w or got % (1 << 64) == w % (1 << 64) or got % (1 << 32) == w % (1 << 32)
+                       for w in wants), "%s: %s = %r, trace-cmd %s" % (where, k, got, v)
+            values += 1
+        n += 1
+    assert next(it, None) is None, "traceio has more events than trace-cmd"
+    assert n > 0 and values > 0
+    print("%s: %d events, %d numeric values equal" % (os.path.basename(dat), n, values))
