@@ -109,6 +109,8 @@ bool tio_msg_cycles(const tio_msg *m, uint64_t *cycles);
  * the origin.  Returns false for other messages.
  */
 bool tio_msg_discarded(const tio_msg *m, uint64_t *count, bool *has_range, int64_t *begin_ns, int64_t *end_ns);
+/* The same range as clock values (cycles of the stream's default clock); false when none. */
+bool tio_msg_discarded_cycles(const tio_msg *m, uint64_t *begin_cycles, uint64_t *end_cycles);
 
 #ifdef __cplusplus
 }

@@ -156,6 +156,15 @@ int tio_field_member_by_name(const tio_field *f, const char *name, const tio_fie
 int tio_field_variant(const tio_field *f, uint32_t *index, const char **name, const tio_field **out);
 /* OPTIONAL: *out = its value, or NULL when absent (still 0). */
 int tio_field_optional(const tio_field *f, const tio_field **out);
+/*
+ * Walking a compound in order: the member or element of `parent` (STRUCT,
+ * ARRAY, SEQUENCE; a VARIANT's or OPTIONAL's only value has none after it)
+ * after `child`, one of its own members/elements (from tio_field_member,
+ * tio_field_element or this function): *out = the next one, or NULL after
+ * the last.  Reading all n values this way takes linear time;
+ * tio_field_member/tio_field_element(i) walk i siblings each call.
+ */
+int tio_field_next_child(const tio_field *parent, const tio_field *child, const tio_field **out);
 
 /* ------------------------------------------------------------ field classes */
 
@@ -168,7 +177,7 @@ uint32_t tio_field_class_int_size(const tio_field_class *fc);
 bool tio_field_class_int_signed(const tio_field_class *fc); /* also VARINT */
 uint32_t tio_field_class_int_base(const tio_field_class *fc); /* 2, 8, 10, 16; also VARINT */
 enum tio_field_byte_order { TIO_FIELD_LE = 0, TIO_FIELD_BE = 1 };
-int tio_field_class_byte_order(const tio_field_class *fc); /* INT family and FLOAT; -1 otherwise */
+int tio_field_class_byte_order(const tio_field_class *fc); /* INT family, FLOAT, UTF-16/32 strings' code units; -1 otherwise */
 /* The clock an integer is mapped to (index in the trace's clocks), -1 when none. */
 int tio_field_class_int_clock(const tio_field_class *fc);
 

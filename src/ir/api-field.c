@@ -672,6 +672,10 @@ int tio_field_class_byte_order(const tio_field_class *fc)
 		return fc->i.byte_order;
 	if (fc && fc->kind == TIO_FC_FLOAT)
 		return fc->f.byte_order;
+	/* UTF-16/32 code units (tio_field_string gives them as stored) */
+	if (fc && (fc->kind == TIO_FC_STRING || fc->kind == TIO_FC_SSTRING || fc->kind == TIO_FC_DSTRING) &&
+	    (fc->s.encoding == TIO_ENC_UTF16 || fc->s.encoding == TIO_ENC_UTF32))
+		return fc->s.byte_order;
 	return -1;
 }
 
