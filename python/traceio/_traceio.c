@@ -156,7 +156,7 @@ static void pmap_free(pmap *m, void (*fn)(void *))
 /* ------------------------------------------------------------ field class info */
 
 /* What converting a value of one field class needs, found once per class and pass. */
-typedef struct {
+typedef struct fcinfo_s {
 	const tio_field_class *fc;
 	int kind;
 	bool sgn, wide, text, be;
@@ -165,6 +165,8 @@ typedef struct {
 	uint32_t nmem;
 	PyObject **names; /* STRUCT members, VARIANT options (None when unnamed) */
 	PyObject *enum_cache; /* value -> Enum instance */
+	struct fcinfo_s **kids; /* members' / options' / the element's info, filled on first use */
+	uint32_t nkids;
 } fcinfo;
 
 static void fcinfo_free(void *p)
@@ -173,6 +175,7 @@ static void fcinfo_free(void *p)
 	for (uint32_t i = 0; i < fi->nmem; i++)
 		Py_XDECREF(fi->names[i]);
 	free(fi->names);
+	free(fi->kids);
 	Py_XDECREF(fi->enum_cache);
 	free(fi);
 }
@@ -203,6 +206,18 @@ static fcinfo *fcinfo_new(const tio_field_class *fc)
 	fi->enc = tio_field_class_string_encoding(fc);
 	fi->be = tio_field_class_byte_order(fc) == TIO_FIELD_BE;
 	fi->nlabels = tio_field_class_label_count(fc);
+	uint32_t nk = fi->kind == TIO_FIELD_STRUCT || fi->kind == TIO_FIELD_VARIANT ? tio_field_class_member_count(fc)
+		      : fi->kind == TIO_FIELD_ARRAY || fi->kind == TIO_FIELD_SEQUENCE || fi->kind == TIO_FIELD_OPTIONAL ? 1
+															      : 0;
+	if (nk) {
+		fi->kids = calloc(nk, sizeof *fi->kids);
+		if (!fi->kids) {
+			free(fi);
+			PyErr_NoMemory();
+			return NULL;
+		}
+		fi->nkids = nk;
+	}
 	if (fi->kind == TIO_FIELD_STRUCT || fi->kind == TIO_FIELD_VARIANT) {
 		uint32_t n = tio_field_class_member_count(fc);
 		fi->names = calloc(n ? n : 1, sizeof *fi->names);
@@ -330,6 +345,28 @@ static PyObject *decode_wide(const char *s, size_t len, int enc, bool be)
 }
 
 static PyObject *conv(PassObj *p, const tio_field *f, int depth);
+static PyObject *conv_fi(PassObj *p, fcinfo *fi, const tio_field *f, int depth);
+
+/* The info of child value c, k-th member/option (0 for elements) of a value of fi's class. */
+static inline fcinfo *kid_fi(PassObj *p, fcinfo *fi, uint32_t k, const tio_field *c)
+{
+	const tio_field_class *cfc = tio_field_get_class(c);
+	if (k < fi->nkids && fi->kids[k] && fi->kids[k]->fc == cfc)
+		return fi->kids[k];
+	fcinfo *r = fcinfo_of(p, cfc);
+	if (r && k < fi->nkids)
+		fi->kids[k] = r;
+	return r;
+}
+
+/* A child value (NULL: None). */
+static inline PyObject *conv_kid(PassObj *p, fcinfo *fi, uint32_t k, const tio_field *c, int depth)
+{
+	if (!c)
+		Py_RETURN_NONE;
+	fcinfo *cfi = kid_fi(p, fi, k, c);
+	return cfi ? conv_fi(p, cfi, c, depth) : NULL;
+}
 
 /*
  * Member/element i of a structure or array, `prev` being member i - 1: with
@@ -411,6 +448,15 @@ static PyObject *conv(PassObj *p, const tio_field *f, int depth)
 	fcinfo *fi = fcinfo_of(p, tio_field_get_class(f));
 	if (!fi)
 		return NULL;
+	return conv_fi(p, fi, f, depth);
+}
+
+static PyObject *conv_fi(PassObj *p, fcinfo *fi, const tio_field *f, int depth)
+{
+	if (depth > 64) {
+		PyErr_SetString(LimitError, "value nested too deeply");
+		return NULL;
+	}
 	switch (fi->kind) {
 	case TIO_FIELD_INT:
 	case TIO_FIELD_ENUM:
@@ -482,7 +528,7 @@ static PyObject *conv(PassObj *p, const tio_field *f, int depth)
 				Py_DECREF(d);
 				return conv_fail("structure member");
 			}
-			PyObject *v = conv(p, c, depth + 1);
+			PyObject *v = conv_kid(p, fi, (uint32_t)i, c, depth + 1);
 			if (!v || PyDict_SetItem(d, fi->names[i], v)) {
 				Py_XDECREF(v);
 				Py_DECREF(d);
@@ -513,7 +559,7 @@ static PyObject *conv(PassObj *p, const tio_field *f, int depth)
 				Py_DECREF(l);
 				return conv_fail("array element");
 			}
-			PyObject *v = conv(p, c, depth + 1);
+			PyObject *v = conv_kid(p, fi, 0, c, depth + 1);
 			if (!v) {
 				Py_DECREF(l);
 				return NULL;
@@ -524,15 +570,16 @@ static PyObject *conv(PassObj *p, const tio_field *f, int depth)
 	}
 	case TIO_FIELD_VARIANT: {
 		const tio_field *c;
-		if (tio_field_variant(f, NULL, NULL, &c))
+		uint32_t opt = 0;
+		if (tio_field_variant(f, &opt, NULL, &c))
 			return conv_fail("variant");
-		return conv(p, c, depth + 1);
+		return conv_kid(p, fi, opt, c, depth + 1);
 	}
 	case TIO_FIELD_OPTIONAL: {
 		const tio_field *c;
 		if (tio_field_optional(f, &c))
 			return conv_fail("optional");
-		return conv(p, c, depth + 1);
+		return conv_kid(p, fi, 0, c, depth + 1);
 	}
 	}
 	PyErr_Format(UnsupportedError, "field kind %d", fi->kind);
