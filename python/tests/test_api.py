@@ -261,3 +261,19 @@ def test_pandas_tracedat_lisa_columns():
     assert df["__comm"].iloc[0] == "<idle>"
     dfs = t.dataframes()
     assert len(dfs["sched_switch"]) == len(df)
+
+
+def test_readme_example():
+    """The example of README.md's "Python" section runs and prints what it should."""
+    import re
+    import subprocess
+    import sys
+    from conftest import TOP
+
+    text = open(os.path.join(TOP, "README.md")).read()
+    sec = text[text.index("## Python\n"):]
+    m = re.search(r"^/usr/bin/python3 -c '([^']*)'$", sec, re.M)
+    assert m, "README.md's Python section has no /usr/bin/python3 -c example"
+    r = subprocess.run([sys.executable, "-c", m.group(1)], cwd=TOP, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "['heartbeat:msg', 'heartbeat:msg', 'heartbeat:msg']"

@@ -1425,7 +1425,7 @@ typedef struct group {
 } group;
 
 /* How one event class fills its group's columns. */
-enum getter { G_NONE, G_INT, G_UINT, G_DOUBLE, G_BOOL, G_OBJ };
+enum getter { G_NONE, G_INT, G_UINT, G_DOUBLE, G_BOOL, G_OBJ, G_STR };
 typedef struct {
 	group *g;
 	tio_field_ref *refs; /* per column from COL_FIRST */
@@ -1444,7 +1444,39 @@ typedef struct {
 	bool lisa;
 	pmap comms;  /* (pid+1) -> str, for one trace */
 	const tio_trace *comm_trace;
+	struct strslot *strs; /* short strings already made (comm names...): one str object each */
 } collector;
+
+/* A direct-mapped cache of short UTF-8 strings: repeated values share one str. */
+#define STRCACHE_SLOTS 4096
+#define STRCACHE_MAX 47
+struct strslot {
+	PyObject *o;
+	uint8_t len;
+	char b[STRCACHE_MAX];
+};
+
+static PyObject *cached_str(collector *c, const char *s, size_t len)
+{
+	if (len > STRCACHE_MAX || !c->strs)
+		return PyUnicode_DecodeUTF8(s, (Py_ssize_t)len, "replace");
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (uint8_t)s[i]) * 16777619u;
+	struct strslot *e = &c->strs[h & (STRCACHE_SLOTS - 1)];
+	if (e->o && e->len == len && !memcmp(e->b, s, len)) {
+		Py_INCREF(e->o);
+		return e->o;
+	}
+	PyObject *o = PyUnicode_DecodeUTF8(s, (Py_ssize_t)len, "replace");
+	if (!o)
+		return NULL;
+	Py_XSETREF(e->o, o);
+	Py_INCREF(o);
+	e->len = (uint8_t)len;
+	memcpy(e->b, s, len);
+	return o;
+}
 
 static void col_free_buf(column *c, size_t rows)
 {
@@ -1865,8 +1897,15 @@ static plan *plan_new(collector *c, const tio_event_class *ec)
 			plan_free(pl);
 			return NULL;
 		}
-		if (nt == CT_OBJ && pl->get[i] != G_NONE)
-			pl->get[i] = G_OBJ;
+		if (nt == CT_OBJ && pl->get[i] != G_NONE) {
+			int k = fc && !absent ? tio_field_class_kind(fc) : -1;
+			bool utf8 = tio_field_class_string_encoding(fc) == TIO_FIELD_UTF8 ||
+				    tio_field_class_string_encoding(fc) == TIO_FIELD_ENC_NONE;
+			pl->get[i] = utf8 && (k == TIO_FIELD_STRING || k == TIO_FIELD_STATIC_STRING ||
+					      k == TIO_FIELD_DYNAMIC_STRING || tio_field_class_is_text(fc))
+					     ? G_STR
+					     : G_OBJ;
+		}
 	}
 	if (c->lisa && !tio_field_ref_resolve(ec, "common_pid", &pl->pid))
 		pl->pid_ref = 1;
@@ -1973,6 +2012,15 @@ static int collect_row(collector *c, plan *pl, const tio_msg *m)
 			FAST(G_DOUBLE, CT_F64, double, double, tio_field_double)
 			FAST(G_DOUBLE, CT_F32, float, double, tio_field_double)
 #undef FAST
+		}
+		if (get == G_STR) {
+			const char *sp;
+			size_t sl;
+			PyObject *o = f && !tio_field_string(f, &sp, &sl) ? cached_str(c, sp, sl) : conv(c->p, f, 0);
+			if (!o)
+				return -1;
+			((PyObject **)b)[r] = o;
+			continue;
 		}
 		if (get == G_OBJ) {
 			PyObject *o = conv(c->p, f, 0);
@@ -2164,6 +2212,11 @@ static PyObject *Trace_columns(TraceObj *self, PyObject *args, PyObject *kw)
 				return NULL;
 			}
 	}
+	c.strs = calloc(STRCACHE_SLOTS, sizeof *c.strs);
+	if (!c.strs) {
+		PyErr_NoMemory();
+		goto out;
+	}
 	c.p = pass_new(self, false);
 	if (!c.p)
 		goto out;
@@ -2235,6 +2288,10 @@ out:
 		group_free(c.groups[i]);
 	free(c.groups);
 	pmap_free(&c.comms, (void (*)(void *))Py_DecRef);
+	if (c.strs)
+		for (size_t i = 0; i < STRCACHE_SLOTS; i++)
+			Py_XDECREF(c.strs[i].o);
+	free(c.strs);
 	Py_XDECREF(c.fields);
 	Py_XDECREF(c.p);
 	return result;
