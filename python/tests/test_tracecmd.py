@@ -1,5 +1,7 @@
 """trace.dat values against `trace-cmd report -R` (trace-cmd 3.1.6's output
-kept in ../shared/peer-data): for every event of every sample, the event name,
+kept in ../shared/peer-data for its samples and their v7 conversions, and
+trace-cmd run now on a recording made now when this machine can record):
+for every event, the event name,
 CPU, time (rounded to µs, as trace-cmd prints it), common_pid, the comm trace-cmd shows
 (from saved cmdlines: Trace.comm() and the __comm column), and every payload
 field that -R prints as a number (strings and arrays are printed in ways that
@@ -9,10 +11,13 @@ import lzma
 import os
 import re
 
+import shutil
+import subprocess
+
 import pytest
 
 import traceio
-from conftest import EXPECT_TC, TRACEDAT
+from conftest import EXPECT_TC, SHARED, TRACEDAT
 
 LINE = re.compile(r"^\s*(.*)-(\d+)\s+\[(\d+)\]\s+(\d+)\.(\d{6}):\s+([^:\s]+):\s?(.*)$")
 FIELD = re.compile(r"(?:^|\s)(\w+)=(-?(?:0x[0-9a-fA-F]+|\d+))(?=\s|$)")
@@ -20,7 +25,8 @@ FIELD = re.compile(r"(?:^|\s)(\w+)=(-?(?:0x[0-9a-fA-F]+|\d+))(?=\s|$)")
 
 def samples():
     out = []
-    for f in sorted(glob.glob(os.path.join(TRACEDAT, "*.dat"))):
+    conv = os.path.join(os.path.dirname(TRACEDAT), "converted-by-trace-cmd-3.1.6")
+    for f in sorted(glob.glob(os.path.join(TRACEDAT, "*.dat")) + glob.glob(os.path.join(conv, "*.dat"))):
         base = os.path.join(EXPECT_TC, os.path.basename(f)[:-4] + ".report-R.txt")
         exp = base if os.path.exists(base) else base + ".xz" if os.path.exists(base + ".xz") else None
         if exp:
@@ -35,14 +41,11 @@ def lines(path):
             yield line.rstrip("\n")
 
 
-@pytest.mark.parametrize("dat,expected", samples() or [("none", "none")], ids=lambda p: os.path.basename(p))
-def test_report_R(dat, expected):
-    if dat == "none":
-        pytest.skip("no peer data")
+def compare(dat, expected_lines):
     t = traceio.open(dat)
     it = iter(t)
     n = values = 0
-    for line in lines(expected):
+    for line in expected_lines:
         m = LINE.match(line)
         if not m:
             continue
@@ -75,3 +78,28 @@ def test_report_R(dat, expected):
     assert next(it, None) is None, "traceio has more events than trace-cmd"
     assert n > 0 and values > 0
     print("%s: %d events, %d numeric values equal" % (os.path.basename(dat), n, values))
+
+
+@pytest.mark.parametrize("dat,expected", samples() or [("none", "none")], ids=lambda p: os.path.basename(p))
+def test_report_R(dat, expected):
+    if dat == "none":
+        pytest.skip("no peer data")
+    compare(dat, lines(expected))
+
+
+def test_recording(tmp_path):
+    """A trace.dat recorded now (sched, irq, syscalls of a small workload), read against
+    `trace-cmd report -R` run now."""
+    ns = os.path.join(SHARED, "tools", "tc-ns.sh")
+    if os.geteuid() != 0 or not shutil.which("trace-cmd") or not os.path.exists(ns):
+        pytest.skip("cannot record here (root, trace-cmd, ../shared/tools/tc-ns.sh)")
+    dat = str(tmp_path / "rec.dat")
+    r = subprocess.run([ns, "trace-cmd", "record", "-o", dat, "-e", "sched", "-e", "irq", "-e", "syscalls",
+                        "sh", "-c", "ls -R /usr/share/doc > /dev/null"], cwd=str(tmp_path),
+                       capture_output=True, text=True)
+    if r.returncode or not os.path.exists(dat):
+        pytest.skip("trace-cmd record failed here: " + (r.stderr or r.stdout)[-300:])
+    rep = subprocess.run(["trace-cmd", "report", "-R", "-i", dat], capture_output=True, text=True,
+                         errors="surrogateescape")
+    assert rep.returncode == 0, rep.stderr[-300:]
+    compare(dat, rep.stdout.split("\n"))
