@@ -4,8 +4,8 @@
 # Usage: bench/python.sh [BIG_TRACE_DIR [BIG_TRACE_DAT]]
 #   Without BIG_TRACE_DIR: bench/.data/lttng/ust-big, recorded as bench/ctf.sh
 #   does (../shared/tools/make-lttng.sh; root, lttng-tools, liblttng-ust-dev).
-#   Also columns() on the trace's corpus:ints events alone (traceio convert -n
-#   into bench/.data/ust-big-ints), where no other class is decoded.
+#   Also columns() on the trace's corpus:ints and corpus:enums events alone
+#   (traceio convert -n into bench/.data/ust-big-CLASS), where no other class is decoded.
 #   BIG_TRACE_DAT (optional, e.g. bench/tracedat.sh's /tmp/tio-bench/big-v6.dat):
 #   dataframes() against `trace-cmd report` printing it.
 # Env: BUILD (default build: the module in BUILD/python, `make build`),
@@ -49,7 +49,7 @@ show() { # LABEL "events rows wall cpu extra"
 	local n rows w c x
 	read -r n rows w c x <<<"$2"
 	local k=$n; [ "$n" = 0 ] && k=$rows
-	printf '%-58s %9d %7.2f s wall %7.2f s CPU %8.3f M/s\n' "$1" "$k" "$w" "$c" "$(echo "$k / $c / 1000000" | bc -l)"
+	printf '%-68s %9d %7.2f s wall %7.2f s CPU %8.3f M/s\n' "$1" "$k" "$w" "$c" "$(echo "$k / $c / 1000000" | bc -l)"
 }
 rate() { echo "$1" | awk '{k = $1 ? $1 : $2; printf "%.3f\n", k / $4}'; }
 
@@ -61,21 +61,27 @@ REPS=$saved
 best $B tio "$trace"; tio=$out
 best $B tio-keys "$trace"; keys=$out
 best $B columns "$trace" corpus:ints; cols=$out; cols_rss=$rss
-# the same events alone in a trace (traceio convert -n): columns() without the other classes' decoding
-ints=$top/bench/.data/ust-big-ints
-if [ ! -d "$ints" ] && [ "$trace" = "$top/bench/.data/lttng/ust-big" ]; then
-	"$BUILD/traceio" convert -q -n corpus:ints -o "$ints" "$trace"
-fi
-[ -d "$ints" ] && { best $B columns "$ints" corpus:ints; cols1=$out; }
+# one class alone in a trace (traceio convert -n): columns() without the other classes' decoding;
+# corpus:ints (17 integer fields) and corpus:enums (3)
+alone=()
+for cls in ints enums; do
+	d=$top/bench/.data/ust-big-$cls
+	if [ ! -d "$d" ] && [ "$trace" = "$top/bench/.data/lttng/ust-big" ]; then
+		"$BUILD/traceio" convert -q -n corpus:$cls -o "$d" "$trace"
+	fi
+	[ -d "$d" ] && { best $B columns "$d" corpus:$cls; alone+=("corpus:$cls|$out"); }
+done
 /usr/bin/time -f '%M' -o /tmp/pybench.$$ $PY -c 'import numpy, traceio' ; base_rss=$(cat /tmp/pybench.$$); rm -f /tmp/pybench.$$
 show "babeltrace2 bindings: every payload field as a Python value" "$bt"
 show "traceio: for ev in trace: ev.payload" "$tio"
 show "traceio: for ev in trace: ev[k] for k in ev.keys()" "$keys"
 show "traceio: trace.columns('corpus:ints') (rows)" "$cols"
 events=$(echo "$tio" | awk '{print $1}')
-printf '%-58s %9d events scanned: %.2f M events/s\n' "  (columns() decodes every event of the trace)" "$events" \
+printf '%-68s %9d events scanned: %.2f M events/s\n' "  (columns() decodes every event of the trace)" "$events" \
 	"$(echo "$events / $(echo "$cols" | awk '{print $4}') / 1000000" | bc -l)"
-[ -n "${cols1:-}" ] && show "traceio: the same on a trace of corpus:ints alone (rows)" "$cols1"
+for a in "${alone[@]}"; do
+	show "traceio: columns('${a%%|*}'), a trace of that class alone (rows)" "${a#*|}"
+done
 bts=$(rate "$bt")
 printf 'iteration, every payload field: traceio %.1fx faster than babeltrace2 bindings (ev.payload), %.1fx (ev[k])\n' \
 	"$(echo "$(rate "$tio") / $bts" | bc -l)" "$(echo "$(rate "$keys") / $bts" | bc -l)"
@@ -94,7 +100,7 @@ if [ -n "$dat" ]; then
 	rm -f /tmp/pybench.$$
 	best $B frames "$dat"; fr=$out
 	echo "trace.dat: $dat ($(du -sh --apparent-size "$dat" | cut -f1))"
-	printf '%-58s %9s %7.2f s wall %7.2f s CPU\n' "trace-cmd report (text to /dev/null)" "" "$tcwall" "$tcbest"
+	printf '%-68s %9s %7.2f s wall %7.2f s CPU\n' "trace-cmd report (text to /dev/null)" "" "$tcwall" "$tcbest"
 	show "traceio: trace.dataframes() (rows)" "$fr"
 	printf 'dataframes(): %.1fx faster than trace-cmd report (CPU time)\n' "$(echo "$tcbest / $(echo "$fr" | awk '{print $4}')" | bc -l)"
 fi
