@@ -149,6 +149,10 @@ def test_errors():
     with pytest.raises(traceio.FormatError) as e:
         traceio.open(bad)
     assert "metadata:3:58" in e.value.args[0] and e.value.args[1] == -3
+    assert str(e.value) == e.value.message == e.value.args[0] and e.value.status == -3
+    with pytest.raises(traceio.IOError) as e:
+        traceio.open("/nonexistent/trace")
+    assert str(e.value).startswith("/nonexistent/trace")
     with pytest.raises(traceio.Error):
         traceio.open(HB, format="nosuchformat")
     with pytest.raises(TypeError):

@@ -35,6 +35,16 @@ __all__ = [
 ]
 
 
+def _error_str(self):
+    return str(self.args[0]) if self.args else ""
+
+
+# str(e) is the C library's message; e.message and e.status (a negative TIO_ERR_* code) too
+Error.__str__ = _error_str
+Error.message = property(lambda self: self.args[0] if self.args else "")
+Error.status = property(lambda self: self.args[1] if len(self.args) > 1 else None)
+
+
 class Enum(int):
     """An enumeration (or bit map) value: an int with the labels that hold it.
 
