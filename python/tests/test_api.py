@@ -88,20 +88,29 @@ def test_events_kept_stay_valid():
     assert kept[j]["arr4[2]"] == fresh[j]["payload"]["arr4"][2]
 
 
-def test_event_read_after_next_is_stale_not_wrong():
+def test_event_held_by_one_name_is_read_again():
     it = iter(traceio.open(UST))
     e1 = next(it)
     name, t = e1.name, e1.time_ns
-    e2 = next(it)        # e1 was held by one name only: not copied
+    e2 = next(it)        # e1 was held by one name only: not copied when the iteration moved on
     assert e1.name == name and e1.time_ns == t and not e1.is_current
-    with pytest.raises(traceio.StaleEventError):
-        e1.payload
-    with pytest.raises(traceio.UsageError):
-        e1["s8"]
     assert e2.is_current and e2.payload is not None
+    want = [ev.to_dict() for ev in traceio.open(UST)][:2]
+    assert repr(e1.to_dict()) == repr(want[0])   # read again from the trace (heal)
+    assert e1.is_current is False and e1["s8"] == want[0]["payload"]["s8"]
     e2.detach()
     next(it)
-    assert e2.payload["s8"] is not None
+    assert repr(e2.to_dict()) == repr(want[1])
+
+
+def test_list_of_trace():
+    evs = list(traceio.open(UST))              # every Event held by the list alone
+    fresh = [ev.to_dict() for ev in traceio.open(UST)]
+    assert len(evs) == len(fresh)
+    assert repr(evs[-1].to_dict()) == repr(fresh[-1])   # one second pass heals them all
+    assert repr([ev.to_dict() for ev in evs]) == repr(fresh)
+    sub = list(traceio.open(UST, begin=fresh[10]["time_ns"], end=fresh[20]["time_ns"]))
+    assert repr(sub[3].payload) == repr(fresh[10:21][3]["payload"])
 
 
 def test_lifetime_iterator_dropped():

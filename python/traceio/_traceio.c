@@ -15,9 +15,11 @@
  *   Event     an event.  Its values are read from the C message while it is
  *             current; when the pass moves on, an Event still referenced by
  *             more than the loop variable (kept in a list, another name...)
- *             is copied to Python objects first (materialized), and one that
- *             was not can no longer give values (StaleEventError) but keeps
- *             its name, times, CPU and stream.
+ *             is copied to Python objects first (materialized).  One held by
+ *             a single reference (a loop variable about to move on, or
+ *             list(trace)) keeps its name, times, CPU and stream; if its
+ *             values are asked for later, the trace is read again up to it
+ *             (heal), else StaleEventError.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -288,6 +290,9 @@ typedef struct {
 	pmap classes;	      /* event class -> classinfo */
 	const tio_event_class *last_ec;
 	classinfo *last_ci;
+	TraceObj *owner;	  /* to read the trace again (heal) */
+	struct EventObj **stale; /* Events retired unread while one name held them, in message order */
+	size_t nstale, capstale;
 } PassObj;
 
 typedef struct EventObj {
@@ -302,6 +307,7 @@ typedef struct EventObj {
 	uint64_t stream;
 	bool has_time, has_cycles;
 	PyObject *scopes; /* materialized: tuple of TIO_SCOPE_COUNT (dict or None) */
+	Py_ssize_t stale_idx; /* its place in pass->stale, -1 */
 } EventObj;
 
 static PyTypeObject TraceType, PassType, EventType;
@@ -751,8 +757,6 @@ static int need_open(TraceObj *self)
 /* A new pass over the events: its own traces and mux. */
 static PassObj *pass_new(TraceObj *t, bool messages)
 {
-	if (need_open(t))
-		return NULL;
 	PassObj *p = PyObject_New(PassObj, &PassType);
 	if (!p)
 		return NULL;
@@ -769,6 +773,10 @@ static PassObj *pass_new(TraceObj *t, bool messages)
 	memset(&p->classes, 0, sizeof p->classes);
 	p->last_ec = NULL;
 	p->last_ci = NULL;
+	Py_INCREF(t);
+	p->owner = t;
+	p->stale = NULL;
+	p->nstale = p->capstale = 0;
 	if (open_set(t, &p->tv, &p->tn, false)) {
 		Py_DECREF(p);
 		return NULL;
@@ -794,6 +802,8 @@ static void Pass_dealloc(PassObj *p)
 	pmap_free(&p->fcs, fcinfo_free);
 	if (p->tv)
 		free_set(p->tv, p->tn);
+	free(p->stale);
+	Py_XDECREF(p->owner);
 	PyObject_Free(p);
 }
 
@@ -841,16 +851,15 @@ static PyObject *scopes_now(PassObj *p)
 	return t;
 }
 
+static int ev_live(EventObj *ev);
+
 static int materialize(EventObj *ev)
 {
 	if (!ev->pass)
 		return 0;
 	PassObj *p = ev->pass;
-	if (ev->gen != p->gen) {
-		PyErr_SetString(StaleEventError, "this Event's values are gone: the iteration moved on (keep a reference to it "
-						 "before the next one, or call ev.detach())");
-		return -1;
-	}
+	if (ev->gen != p->gen)
+		return ev_live(ev); /* read again (heal), or StaleEventError */
 	PyObject *s = scopes_now(p);
 	if (!s)
 		return -1;
@@ -870,10 +879,109 @@ static int retire_current(PassObj *p)
 	if (!ev)
 		return 0;
 	p->cur = NULL;
+	if (ev->pass != p || ev->gen != p->gen)
+		return 0;
 	/* more than the loop variable holds it: keep its values */
-	if (Py_REFCNT(ev) > 1 && ev->pass == p && ev->gen == p->gen)
+	if (Py_REFCNT(ev) > 1)
 		return materialize(ev);
+	/*
+	 * One name holds it: a loop variable about to move on (the usual case:
+	 * nothing to do, Event_dealloc takes it off the list at once), or a
+	 * list(trace) and the like: if its values are asked for later, the
+	 * trace is read again up to it (heal).
+	 */
+	if (p->nstale == p->capstale) {
+		size_t nc = p->capstale ? p->capstale * 2 : 16;
+		EventObj **ns = realloc(p->stale, nc * sizeof *ns);
+		if (!ns) {
+			PyErr_NoMemory();
+			return -1;
+		}
+		p->stale = ns;
+		p->capstale = nc;
+	}
+	ev->stale_idx = (Py_ssize_t)p->nstale;
+	p->stale[p->nstale++] = ev;
 	return 0;
+}
+
+static void unstale(EventObj *ev)
+{
+	PassObj *p = ev->pass;
+	if (!p || ev->stale_idx < 0)
+		return;
+	p->stale[ev->stale_idx] = NULL;
+	ev->stale_idx = -1;
+	while (p->nstale && !p->stale[p->nstale - 1])
+		p->nstale--;
+}
+
+/*
+ * Read the trace again (a new pass, same options) and copy the values of
+ * every Event on p->stale when its message comes (messages are numbered
+ * alike: the mux gives the same order).  An Event whose message turns out
+ * to be another event (the trace changed) stays stale.
+ */
+static int heal(PassObj *p)
+{
+	Py_INCREF(p); /* the last Event healed may hold the last reference */
+	PassObj *q = pass_new(p->owner, false);
+	if (!q) {
+		Py_DECREF(p);
+		return -1;
+	}
+	uint64_t gen = 0;
+	int status = 0;
+	for (size_t i = 0; i < p->nstale && status == 0; i++) {
+		EventObj *ev = p->stale[i];
+		if (!ev)
+			continue;
+		while (gen < ev->gen) {
+			const tio_msg *m;
+			int r = tio_mux_next(q->mux, &m);
+			if (r == 0) {
+				status = 1;
+				break;
+			}
+			if (r < 0) {
+				tio_error_clear();
+				if (r == TIO_ERR_NOMEM) {
+					status = 1;
+					break;
+				}
+				continue;
+			}
+			gen++;
+			q->msg = m;
+		}
+		if (status || gen != ev->gen)
+			break;
+		const tio_event_class *ec = tio_msg_event_class(q->msg);
+		const char *n = ec ? tio_event_class_name(ec) : NULL;
+		const char *want = PyUnicode_AsUTF8(ev->name);
+		if (!want) {
+			status = -1;
+			break;
+		}
+		if (!ec || strcmp(n ? n : "", want))
+			continue;
+		PyObject *sc = scopes_now(q);
+		if (!sc) {
+			status = -1;
+			break;
+		}
+		p->stale[i] = NULL;
+		ev->stale_idx = -1;
+		ev->scopes = sc;
+		ev->pass = NULL;
+		ev->ci = NULL;
+		Py_DECREF(p);
+	}
+	while (p->nstale && !p->stale[p->nstale - 1])
+		p->nstale--;
+	Py_DECREF(q);
+	Py_DECREF(p);
+	return status < 0 ? -1 : 0;
 }
 
 static PyObject *make_event(PassObj *p, const tio_msg *m)
@@ -897,6 +1005,7 @@ static PyObject *make_event(PassObj *p, const tio_msg *m)
 	const tio_stream *s = tio_msg_stream(m);
 	ev->stream = s ? tio_stream_id(s) : 0;
 	ev->scopes = NULL;
+	ev->stale_idx = -1;
 	p->cur = ev;
 	return (PyObject *)ev;
 }
@@ -1002,10 +1111,14 @@ static PyObject *Trace_messages(TraceObj *self, PyObject *unused)
 static int ev_live(EventObj *ev)
 {
 	if (ev->pass && ev->gen != ev->pass->gen) {
-		PyErr_SetString(StaleEventError,
-				"this Event's values are gone: the iteration moved on while only one name held it "
-				"(keep it in a list or a second name, or call ev.detach() before the next one)");
-		return -1;
+		if (ev->stale_idx >= 0 && heal(ev->pass))
+			return -1;
+		if (ev->pass && ev->gen != ev->pass->gen) {
+			PyErr_SetString(StaleEventError,
+					"this Event's values are gone: the iteration moved on and reading the trace again "
+					"did not find them (keep events in a list, or call ev.detach(), before the next one)");
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -1013,6 +1126,7 @@ static int ev_live(EventObj *ev)
 static void Event_dealloc(EventObj *ev)
 {
 	if (ev->pass) {
+		unstale(ev);
 		if (ev->pass->cur == ev)
 			ev->pass->cur = NULL;
 		Py_DECREF(ev->pass);
