@@ -290,3 +290,18 @@ def test_readme_example():
     r = subprocess.run([sys.executable, "-c", m.group(1)], cwd=TOP, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "['heartbeat:msg', 'heartbeat:msg', 'heartbeat:msg']"
+
+
+def test_columns_widened_across_traces():
+    """One event name in two traces with different integer sizes (ARM 32 and 64-bit bprint.ip):
+    the column takes the wider dtype and every value equals the events'."""
+    a = need(os.path.join(TRACEDAT, "lisa-trappy-tests-trace-arm32-v6.dat"))
+    b = need(os.path.join(TRACEDAT, "lisa-trappy-tests-raw_trace-arm64-v6.dat"))
+    assert traceio.open(a).columns("bprint")["ip"].dtype == np.uint32
+    t = traceio.open([a, b])
+    c = t.columns("bprint")
+    assert c["ip"].dtype == np.uint64
+    assert c["ip"].tolist() == [ev["ip"] for ev in t if ev.name == "bprint"]
+    d = t.dataframes(fields=["prev_pid"])          # classes without the field: None
+    assert d["sched_switch"]["prev_pid"].tolist() == [ev["prev_pid"] for ev in t if ev.name == "sched_switch"]
+    assert set(d["bprint"]["prev_pid"]) == {None}

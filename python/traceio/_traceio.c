@@ -1840,8 +1840,11 @@ static group *group_new(collector *c, const tio_event_class *ec, PyObject *name)
 			if (!fc) {
 				tio_field_ref ref;
 				if (tio_field_ref_resolve(ec, path, &ref)) {
-					raise_tio(TIO_ERR_USAGE, "no such field");
-					return NULL;
+					if (c->want) { /* columns(event, fields): the event must have them */
+						raise_tio(TIO_ERR_USAGE, "no such field");
+						return NULL;
+					}
+					tio_error_clear(); /* dataframes(fields): a class without it gets None */
 				}
 			}
 			if (group_add_col(g, f, f, fc && !absent ? ct_of(fc) : CT_OBJ))
