@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "traceio/class.h"
-#include "traceio/error.h"
 #include "ir/ir.h"
 
 /* ------------------------------------------------------------ event classes */
@@ -359,19 +358,21 @@ bool tio_msg_cpu(const tio_msg *m, uint64_t *cpu)
 	const tio_val *pc = m->scope[TIO_SCOPE_PKT_CTX];
 	if (!pc || pc->fc->kind != TIO_FC_STRUCT)
 		return false;
-	const tio_val *v;
-	if (tio_field_member_by_name(pc, "cpu_id", &v)) {
-		tio_error_clear();
-		return false;
+	/* no error set on the way: this runs per event (Python's ev.cpu, columns) */
+	const tio_fc *fc = pc->fc;
+	for (uint32_t k = 0; k < fc->st.nmembers && k < pc->n; k++) {
+		const char *nm = fc->st.members[k].name;
+		if (!nm || (strcmp(nm, "cpu_id") && strcmp(nm, "_cpu_id")))
+			continue;
+		const tio_val *v;
+		if (tio_field_member(pc, k, &v) || (v->fc->kind != TIO_FC_INT && v->fc->kind != TIO_FC_ENUM) ||
+		    v->fc->i.size > 64 || (v->fc->i.is_signed && v->v.i < 0))
+			return false;
+		if (cpu)
+			*cpu = v->v.u;
+		return true;
 	}
-	uint64_t u;
-	if (tio_field_uint(v, &u)) {
-		tio_error_clear();
-		return false;
-	}
-	if (cpu)
-		*cpu = u;
-	return true;
+	return false;
 }
 
 bool tio_msg_cycles(const tio_msg *m, uint64_t *cycles)
@@ -395,5 +396,16 @@ bool tio_msg_discarded(const tio_msg *m, uint64_t *count, bool *has_range, int64
 		*begin_ns = m->has_range ? m->begin_ns : 0;
 	if (end_ns)
 		*end_ns = m->has_range ? m->end_ns : 0;
+	return true;
+}
+
+bool tio_msg_discarded_cycles(const tio_msg *m, uint64_t *begin_cycles, uint64_t *end_cycles)
+{
+	if (!m || (m->type != TIO_MSG_DISCARDED_EVENTS && m->type != TIO_MSG_DISCARDED_PACKETS) || !m->has_range)
+		return false;
+	if (begin_cycles)
+		*begin_cycles = m->begin_cycles;
+	if (end_cycles)
+		*end_cycles = m->end_cycles;
 	return true;
 }

@@ -338,6 +338,25 @@ int tio_field_member_by_name(const tio_field *f, const char *name, const tio_fie
 	return 0;
 }
 
+/*
+ * The member or element after `child` (one of parent's children): linear
+ * reading of all of them, where tio_field_member/element(i) walk i siblings.
+ */
+int tio_field_next_child(const tio_field *parent, const tio_field *child, const tio_field **out)
+{
+	if (!parent || !child || !out)
+		return tio_err_set(TIO_ERR_USAGE, "tio_field_next_child: no parent, child or output");
+	if (!has_children(parent))
+		return tio_err_set(TIO_ERR_USAGE, "tio_field_next_child: the parent has no member or element values");
+	uint32_t pi = idx_of(parent);
+	const tio_val *base = parent - pi;
+	uint32_t ci = idx_of(child);
+	if (base + ci != child || ci <= pi || ci >= parent->end)
+		return tio_err_set(TIO_ERR_USAGE, "tio_field_next_child: the child is not a value of the parent");
+	*out = child->end < parent->end ? base + child->end : NULL;
+	return 0;
+}
+
 int tio_field_variant(const tio_field *f, uint32_t *index, const char **name, const tio_field **out)
 {
 	if (!f || f->fc->kind != TIO_FC_VARIANT)

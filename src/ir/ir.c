@@ -398,13 +398,18 @@ static void clock_offset_norm(const tio_clock *c, uint64_t freq, __int128 *off_s
 	*off_c %= freq;
 }
 
+/* babeltrace2's bound on the normalized seconds: one second kept free for the offset's cycles */
+static bool offset_s_wraps(__int128 off_s)
+{
+	return off_s <= INT64_MIN / 1000000000 - 1 || off_s >= INT64_MAX / 1000000000 - 1;
+}
+
 bool tio_clock_offset_wraps(const tio_clock *c)
 {
 	uint64_t freq = c->freq ? c->freq : 1000000000ULL;
 	__int128 off_s, off_c;
 	clock_offset_norm(c, freq, &off_s, &off_c);
-	/* babeltrace2's bound: one second kept free for the offset's cycles */
-	return off_s <= INT64_MIN / 1000000000 - 1 || off_s >= INT64_MAX / 1000000000 - 1;
+	return offset_s_wraps(off_s);
 }
 
 int tio_clock_ns(const tio_clock *c, uint64_t value, int64_t *ns)
@@ -412,19 +417,20 @@ int tio_clock_ns(const tio_clock *c, uint64_t value, int64_t *ns)
 	uint64_t freq = c->freq ? c->freq : 1000000000ULL;
 	__int128 off_s, off_c;
 	clock_offset_norm(c, freq, &off_s, &off_c);
-	if (TIO_UNLIKELY(tio_clock_offset_wraps(c))) {
+	if (TIO_UNLIKELY(offset_s_wraps(off_s))) {
 		uint64_t t = (uint64_t)c->offset_s * 1000000000ULL;
 		t += c->offset >= 0 ? ns_from_cycles(freq, (uint64_t)c->offset) : -ns_from_cycles(freq, -(uint64_t)c->offset);
 		t += ns_from_cycles(freq, value);
 		*ns = (int64_t)t;
 		return 0;
 	}
-	__int128 total = off_s * 1000000000 + ns_from_cycles(freq, (uint64_t)off_c);
+	__int128 total;
 	if (c->exact) {
 		total = off_s * 1000000000 + (__int128)(((__uint128_t)off_c * 1000000000ULL) / freq);
 		total += (__int128)(value / freq) * 1000000000;
 		total += (__int128)(((__uint128_t)(value % freq) * 1000000000ULL) / freq);
 	} else {
+		total = off_s * 1000000000 + ns_from_cycles(freq, (uint64_t)off_c);
 		uint64_t v = ns_from_cycles(freq, value);
 		if (v >= (uint64_t)INT64_MAX)
 			total = (__int128)INT64_MAX + 1;

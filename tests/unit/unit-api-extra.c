@@ -1,5 +1,5 @@
 /*
- * The API additions of src/ir/api-extra.c and the string byte order of
+ * The API additions (tio_field_next_child in src/ir/api-field.c, tio_msg_discarded_cycles in src/ir/api-class.c) and the string byte order of
  * tio_field_class_byte_order, on real traces (public headers only):
  *
  * - tio_field_next_child walks every compound value of every event and

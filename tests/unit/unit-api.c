@@ -309,8 +309,33 @@ static void test_tracedat(void)
 	close_one(&o);
 }
 
+/* LTTng CTF: the CPU is the packet context's cpu_id. */
+static void test_ctf_cpu(void)
+{
+	const char *top = getenv("TIO_TOP");
+	char p[4096];
+	snprintf(p, sizeof(p), "%s/tests/data/ctf/lttng-ust-discard/ust/uid/0/64-bit", top ? top : ".");
+	opened o;
+	if (!open_one(p, NULL, &o))
+		return;
+	const tio_msg *m;
+	uint64_t events = 0, same = 0;
+	while ((m = next_event(&o))) {
+		const tio_field *f;
+		uint64_t cpu, u;
+		events++;
+		if (tio_msg_cpu(m, &cpu) && !tio_msg_lookup(m, "packet.context.cpu_id", &f) && !tio_field_uint(f, &u) &&
+		    u == cpu)
+			same++;
+	}
+	CHECK(events > 0 && same == events, "CTF: tio_msg_cpu = packet.context.cpu_id (%" PRIu64 "/%" PRIu64 ")", same,
+	      events);
+	close_one(&o);
+}
+
 int main(void)
 {
+	test_ctf_cpu();
 	test_sequence();
 	test_variant_string();
 	test_float_struct();
