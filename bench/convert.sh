@@ -37,7 +37,7 @@ export TZ=UTC LC_ALL=C
 work=$(mktemp -d "${TMPDIR:-/tmp}/tio-bench-convert.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-count() { "$TIO" info "$1" | awk '/^  events:/ {s += $2} END {print s + 0}'; }
+count() { "$TIO" info --count "$1" | awk '/^  events:/ {s += $2} END {print s + 0}'; }
 
 # run NAME OUT CMD...: the run with the least CPU time of REPS; sets cpu, wall
 run() {

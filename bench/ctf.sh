@@ -63,7 +63,7 @@ pair() {
 	show "$b" "${peer[@]}"
 }
 
-events=$("$TIO" info "$trace" | awk '/^  events:/ {s += $2} END {print s}')
+events=$("$TIO" info --count "$trace" | awk '/^  events:/ {s += $2} END {print s}')
 echo "trace: $trace: $events events, $(du -sh --apparent-size "$trace" | cut -f1)"
 cmd=("$TIO" print -o dummy "$trace") peer=(babeltrace2 -o dummy "$trace")
 pair td bd

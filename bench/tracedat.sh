@@ -43,7 +43,7 @@ run() {
 	[ "$out" = /dev/null ] || "$@" > "$out" 2> /dev/null
 	echo "$best"
 }
-events=$("$TIO" info "$V6" 2>/dev/null | awk '/^  events:/ {print $2; exit}')
+events=$("$TIO" info --count "$V6" 2>/dev/null | awk '/^  events:/ {print $2; exit}')
 printf 'trace: %s (%s bytes), v7 zstd: %s (%s bytes), %s events\n' "$V6" "$(stat -c %s "$V6")" \
 	"$V7" "$(stat -c %s "$V7")" "${events:-?}"
 echo "best of $REPS runs each (least CPU time), output to /dev/null"

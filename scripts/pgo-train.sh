@@ -15,7 +15,7 @@ for ctf in "$top"/tests/data/ctf/lttng-ust-discard "$top"/tests/data/ctf/wk-hear
 		"$t" print "$ctf" >/dev/null 2>&1
 	done
 	"$t" print --style json "$ctf" >/dev/null 2>&1
-	"$t" info "$ctf" >/dev/null
+	"$t" info --count "$ctf" >/dev/null
 	"$t" convert -q -o "$out/ctf-$RANDOM" "$ctf" 2>/dev/null
 done
 for dat in "$top"/tests/data/ftrace/*.dat; do

@@ -22,6 +22,9 @@ enum tio_msg_kind {
 };
 
 int tio_msg_kind(const tio_msg *m);
+
+/* Answers of a skip-classes callback (tio_mux_set_skip_classes, tio_sink_skip_wants). */
+enum { TIO_SKIP_NONE = 0, TIO_SKIP_WANT = 1, TIO_SKIP_ASK = 2 };
 /* Event name, or NULL when the message is not an event. */
 const char *tio_msg_event_name(const tio_msg *m);
 /* Timestamp in ns from the clock origin; false when the message has none. */

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "traceio/class.h"
 #include "traceio/msg.h"
 #include "traceio/trace.h"
 
@@ -38,6 +39,33 @@ void tio_mux_set_end_time_of_day(tio_mux *m, int64_t ns_in_day, bool utc);
  */
 typedef void (*tio_mux_skip_fn)(void *arg, const tio_msg *msg);
 void tio_mux_set_skip_hook(tio_mux *m, tio_mux_skip_fn fn, void *arg);
+
+/*
+ * With a skip hook: the event classes whose earlier events the hook needs.
+ * `wants` answers once per class and stream: TIO_SKIP_WANT (every event of
+ * the class), TIO_SKIP_NONE (none), or TIO_SKIP_ASK (ask again for each
+ * event of the class, where any answer but TIO_SKIP_WANT passes over it).
+ * tio_sink_skip_wants suits it.  Streams that tell an event's class
+ * without decoding it (trace.dat) pass over the unwanted events before the
+ * begin bound without decoding them; the others decode them all.  Without
+ * it, the hook sees every earlier event.
+ */
+typedef int (*tio_mux_skip_class_fn)(void *arg, const tio_event_class *ec);
+void tio_mux_set_skip_classes(tio_mux *m, tio_mux_skip_class_fn wants, void *arg);
+
+/*
+ * Go to time `ns` (ns from origin): the next messages are those at or
+ * after it, as if the begin bound were `ns` (the end bound stays).  Any
+ * number of times, forwards or backwards.  Each stream goes straight to
+ * the packet that holds its first message at or after `ns` through its
+ * packet index (built on first use: CTF packets, trace.dat pages and
+ * chunks), in O(log packets) plus that packet's decoding; a stream without
+ * an index (LTT formats, a damaged or untimed CTF stream) is read again
+ * from its beginning.  A begin bound set before the first message seeks
+ * the same way, unless a skip hook is set (it must see the events before
+ * the bound).  A skip hook does not see what a seek passes over.
+ */
+int tio_mux_seek(tio_mux *m, int64_t ns);
 
 /*
  * The next message in time order: 1 with *msg set (valid until the next

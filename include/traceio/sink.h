@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 
+#include "traceio/class.h"
 #include "traceio/msg.h"
 #include "traceio/trace.h"
 
@@ -46,6 +47,16 @@ int tio_sink_consume(tio_sink *s, const tio_msg *m);
  * does); the others ignore it.  Suits tio_mux_set_skip_hook.
  */
 int tio_sink_skip(tio_sink *s, const tio_msg *m);
+
+/*
+ * Whether tio_sink_skip needs the events of class `ec`, as
+ * tio_mux_set_skip_classes asks it: the trace-cmd style wants
+ * sched_switch/sched_wakeup* (their plugin registers comm names), the
+ * function tracer's and function-graph events, and is asked again for
+ * each event of the others (it wants them all once a function-graph entry
+ * was skipped).  Suits tio_mux_set_skip_classes.
+ */
+int tio_sink_skip_wants(tio_sink *s, const tio_event_class *ec);
 
 /* Flush; prints summaries.  Call once after the last message. */
 int tio_sink_finish(tio_sink *s);

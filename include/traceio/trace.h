@@ -2,6 +2,7 @@
 #ifndef TRACEIO_TRACE_H
 #define TRACEIO_TRACE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -56,6 +57,28 @@ int tio_trace_set(tio_trace *t, const char *key, const char *value);
  * seconds do not fit in 64-bit ns.  Owned by the trace.
  */
 const char *tio_trace_warning(const tio_trace *t, size_t i);
+
+/*
+ * What a trace's packet index tells without decoding events (built on
+ * first use from packet headers only: CTF packet contexts, trace.dat page
+ * headers and the first and last pages' records).  LTT formats have no
+ * index yet: their streams count in `streams` but not in `indexed`.
+ */
+typedef struct tio_index_info {
+	bool has_range;		  /* begin_ns and end_ns are known */
+	int64_t begin_ns, end_ns; /* CTF: first packet's beginning, last packet's end;
+				     trace.dat: first and last events */
+	uint64_t packets;	  /* CTF packets, trace.dat ring-buffer pages */
+	uint64_t bytes;		  /* bytes of event records in them */
+	uint64_t events;	  /* estimated from the first packets' density */
+	bool has_discarded;	  /* discarded: the packets' discarded-events counters (CTF) */
+	uint64_t discarded;
+	uint32_t streams, indexed, seekable; /* streams; with an index; that seek by time */
+} tio_index_info;
+
+/* The whole trace's index (every stream's, summed), or stream i's alone with tio_trace_stream_index. */
+int tio_trace_index(tio_trace *t, tio_index_info *out);
+int tio_trace_stream_index(tio_trace *t, uint32_t i, tio_index_info *out);
 
 /* The name of the reader that opened it ("ctf", "tracedat", ...). */
 const char *tio_trace_format(const tio_trace *t);

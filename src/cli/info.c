@@ -1,4 +1,4 @@
-/* traceio info: what is in a trace, read to the end. */
+/* traceio info: what is in a trace, from its packet index, or read to the end (--count). */
 #include <stdio.h>
 #include <string.h>
 
@@ -7,17 +7,29 @@
 int cli_info(int argc, char **argv)
 {
 	const char *format = NULL;
+	bool count = false;
 	cli_reader_opts ropts = {0};
 	char **inputs = argv + 1;
 	int n = 0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			printf("usage: traceio info [-i FORMAT] [--ltt-tsc RULE] TRACE...\n\n"
-			       "Reads every TRACE to the end and prints its format, streams, event\n"
-			       "classes with their counts, time range and discarded events.\n\n"
+			printf("usage: traceio info [-c] [-i FORMAT] [--ltt-tsc RULE] TRACE...\n\n"
+			       "Prints each TRACE's format, environment, clocks, streams and event\n"
+			       "classes, and what its packet index tells without decoding an event\n"
+			       "(milliseconds on a multi-GB trace): packets (trace.dat: pages), bytes,\n"
+			       "an estimate of the events, the time range (CTF: the packets' begin and\n"
+			       "end times), the discarded events the packet counters tell.  The LTT\n"
+			       "formats have no index: use --count.\n\n"
+			       "  -c, --count           read every TRACE to the end instead: events per\n"
+			       "                        stream and event class, the first and last event's\n"
+			       "                        times, discarded events and packets\n"
 			       "  -i, --format FMT      read the inputs as FMT (%s) instead of guessing\n"
 			       CLI_READER_OPTS_HELP, cli_format_list());
 			return 0;
+		}
+		if (!strcmp(argv[i], "-c") || !strcmp(argv[i], "--count")) {
+			count = true;
+			continue;
 		}
 		if ((!strcmp(argv[i], "-i") || !strcmp(argv[i], "--format")) && i + 1 < argc) {
 			format = argv[++i];
@@ -49,7 +61,21 @@ int cli_info(int argc, char **argv)
 		cli_error(NULL);
 		goto out;
 	}
-	status = cli_run(mux, sink, false);
+	if (count) {
+		status = cli_run(mux, sink, false);
+		goto out;
+	}
+	if (tio_sink_set(sink, "count", "0")) {
+		cli_error(NULL);
+		goto out;
+	}
+	for (size_t i = 0; i < ntraces; i++) {
+		if (tio_sink_add_trace(sink, traces[i])) {
+			cli_error(NULL);
+			goto out;
+		}
+	}
+	status = tio_sink_finish(sink) ? (cli_error(NULL), 1) : 0;
 out:
 	tio_sink_free(sink);
 	tio_mux_free(mux);

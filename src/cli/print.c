@@ -141,6 +141,9 @@ int cli_parse_time(const char *s, bool gmt, int64_t *ns, bool *tod)
 	return 0;
 }
 
+/* tio_mux skip classes: the ones the sink's skip hook needs */
+static int skip_wants(void *arg, const tio_event_class *ec) { return tio_sink_skip_wants(arg, ec); }
+
 /* tio_mux skip hook: the sink sees what --begin drops (its errors do not matter here) */
 static void skip_event(void *arg, const tio_msg *m)
 {
@@ -324,8 +327,10 @@ int cli_print(int argc, char **argv)
 		else
 			tio_mux_set_begin(mux, ns);
 		/* trace-cmd's comm names depend on the events printed before */
-		if (!strcmp(sink_name, "trace-cmd"))
+		if (!strcmp(sink_name, "trace-cmd")) {
 			tio_mux_set_skip_hook(mux, skip_event, sink);
+			tio_mux_set_skip_classes(mux, skip_wants, sink);
+		}
 	}
 	if (end) {
 		if (cli_parse_time(end, gmt, &ns, &tod)) {

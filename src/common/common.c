@@ -495,6 +495,21 @@ void tio_map_prefetch(tio_map *m, uint64_t off, uint64_t len)
 		m->ahead = true;
 }
 
+void tio_map_drop(tio_map *m, uint64_t off, uint64_t len)
+{
+	uintptr_t at;
+	size_t n;
+	if (map_range(m, off, len, &at, &n))
+		(void)madvise((void *)at, n, MADV_DONTNEED);
+}
+
+void tio_map_rewind(tio_map *m, uint64_t off)
+{
+	uint64_t start = off & ~(page_size() - 1);
+	if (start < m->released)
+		m->released = start;
+}
+
 void tio_map_populate(tio_map *m, uint64_t off, uint64_t len)
 {
 #ifdef MADV_POPULATE_READ

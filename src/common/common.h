@@ -141,6 +141,10 @@ void tio_map_populate(tio_map *m, uint64_t off, uint64_t len);
  * helper and this does nothing (tio_map_release stays synchronous).
  */
 void tio_map_prefetch(tio_map *m, uint64_t off, uint64_t len);
+/* Drop the pages of [off, off + len) now (a hint: they are read again if needed). */
+void tio_map_drop(tio_map *m, uint64_t off, uint64_t len);
+/* The reader goes back to `off` (a seek): tio_map_release drops from there again. */
+void tio_map_rewind(tio_map *m, uint64_t off);
 
 /* Read a whole (small) file into a malloc'd NUL-terminated buffer. */
 int tio_read_file(const char *path, char **out, size_t *len);

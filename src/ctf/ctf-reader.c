@@ -102,6 +102,17 @@ typedef struct ctf_file {
 
 enum { ST_NEED_PACKET, ST_IN_PACKET, ST_DONE };
 
+/* A packet of a stream's index (ctf_seek): where it is, and the snapshots begin_packet takes from it. */
+enum { PK_BEGIN = 1, PK_END = 2, PK_SEQ = 4, PK_DISC = 8 };
+typedef struct ctf_pkt {
+	uint64_t off;
+	uint64_t sig[6]; /* as ctf_stream.sig: begin, end, packet bits, content bits, seq, discarded */
+	int64_t begin_ns, end_ns; /* end_ns: begin_ns when the packet has no end time */
+	uint32_t file;
+	uint8_t has;	 /* PK_* */
+	uint32_t events_at; /* bits of headers before the first event */
+} ctf_pkt;
+
 typedef struct ctf_stream {
 	tio_stream base;
 	ctf_trace *ct;
@@ -141,6 +152,12 @@ typedef struct ctf_stream {
 	   the helper (tio_map_prefetch) */
 	uint32_t ahead_file;
 	uint64_t ahead_upto;
+	/* the packet index (ctf_seek, ctf_index), built on first use */
+	ctf_pkt *pk;
+	uint32_t npk;
+	int8_t pk_state; /* 0: not built; 1: every packet located and timed (seekable); -1: not */
+	int64_t pk_begin_ns, pk_end_ns; /* the first packet's beginning, the latest end */
+	uint64_t pk_event_bits; /* bits of event records in every packet */
 } ctf_stream;
 
 /* ---------------------------------------------------------------- decoding */
@@ -1230,6 +1247,8 @@ static int begin_packet(ctf_stream *s)
 		pm.has_ts = true;
 		pm.cycles = s->cur_begin;
 	}
+	if (timed && s->has_cur_end && !clock_ns(s, s->cur_end, &pm.pkt_end_ns))
+		pm.has_pkt_end = true;
 	queue_msg(s, &pm);
 	s->prev_end = s->cur_end;
 	s->has_prev_end = s->has_cur_end;
@@ -1341,16 +1360,18 @@ static void skip_file(ctf_stream *s)
 }
 
 /*
- * Does a packet that can be decoded begin at `off` of the current file?
- * Its header must hold the CTF magic and this stream's class, its context
- * sizes that fit the file.  Decodes into s->scratch: the current packet's
- * values stay intact.
+ * Does a packet that can be decoded begin at `off` of file `fi`?  Its
+ * header must hold the CTF magic and this stream's class, its context
+ * sizes that fit the file.  Decodes into s->scratch (whose roles then hold
+ * the packet's snapshots): the current packet's values stay intact.
  */
-static bool packet_at(ctf_stream *s, uint64_t off, uint64_t *bytes)
+static bool packet_head(ctf_stream *s, uint32_t fi, uint64_t off, uint64_t *pkt_bits, uint64_t *content_bits)
 {
-	ctf_file *f = &s->files[s->cur];
+	ctf_file *f = &s->files[fi];
 	dec *d = &s->scratch;
 	if (!d->slots && !(d->slots = tio_calloc(s->ct->nslots ? s->ct->nslots : 1, sizeof(uint64_t))))
+		return false;
+	if (off >= f->map.size)
 		return false;
 	d->base = f->map.p + off;
 	d->pos = 0;
@@ -1371,8 +1392,18 @@ static bool packet_at(ctf_stream *s, uint64_t off, uint64_t *bytes)
 		if (!role_has(d, TIO_ROLE_PACKET_SIZE) && role_has(d, TIO_ROLE_CONTENT_SIZE))
 			pkt = (content + 7) & ~7ULL;
 		ok = pkt % 8 == 0 && pkt && pkt <= d->end && content <= pkt && content >= d->pos;
-		*bytes = pkt / 8;
+		*pkt_bits = pkt;
+		*content_bits = content;
 	}
+	return ok;
+}
+
+/* packet_head in the current file; *bytes: the packet's size. */
+static bool packet_at(ctf_stream *s, uint64_t off, uint64_t *bytes)
+{
+	uint64_t pkt = 0, content;
+	bool ok = packet_head(s, s->cur, off, &pkt, &content);
+	*bytes = pkt / 8;
 	return ok;
 }
 
@@ -1614,6 +1645,7 @@ static void ctf_stream_free(tio_stream *base)
 		free(s->files[i].idx);
 	}
 	free(s->files);
+	free(s->pk);
 	free(s->d.vals);
 	free(s->d.slots);
 	free(s->scratch.vals);
@@ -1622,7 +1654,220 @@ static void ctf_stream_free(tio_stream *base)
 	free(s);
 }
 
-static const tio_stream_ops ctf_stream_ops = {.next = ctf_next, .free = ctf_stream_free};
+/* ---------------------------------------------------------------- packet index and seek */
+
+/*
+ * The stream's packet index: every packet's header and context decoded
+ * (no event), file after file, each packet's pages dropped again so that
+ * memory stays flat.  The stream is seekable when every packet decodes,
+ * has a begin time that converts to ns, begins no earlier than the one
+ * before, and (with packet magic) has no packet starting in its padding
+ * (check_padding would shorten it).  End times are not trusted for seeking
+ * (an event may come after its packet's end: babeltrace's
+ * lttng-event-after-packet trace); an event is never earlier than its
+ * packet's beginning.  Anything else leaves pk_state -1:
+ * ctf_seek then reads from the beginning, as without an index.  LTTng's
+ * index/ files are not needed: the packet headers say the same, one page
+ * read per packet.
+ */
+static void build_packets(ctf_stream *s)
+{
+	s->pk_state = -1;
+	bool ok = s->base.sc && s->base.sc->clock >= 0 && !s->pending_err;
+	size_t cap = 0;
+	int64_t last_begin = INT64_MIN;
+	for (uint32_t fi = 0; ok && fi < s->nfiles; fi++) {
+		ctf_file *f = &s->files[fi];
+		uint64_t off = 0;
+		while (off < f->map.size) {
+			uint64_t pkt, content;
+			if (!packet_head(s, fi, off, &pkt, &content)) {
+				ok = false;
+				break;
+			}
+			dec *d = &s->scratch;
+			ctf_pkt e = {.off = off, .file = fi, .events_at = (uint32_t)(d->pos < UINT32_MAX ? d->pos : UINT32_MAX)};
+			e.sig[0] = d->role_val[TIO_ROLE_BEGIN_TS];
+			e.sig[1] = d->role_val[TIO_ROLE_END_TS];
+			e.sig[2] = pkt;
+			e.sig[3] = content;
+			e.sig[4] = d->role_val[TIO_ROLE_SEQ_NUM];
+			e.sig[5] = d->role_val[TIO_ROLE_DISCARDED];
+			e.has = (role_has(d, TIO_ROLE_BEGIN_TS) ? PK_BEGIN : 0) | (role_has(d, TIO_ROLE_END_TS) ? PK_END : 0) |
+				(role_has(d, TIO_ROLE_SEQ_NUM) ? PK_SEQ : 0) | (role_has(d, TIO_ROLE_DISCARDED) ? PK_DISC : 0);
+			if (!(e.has & PK_BEGIN) || clock_ns(s, e.sig[0], &e.begin_ns) || e.begin_ns < last_begin) {
+				ok = false;
+				break;
+			}
+			if (!(e.has & PK_END) || clock_ns(s, e.sig[1], &e.end_ns) || e.end_ns < e.begin_ns)
+				e.end_ns = e.begin_ns;
+			uint64_t content_end = off + (content + 7) / 8, end = off + pkt / 8;
+			if (s->ct->has_magic && end - content_end >= 4 && end <= f->map.size &&
+			    memmem(f->map.p + content_end, end - content_end, s->ct->magic, 4)) {
+				ok = false;
+				break;
+			}
+			if (s->npk == cap) {
+				size_t nc = cap ? 2 * cap : 64;
+				ctf_pkt *np = nc < UINT32_MAX ? realloc(s->pk, nc * sizeof(*np)) : NULL;
+				if (!np) {
+					ok = false;
+					break;
+				}
+				s->pk = np;
+				cap = nc;
+			}
+			if (!s->npk)
+				s->pk_begin_ns = e.begin_ns;
+			s->pk_end_ns = s->npk && s->pk_end_ns > e.end_ns ? s->pk_end_ns : e.end_ns;
+			s->pk[s->npk++] = e;
+			s->pk_event_bits += content - e.events_at;
+			last_begin = e.begin_ns;
+			off = end;
+		}
+		if (fi != s->cur || s->state == ST_DONE)
+			tio_map_drop(&f->map, 0, f->map.size);
+	}
+	if (ok)
+		s->pk_state = 1;
+}
+
+/* Back to the beginning, or to packet k of the index, as if read up to it. */
+static void goto_packet(ctf_stream *s, uint32_t k)
+{
+	s->nqueue = s->qhead = 0;
+	s->state = ST_NEED_PACKET;
+	s->msg_base = NULL;
+	s->has_good_end = false;
+	s->scan_min = 0;
+	s->step_off = s->step = s->last_size = 0;
+	s->ahead_upto = 0;
+	s->d.clock = 0;
+	s->has_prev_disc = s->has_prev_seq = s->has_prev_end = s->seen_packet = s->has_sig = false;
+	s->has_cur_begin = s->has_cur_end = false;
+	if (k == 0) {
+		s->cur = 0;
+		s->pkt_off = 0;
+	} else if (k >= s->npk) {
+		s->cur = s->nfiles; /* past the last packet: next() ends */
+		s->pkt_off = 0;
+		return;
+	} else {
+		const ctf_pkt *p = &s->pk[k - 1];
+		s->cur = s->pk[k].file;
+		s->pkt_off = s->pk[k].off;
+		s->prev_end = p->sig[1];
+		s->prev_seq = p->sig[4];
+		s->prev_disc = p->sig[5];
+		s->has_prev_end = p->has & PK_END;
+		s->has_prev_seq = p->has & PK_SEQ;
+		s->has_prev_disc = p->has & PK_DISC;
+		s->d.clock = p->sig[1];
+		s->seen_packet = true;
+		memcpy(s->sig, p->sig, sizeof(s->sig));
+		s->sig_file = p->file;
+		s->has_sig = true;
+	}
+	if (s->cur < s->nfiles)
+		tio_map_rewind(&s->files[s->cur].map, s->pkt_off);
+}
+
+/*
+ * tio_stream_ops.seek: the last packet that begins before `ns` (binary
+ * search of the index): the packets after it begin at or after `ns`, so
+ * its events are the only earlier ones that can reach `ns`.
+ */
+static int ctf_seek(tio_stream *base, int64_t ns)
+{
+	ctf_stream *s = (ctf_stream *)base;
+	uint32_t k = 0;
+	if (ns != INT64_MIN) {
+		if (!s->pk_state)
+			build_packets(s);
+		if (s->pk_state > 0) {
+			uint32_t lo = 0, hi = s->npk;
+			while (lo < hi) {
+				uint32_t mid = lo + (hi - lo) / 2;
+				if (s->pk[mid].begin_ns < ns)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			k = lo ? lo - 1 : 0;
+		}
+	}
+	goto_packet(s, k);
+	return 0;
+}
+
+/*
+ * Events in the first packets that have some (up to 8), decoded by a copy
+ * of the stream that shares its files: *bits, the bits of event records
+ * they hold.  For ctf_index's estimate; the stream itself is not moved.
+ */
+static uint64_t sample_events(ctf_stream *s, uint64_t *bits)
+{
+	ctf_stream c;
+	memset(&c, 0, sizeof(c));
+	c.base = s->base;
+	c.ct = s->ct;
+	c.files = s->files;
+	c.nfiles = s->nfiles;
+	c.fast_clock = s->fast_clock;
+	c.clock_base = s->clock_base;
+	c.ahead_file = UINT32_MAX;
+	c.d.slots = tio_calloc(s->ct->nslots ? s->ct->nslots : 1, sizeof(uint64_t));
+	uint64_t n = 0;
+	*bits = 0;
+	for (uint32_t k = 0, used = 0; c.d.slots && k < s->npk && used < 8; k++) {
+		c.cur = s->pk[k].file;
+		c.pkt_off = s->pk[k].off;
+		if (begin_packet(&c) < 0)
+			break;
+		uint64_t from = c.d.pos, got = 0;
+		while (c.d.pos < c.content_bits && !decode_event(&c))
+			got++;
+		if (!got)
+			continue;
+		n += got;
+		*bits += c.d.pos - from;
+		used++;
+	}
+	tio_err_clear();
+	free(c.d.vals);
+	free(c.d.slots);
+	free(c.scratch.vals);
+	free(c.scratch.slots);
+	return n;
+}
+
+/* tio_stream_ops.index: packets, their time range and bytes, and an estimate of the events. */
+static int ctf_index(tio_stream *base, tio_stream_index *out)
+{
+	ctf_stream *s = (ctf_stream *)base;
+	if (!s->pk_state)
+		build_packets(s);
+	memset(out, 0, sizeof(*out));
+	out->packets = s->npk;
+	out->bytes = s->pk_event_bits / 8;
+	out->seekable = s->pk_state > 0;
+	if (s->pk_state > 0 && s->npk) {
+		out->has_range = true;
+		out->begin_ns = s->pk_begin_ns;
+		out->end_ns = s->pk_end_ns;
+	}
+	if (s->pk_state > 0 && s->npk && (s->pk[s->npk - 1].has & PK_DISC)) {
+		out->has_discarded = true;
+		out->discarded = s->pk[s->npk - 1].sig[5];
+	}
+	uint64_t bits, n = sample_events(s, &bits);
+	if (bits)
+		out->events = (uint64_t)((double)s->pk_event_bits * (double)n / (double)bits + 0.5);
+	out->events_exact = false;
+	return 0;
+}
+
+static const tio_stream_ops ctf_stream_ops = {.next = ctf_next, .free = ctf_stream_free, .seek = ctf_seek, .index = ctf_index};
 
 /* ---------------------------------------------------------------- opening */
 

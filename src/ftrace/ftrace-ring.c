@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "ftrace/tracedat.h"
+#include "traceio/msg.h" /* TIO_SKIP_* */
 
 #define COMMIT_MASK ((1u << 27) - 1)
 #define MISSING_EVENTS (1u << 31)
@@ -56,6 +57,19 @@ typedef struct td_stream {
 	uint64_t missing; /* bytes of this CPU's data past the end of the file */
 	uint64_t released; /* pages before this offset in data were given back to the kernel */
 	tio_event_class *ec_cache[256]; /* by id % 256: most records hit */
+	/* compressed: the first chunk and their number (td_seek), and where each begins (built on first use) */
+	const uint8_t *first_chunk;
+	uint32_t nchunks;
+	const uint8_t **chunk;
+	uint32_t nchunk_ok; /* chunks whose headers fit the file */
+	bool chunks_listed;
+	/* before the mux's begin bound, records of unwanted classes are passed over (td_skip_filter) */
+	bool filtering;
+	uint64_t want_until; /* raw timestamp */
+	int (*want_fn)(void *arg, const tio_event_class *ec);
+	void *want_arg;
+	uint8_t *want; /* by event id: 0 not asked yet, else 1 + the class's TIO_SKIP_* answer */
+	tio_event_class **want_ec; /* by event id, for TIO_SKIP_ASK */
 } td_stream;
 
 /*
@@ -331,6 +345,34 @@ static int make_event(td_stream *s, const uint8_t *rec, uint32_t len, uint64_t r
 	return 0;
 }
 
+/*
+ * While filtering (before the begin bound): whether the record's class is
+ * wanted by the mux's skip hook, asked once per event id.  Records whose
+ * id cannot be read or has no class are "wanted": make_event reports them.
+ */
+static bool want_record(td_stream *s, const uint8_t *rec, uint32_t len)
+{
+	if (s->ts >= s->want_until) {
+		s->filtering = false;
+		return true;
+	}
+	if (len < s->type_off + s->type_size)
+		return true;
+	uint64_t id = td_num(s->f, rec + s->type_off, s->type_size);
+	if (id > UINT16_MAX)
+		return true;
+	uint8_t *w = &s->want[id];
+	if (TIO_UNLIKELY(!*w)) {
+		tio_event_class *ec = find_ec(s, id);
+		int a = ec ? s->want_fn(s->want_arg, ec) : TIO_SKIP_WANT;
+		*w = (uint8_t)(1 + (a == TIO_SKIP_WANT || a == TIO_SKIP_ASK ? a : TIO_SKIP_NONE));
+		s->want_ec[id] = ec;
+	}
+	if (*w == 1 + TIO_SKIP_ASK)
+		return s->want_fn(s->want_arg, s->want_ec[id]) == TIO_SKIP_WANT;
+	return *w == 1 + TIO_SKIP_WANT;
+}
+
 static int td_next(tio_stream *st, const tio_msg **out)
 {
 	td_stream *s = (td_stream *)st;
@@ -408,6 +450,10 @@ static int td_next(tio_stream *st, const tio_msg **out)
 		}
 		s->ts += delta;
 		s->off = ptr + length;
+		if (TIO_UNLIKELY(s->filtering) && !want_record(s, s->pdata + ptr, length)) {
+			s->first_in_page = false; /* its lost-events count went with it: before begin */
+			continue;
+		}
 		bool first = s->first_in_page;
 		s->first_in_page = false;
 		uint64_t rec_off = s->compressed ? s->page_file_off : s->page_file_off + f->hp_data_off + ptr;
@@ -439,12 +485,292 @@ static void td_stream_free(tio_stream *st)
 	td_stream *s = (td_stream *)st;
 	free(s->vals);
 	free(s->cbuf);
+	free(s->chunk);
+	free(s->want);
+	free(s->want_ec);
 	free(s);
+}
+
+/* tio_stream_ops.skip_filter: see want_record. */
+static void td_skip_filter(tio_stream *st, int64_t until_ns, int (*want)(void *arg, const tio_event_class *ec),
+			   void *arg)
+{
+	td_stream *s = (td_stream *)st;
+	int64_t off = s->f->ts_offset;
+	if ((off > 0 && until_ns < INT64_MIN + off) || (off < 0 && until_ns > INT64_MAX + off) || until_ns - off <= 0)
+		return;
+	if (!s->want)
+		s->want = tio_calloc(UINT16_MAX + 1, 1);
+	if (!s->want_ec)
+		s->want_ec = tio_calloc(UINT16_MAX + 1, sizeof(*s->want_ec));
+	if (!s->want || !s->want_ec)
+		return; /* no filtering: every record is decoded, as without it */
+	s->want_until = (uint64_t)(until_ns - off);
+	s->want_fn = want;
+	s->want_arg = arg;
+	s->filtering = true;
+}
+
+/* ---------------------------------------------------------------- seek and index */
+
+/*
+ * The timestamp of the first page holding records at or after page i of
+ * data[0, dsize) (*at: its index), or UINT64_MAX when none does.  Pages of
+ * a CPU are in time order; empty pages (commit 0) carry no time.
+ */
+static uint64_t page_key(const td_stream *s, const uint8_t *data, uint64_t dsize, uint64_t i, uint64_t *at)
+{
+	const td_file *f = s->f;
+	uint32_t ps = s->b->page_size;
+	for (; (i + 1) * ps <= dsize; i++) {
+		const uint8_t *page = data + i * ps;
+		if ((uint32_t)td_num(f, page + f->hp_commit_off, f->hp_commit_size) & COMMIT_MASK) {
+			*at = i;
+			return td_u64(f, page + f->hp_ts_off);
+		}
+	}
+	return UINT64_MAX;
+}
+
+/*
+ * The last page of data[0, dsize) with records whose page timestamp is
+ * earlier than `ts` (records at or after `ts` cannot be in an earlier
+ * page), or 0: binary search on page headers, O(log pages).
+ */
+static uint64_t page_before(const td_stream *s, const uint8_t *data, uint64_t dsize, uint64_t ts)
+{
+	uint64_t lo = 0, hi = dsize / s->b->page_size, at = 0;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (page_key(s, data, dsize, mid, &at) < ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || page_key(s, data, dsize, lo - 1, &at) == UINT64_MAX)
+		return 0;
+	return at;
+}
+
+/* The compressed chunks' offsets, from their headers (once); stops at the first that does not fit. */
+static void list_chunks(td_stream *s)
+{
+	s->chunks_listed = true;
+	if (!s->nchunks || !(s->chunk = tio_calloc(s->nchunks, sizeof(*s->chunk))))
+		return;
+	const uint8_t *p = s->first_chunk, *end = s->f->map.p + s->f->map.size;
+	for (uint32_t i = 0; i < s->nchunks; i++) {
+		if (end - p < 8 || (uint64_t)(end - p - 8) < td_u32(s->f, p))
+			break;
+		s->chunk[s->nchunk_ok++] = p;
+		p += 8 + td_u32(s->f, p);
+	}
+}
+
+/* Load compressed chunk c as the current data (as next_chunk does); 1 when loaded. */
+static int load_chunk(td_stream *s, uint32_t c)
+{
+	s->next_chunk = s->chunk[c];
+	s->chunks_left = s->nchunks - c;
+	int r = next_chunk(s);
+	tio_err_clear();
+	return r;
+}
+
+/* Back to the first page (and chunk) of the CPU's data. */
+static void td_rewind(td_stream *s)
+{
+	s->filtering = false;
+	s->in_page = false;
+	s->held = false;
+	s->done = false;
+	s->missed = 0;
+	s->pos = 0;
+	s->released = 0;
+	if (s->compressed) {
+		s->next_chunk = s->first_chunk;
+		s->chunks_left = s->nchunks;
+		s->data = NULL;
+		s->dsize = 0;
+	}
+}
+
+/*
+ * tio_stream_ops.seek: to the last page (of the last chunk, compressed)
+ * whose first time is before `ns`.  Nothing carries over from page to page
+ * but the timestamp, which every page restates.
+ */
+static int td_seek(tio_stream *st, int64_t ns)
+{
+	td_stream *s = (td_stream *)st;
+	td_rewind(s);
+	int64_t off = s->f->ts_offset;
+	if (ns == INT64_MIN || (off > 0 && ns < INT64_MIN + off) || (off < 0 && ns > INT64_MAX + off))
+		return 0;
+	int64_t rel = ns - off;
+	if (rel <= 0)
+		return 0;
+	uint64_t ts = (uint64_t)rel;
+	if (!s->compressed) {
+		s->pos = page_before(s, s->data, s->dsize, ts) * s->b->page_size;
+		s->released = s->pos;
+		return 0;
+	}
+	if (!s->chunks_listed)
+		list_chunks(s);
+	/* the last chunk whose first page with records is before ts */
+	uint32_t lo = 0, hi = s->nchunk_ok;
+	uint64_t at;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (load_chunk(s, mid) > 0 && page_key(s, s->data, s->dsize, 0, &at) < ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	td_rewind(s);
+	if (lo == 0 || load_chunk(s, lo - 1) <= 0) {
+		td_rewind(s);
+		return 0;
+	}
+	s->pos = page_before(s, s->data, s->dsize, ts) * s->b->page_size;
+	return 0;
+}
+
+/*
+ * A copy of the stream reading the same data from page `pos` of `data`
+ * (compressed: from chunk `c`), for td_index; it shares no buffer with the
+ * stream.  td_scan frees what it allocated.
+ */
+static void td_scan_init(const td_stream *s, td_stream *c)
+{
+	*c = *s;
+	c->vals = NULL;
+	c->vcap = 0;
+	c->cbuf = NULL;
+	c->ccap = 0;
+	c->chunk = NULL;
+	c->nchunk_ok = 0;
+	c->chunks_listed = false;
+	td_rewind(c);
+	c->first_chunk = s->first_chunk;
+	c->released = UINT64_MAX / 2; /* drops nothing */
+}
+
+/* Read c's events until `max` were read or its data ends: count, first and last times, bytes of their pages. */
+static uint64_t td_scan(td_stream *c, uint64_t max, int64_t *first, int64_t *last, uint64_t *bytes)
+{
+	uint64_t n = 0;
+	const uint8_t *page = NULL;
+	*bytes = 0;
+	for (;;) {
+		const tio_msg *m;
+		int r = td_next(&c->base, &m);
+		if (r == 0)
+			break;
+		if (r < 0) {
+			tio_err_clear();
+			if (c->done)
+				break;
+			continue;
+		}
+		if (m->type != TIO_MSG_EVENT)
+			continue;
+		if (c->pdata != page) {
+			if (n >= max)
+				break;
+			page = c->pdata;
+			*bytes += c->psize;
+		}
+		if (!n++)
+			*first = m->ns;
+		*last = m->ns;
+	}
+	free(c->vals);
+	free(c->cbuf);
+	return n;
+}
+
+/*
+ * tio_stream_ops.index: pages and bytes from the CPU's data size (and the
+ * chunk headers), the time range from its first and last pages with
+ * records; the events counted in 64 pages spread over the data (all of
+ * them when there are no more; compressed: in 8 chunks), scaled to all.
+ */
+static int td_index(tio_stream *st, tio_stream_index *out)
+{
+	td_stream *s = (td_stream *)st;
+	memset(out, 0, sizeof(*out));
+	out->seekable = true;
+	uint32_t ps = s->b->page_size;
+	td_stream c;
+	int64_t first = 0, last = 0, f2, l2;
+	uint64_t sbytes, n;
+	td_scan_init(s, &c);
+	n = td_scan(&c, 1, &first, &last, &sbytes);
+	if (!n)
+		return 0;
+	uint64_t total = s->dsize;
+	if (s->compressed) {
+		if (!s->chunks_listed)
+			list_chunks(s);
+		total = 0;
+		for (uint32_t i = 0; i < s->nchunk_ok; i++)
+			total += td_u32(s->f, s->chunk[i] + 4);
+	}
+	uint64_t pages = total / ps, counted = 0, sampled = 0;
+	if (!s->compressed) {
+		uint64_t k = pages < 64 ? pages : 64;
+		for (uint64_t j = 0; j < k; j++) {
+			uint64_t i = j * pages / k;
+			td_scan_init(s, &c);
+			c.pos = i * ps;
+			c.dsize = (i + 1) * ps; /* this page alone */
+			counted += td_scan(&c, UINT64_MAX, &f2, &l2, &sbytes);
+			sampled++;
+		}
+	} else {
+		uint32_t k = s->nchunk_ok < 8 ? s->nchunk_ok : 8;
+		for (uint32_t j = 0; j < k; j++) {
+			uint32_t i = (uint32_t)((uint64_t)j * s->nchunk_ok / k);
+			td_scan_init(s, &c);
+			c.next_chunk = s->chunk[i];
+			c.chunks_left = 1;
+			counted += td_scan(&c, UINT64_MAX, &f2, &l2, &sbytes);
+			sampled += td_u32(s->f, s->chunk[i] + 4) / ps;
+		}
+	}
+	out->packets = pages;
+	out->bytes = total;
+	out->events = sampled ? (uint64_t)((double)counted * (double)pages / (double)sampled + 0.5) : n;
+	out->events_exact = sampled == pages;
+	/* the last event: from the last page with records (compressed: the last chunk) */
+	td_scan_init(s, &c);
+	if (s->compressed) {
+		if (s->nchunk_ok) {
+			c.next_chunk = s->chunk[s->nchunk_ok - 1];
+			c.chunks_left = 1;
+		}
+	} else {
+		uint64_t i = s->dsize / ps, at;
+		while (i > 0 && page_key(s, s->data, s->dsize, i - 1, &at) == UINT64_MAX)
+			i--;
+		c.pos = i ? (i - 1) * ps : 0;
+	}
+	if (td_scan(&c, UINT64_MAX, &f2, &l2, &sbytes))
+		last = l2;
+	out->has_range = true;
+	out->begin_ns = first;
+	out->end_ns = last;
+	return 0;
 }
 
 static const tio_stream_ops td_stream_ops = {
 	.next = td_next,
 	.free = td_stream_free,
+	.seek = td_seek,
+	.index = td_index,
+	.skip_filter = td_skip_filter,
 };
 
 int td_stream_new(td_file *f, td_buffer *b, uint32_t i, tio_stream **out)
@@ -488,8 +814,8 @@ int td_stream_new(td_file *f, td_buffer *b, uint32_t i, tio_stream **out)
 	if (b->compressed) {
 		s->compressed = true;
 		if (size >= 4) {
-			s->chunks_left = td_u32(f, f->map.p + off);
-			s->next_chunk = f->map.p + off + 4;
+			s->chunks_left = s->nchunks = td_u32(f, f->map.p + off);
+			s->next_chunk = s->first_chunk = f->map.p + off + 4;
 		}
 		s->dsize = 0;
 		s->pos = 0;

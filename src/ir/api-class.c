@@ -409,3 +409,67 @@ bool tio_msg_discarded_cycles(const tio_msg *m, uint64_t *begin_cycles, uint64_t
 		*end_cycles = m->end_cycles;
 	return true;
 }
+
+/* ------------------------------------------------------------ the packet index (traceio/trace.h) */
+
+/* One stream's index as the public tio_index_info. */
+static int stream_index(tio_stream *s, tio_index_info *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->streams = 1;
+	if (!s->ops->index)
+		return 0;
+	tio_stream_index x;
+	int r = s->ops->index(s, &x);
+	if (r)
+		return r;
+	out->indexed = 1;
+	out->seekable = x.seekable;
+	out->has_range = x.has_range;
+	out->begin_ns = x.begin_ns;
+	out->end_ns = x.end_ns;
+	out->packets = x.packets;
+	out->bytes = x.bytes;
+	out->events = x.events;
+	out->has_discarded = x.has_discarded;
+	out->discarded = x.discarded;
+	return 0;
+}
+
+int tio_trace_stream_index(tio_trace *t, uint32_t i, tio_index_info *out)
+{
+	if (!t || i >= t->nstreams || !out)
+		return tio_err_set(TIO_ERR_USAGE, "tio_trace_stream_index: no stream %u", i);
+	return stream_index(t->streams[i], out);
+}
+
+int tio_trace_index(tio_trace *t, tio_index_info *out)
+{
+	if (!t || !out)
+		return tio_err_set(TIO_ERR_USAGE, "tio_trace_index: no trace");
+	memset(out, 0, sizeof(*out));
+	bool all_disc = t->nstreams > 0;
+	for (uint32_t i = 0; i < t->nstreams; i++) {
+		tio_index_info x;
+		int r = stream_index(t->streams[i], &x);
+		if (r)
+			return r;
+		out->streams++;
+		out->indexed += x.indexed;
+		out->seekable += x.seekable;
+		out->packets += x.packets;
+		out->bytes += x.bytes;
+		out->events += x.events;
+		out->discarded += x.discarded;
+		all_disc &= x.has_discarded;
+		if (x.has_range) {
+			if (!out->has_range || x.begin_ns < out->begin_ns)
+				out->begin_ns = x.begin_ns;
+			if (!out->has_range || x.end_ns > out->end_ns)
+				out->end_ns = x.end_ns;
+			out->has_range = true;
+		}
+	}
+	out->has_discarded = all_disc;
+	return 0;
+}

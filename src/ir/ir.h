@@ -332,6 +332,10 @@ typedef struct tio_msg {
 	uint64_t begin_cycles, end_cycles;
 	int64_t begin_ns, end_ns;
 	uint64_t count;
+	/* PACKET_BEGIN: the packet's end time, when known (the mux drops the
+	   beginnings of packets that end before its begin bound) */
+	bool has_pkt_end;
+	int64_t pkt_end_ns;
 	/* EVENT: the scope roots inside `vals` (NULL where the scope is absent) */
 	const tio_val *scope[TIO_NSCOPES];
 	const tio_val *vals; /* owned by the stream; valid until its next message */
@@ -358,9 +362,42 @@ typedef struct tio_trace tio_trace;
  * After an error the reader may be called again: it resumes after the
  * damaged packet (recovery), or returns 0.
  */
+/* What a stream's packet index knows, without decoding events (tio_stream_ops.index). */
+typedef struct tio_stream_index {
+	bool has_range;
+	int64_t begin_ns, end_ns;  /* the first packet's beginning, the last one's end */
+	uint64_t packets;	   /* packets (CTF), pages (trace.dat), blocks (LTT) */
+	uint64_t bytes;		   /* bytes of event data in them */
+	uint64_t events;	   /* events: exact when events_exact, else an estimate */
+	bool events_exact;
+	bool has_discarded;	   /* discarded: the last packet's discarded-events counter */
+	uint64_t discarded;
+	bool seekable;		   /* seek() finds a packet by time (else it goes to the beginning) */
+} tio_stream_index;
+
 typedef struct tio_stream_ops {
 	int (*next)(tio_stream *s, const tio_msg **msg);
 	void (*free)(tio_stream *s);
+	/*
+	 * Go to the first packet that may hold a message at or after `ns`
+	 * (INT64_MIN: the beginning), with what next() carries from packet to
+	 * packet (discarded counters, sequence numbers, the clock) set as
+	 * reading up to there would have set it.  Messages of that packet
+	 * before `ns` still come (the mux drops them).  A stream that cannot
+	 * locate the packet (no index, no timestamps, damage) goes to its
+	 * beginning.  Returns 0 or a negative status.
+	 */
+	int (*seek)(tio_stream *s, int64_t ns);
+	/* Fill *out from the stream's index (built on first use); 0 or a negative status. */
+	int (*index)(tio_stream *s, tio_stream_index *out);
+	/*
+	 * Optional, before the first next(): until a message at or after
+	 * `until_ns`, the stream may pass over events of the classes `want`
+	 * refuses without decoding them (they are before the mux's begin
+	 * bound, and the skip hook has no use for them).
+	 */
+	void (*skip_filter)(tio_stream *s, int64_t until_ns, int (*want)(void *arg, const tio_event_class *ec),
+			    void *arg);
 } tio_stream_ops;
 
 struct tio_stream {

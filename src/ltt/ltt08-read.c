@@ -569,7 +569,20 @@ static void tf_free(tio_stream *s)
 	free(tf); /* base.name and base.path belong to the trace (freed with its streams) */
 }
 
-static const tio_stream_ops tf_ops = {.next = tf_next, .free = tf_free};
+/* tio_stream_ops.seek: back to the first block, as after opening (no block index yet). */
+static int tf_seek(tio_stream *s, int64_t ns)
+{
+	(void)ns;
+	l8_tf *tf = (l8_tf *)s;
+	tf->blk = 0;
+	tf->bs = 0;
+	tf->in_block = tf->done = tf->begun = false;
+	tf->last = NULL;
+	tio_map_rewind(&tf->map, 0);
+	return 0;
+}
+
+static const tio_stream_ops tf_ops = {.next = tf_next, .free = tf_free, .seek = tf_seek};
 
 /* A stream that never joined the trace. */
 static void tf_drop(l8_tf *tf)

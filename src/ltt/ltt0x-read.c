@@ -746,7 +746,25 @@ static void tf_free(tio_stream *s)
 	free(tf);
 }
 
-static const tio_stream_ops tf_ops = {.next = tf_next, .free = tf_free};
+/*
+ * tio_stream_ops.seek: back to the first block, as after opening (the
+ * stream begins again with its STREAM_BEGIN).  No block index yet: the
+ * mux drops the events before `ns` (docs/API.md, "Seeking").
+ */
+static int tf_seek(tio_stream *s, int64_t ns)
+{
+	(void)ns;
+	ltt0x_tf *tf = (ltt0x_tf *)s;
+	tf->blk = 0;
+	tf->in_block = tf->done = tf->begun = tf->cut = tf->oversize = tf->have_prev = false;
+	tf->have_max = tf->back = false;
+	tf->lost = tf->corrupt = 0;
+	tf->last_mk = NULL;
+	tio_map_rewind(&tf->map, 0);
+	return 0;
+}
+
+static const tio_stream_ops tf_ops = {.next = tf_next, .free = tf_free, .seek = tf_seek};
 
 /* ---------------------------------------------------------------- opening */
 

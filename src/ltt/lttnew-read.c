@@ -484,7 +484,18 @@ static void tf_free(tio_stream *s)
 	free(tf);
 }
 
-static const tio_stream_ops tf_ops = {.next = tf_next, .free = tf_free};
+/* tio_stream_ops.seek: back to the first block, as after opening (no block index yet). */
+static int tf_seek(tio_stream *s, int64_t ns)
+{
+	(void)ns;
+	lr_tf *tf = (lr_tf *)s;
+	tf->blk = 0;
+	tf->in_block = tf->done = tf->begun = false;
+	tio_map_rewind(&tf->map, 0);
+	return 0;
+}
+
+static const tio_stream_ops tf_ops = {.next = tf_next, .free = tf_free, .seek = tf_seek};
 
 /* ---------------------------------------------------------------- opening */
 

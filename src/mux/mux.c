@@ -28,9 +28,14 @@ struct tio_mux {
 	bool started;
 	bool plain; /* started, and no time bounds: the fast path of tio_mux_next may run */
 	bool top_pending; /* the root's stream must be advanced before the next pop */
+	bool seeked; /* the streams went to the begin bound (seek_all) */
+	tio_stream **all; /* every stream, for seek_all */
+	size_t nall;
 	tio_msg clipped; /* a discarded-records message whose range trimming cut */
 	tio_mux_skip_fn skip_fn; /* sees the events before begin, in order */
 	void *skip_arg;
+	tio_mux_skip_class_fn skip_class_fn; /* the classes skip_fn needs (NULL: all) */
+	void *skip_class_arg;
 	uint64_t errors;
 };
 
@@ -108,13 +113,14 @@ int tio_mux_new(tio_trace *const *traces, size_t n, tio_mux **out)
 	}
 	m->heap = tio_calloc(total, sizeof(slot));
 	m->pending = tio_calloc(total, sizeof(tio_stream *));
-	if (!m->heap || !m->pending) {
+	m->all = tio_calloc(total ? total : 1, sizeof(tio_stream *));
+	if (!m->heap || !m->pending || !m->all) {
 		tio_mux_free(m);
 		return TIO_ERR_NOMEM;
 	}
 	for (size_t i = 0; i < n; i++)
 		for (uint32_t j = 0; j < traces[i]->nstreams; j++)
-			m->pending[m->npending++] = traces[i]->streams[j];
+			m->all[m->nall++] = m->pending[m->npending++] = traces[i]->streams[j];
 	*out = m;
 	return 0;
 }
@@ -146,7 +152,45 @@ static inline bool before_begin(const tio_mux *m, const tio_msg *msg, int64_t ke
 		return !msg->has_ts || key < m->begin;
 	if (msg->type == TIO_MSG_DISCARDED_EVENTS || msg->type == TIO_MSG_DISCARDED_PACKETS)
 		return !msg->has_range && msg->has_ts && key < m->begin;
+	if (msg->type == TIO_MSG_PACKET_BEGIN) /* a packet that ends before begin */
+		return msg->has_pkt_end && msg->pkt_end_ns < m->begin;
 	return false;
+}
+
+/*
+ * Every stream to the packet that holds its first message at or after
+ * `ns` (tio_stream_ops.seek, O(log packets) with the stream's index), and
+ * the heap emptied: each stream is fetched again.  A stream's error is
+ * returned after all have moved.
+ */
+/* TIO_SEEK=0 in the environment: begin bounds read and decode every stream from its beginning (to compare). */
+static bool seek_ok(void)
+{
+	static int ok = -1;
+	if (ok < 0) {
+		const char *e = getenv("TIO_SEEK");
+		ok = !(e && !strcmp(e, "0"));
+	}
+	return ok;
+}
+
+static int seek_all(tio_mux *m, int64_t ns)
+{
+	int ret = 0;
+	for (size_t i = 0; i < m->nall; i++) {
+		tio_stream *s = m->all[i];
+		int r = s->ops->seek ? s->ops->seek(s, ns)
+				     : tio_err_set(TIO_ERR_UNSUPPORTED, "%s: this reader cannot seek", s->name ? s->name : "stream");
+		if (r && !ret)
+			ret = r;
+	}
+	m->n = 0;
+	m->npending = 0;
+	for (size_t i = 0; i < m->nall; i++)
+		m->pending[m->npending++] = m->all[i];
+	m->top_pending = false;
+	m->seeked = true;
+	return ret;
 }
 
 /* A message's place in time: ns, or INT64_MIN for messages without time. */
@@ -234,6 +278,19 @@ static __attribute__((noinline)) int mux_next_slow(tio_mux *m, const tio_msg **o
 		if ((fr = place_top(m, s, fr, fr > 0 ? (slot){s, msg, msg_key(msg)} : (slot){0})) < 0)
 			return fr;
 	}
+	if (!m->started && m->has_begin && m->skip_fn && m->skip_class_fn && !m->seeked && seek_ok()) {
+		/* the skip hook needs some classes only: the others may be passed over */
+		m->seeked = true;
+		for (size_t i = 0; i < m->nall; i++)
+			if (m->all[i]->ops->skip_filter)
+				m->all[i]->ops->skip_filter(m->all[i], m->begin, m->skip_class_fn, m->skip_class_arg);
+	}
+	if (!m->started && m->has_begin && !m->skip_fn && !m->seeked && seek_ok()) {
+		/* a begin bound: every stream goes there through its index first */
+		int r = seek_all(m, m->begin);
+		if (r)
+			return r;
+	}
 	for (;;) {
 		/*
 		 * The stream whose message was returned last stays at the root:
@@ -277,6 +334,14 @@ static __attribute__((noinline)) int mux_next_slow(tio_mux *m, const tio_msg **o
 				}
 			}
 			m->plain = !m->has_begin && !m->has_end;
+			/* --begin: the streams go there through their index, unless a
+			   skip hook must see the events before it */
+			if (m->has_begin && !m->skip_fn && !m->seeked && m->heap[0].key < m->begin && seek_ok()) {
+				int r = seek_all(m, m->begin);
+				if (r)
+					return r;
+				continue;
+			}
 		}
 		const slot top = m->heap[0];
 		if (m->has_end && top.key != INT64_MIN && top.key > m->end) {
@@ -353,6 +418,12 @@ void tio_mux_set_skip_hook(tio_mux *m, tio_mux_skip_fn fn, void *arg)
 	m->skip_arg = arg;
 }
 
+void tio_mux_set_skip_classes(tio_mux *m, tio_mux_skip_class_fn fn, void *arg)
+{
+	m->skip_class_fn = fn;
+	m->skip_class_arg = arg;
+}
+
 void tio_mux_set_begin_time_of_day(tio_mux *m, int64_t ns, bool utc)
 {
 	m->begin_tod = true;
@@ -367,6 +438,20 @@ void tio_mux_set_end_time_of_day(tio_mux *m, int64_t ns, bool utc)
 	m->end = ns;
 }
 
+/*
+ * Public seek: the next messages are those at or after `ns`, as with a
+ * begin bound set before the first message; any number of times, in either
+ * direction.  The end bound stays.
+ */
+int tio_mux_seek(tio_mux *m, int64_t ns)
+{
+	m->has_begin = true;
+	m->begin = ns;
+	m->begin_tod = false;
+	m->plain = false;
+	return seek_all(m, ns);
+}
+
 uint64_t tio_mux_errors(const tio_mux *m) { return m->errors; }
 
 void tio_mux_free(tio_mux *m)
@@ -375,5 +460,6 @@ void tio_mux_free(tio_mux *m)
 		return;
 	free(m->heap);
 	free(m->pending);
+	free(m->all);
 	free(m);
 }

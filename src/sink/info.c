@@ -1,7 +1,9 @@
 /*
  * The "info" sink: reads everything, then tells what the traces hold:
  * format, clocks, streams, event classes with their counts, time range,
- * discarded events and packets.
+ * discarded events and packets.  With option "count" = "0" it reads no
+ * message: the traces announced with tio_sink_add_trace are described from
+ * their packet index (tio_trace_index: packets, range, estimated events).
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -22,6 +24,7 @@ typedef struct info {
 	tio_sink base;
 	tstat *ts;
 	size_t n, cap;
+	bool index_only; /* "count" = "0" */
 } info;
 
 static tstat *stat_of(info *in, const tio_trace *t)
@@ -192,6 +195,95 @@ static void td_summary(FILE *f, const tio_trace *t)
 		fprintf(f, "\t\t No tracing clock saved in the file\n");
 }
 
+static int info_set(tio_sink *sk, const char *key, const char *value)
+{
+	info *in = (info *)sk;
+	if (!strcmp(key, "count")) {
+		bool b;
+		int r = tio_sink_bool(key, value, &b);
+		in->index_only = !b;
+		return r;
+	}
+	return tio_err_set(TIO_ERR_USAGE, "info: unknown option '%s'", key);
+}
+
+static int info_add_trace(tio_sink *sk, const tio_trace *t)
+{
+	info *in = (info *)sk;
+	return !in->index_only || stat_of(in, t) ? 0 : TIO_ERR_NOMEM;
+}
+
+static void print_range(FILE *f, const char *what, int64_t first, int64_t last, const char *first_is,
+			const char *last_is)
+{
+	fprintf(f, "  time range%s: [", what);
+	fmt_ns(f, first);
+	fprintf(f, ", ");
+	fmt_ns(f, last);
+	fprintf(f, "] (");
+	fmt_ns(f, last - first);
+	fprintf(f, " s)\n  %s", first_is);
+	fmt_date(f, first);
+	fprintf(f, "\n  %s", last_is);
+	fmt_date(f, last);
+	fprintf(f, "\n");
+}
+
+/*
+ * The part of `info` that the packet index answers without decoding an
+ * event (milliseconds on a multi-GB trace): packets, bytes, estimated
+ * events, time range (CTF: from the packets' begin and end times), the
+ * discarded events the packet counters tell, streams and event classes
+ * without counts.
+ */
+static int index_part(FILE *f, tio_trace *t)
+{
+	tio_index_info x;
+	int r = tio_trace_index(t, &x);
+	if (r)
+		return r;
+	bool td = !strcmp(t->fmt->name, "tracedat");
+	if (!x.indexed) {
+		fprintf(f, "  index: none for this format (info --count reads the events)\n");
+	} else {
+		fprintf(f, "  index: %" PRIu64 " %s, %" PRIu64 " bytes of event records; %u of %u streams seekable\n",
+			x.packets, td ? "pages" : "packets", x.bytes, x.seekable, x.streams);
+		fprintf(f, "  events: ~%" PRIu64 " (estimated from the index; info --count counts them)\n", x.events);
+		if (x.has_range) {
+			if (td)
+				print_range(f, "", x.begin_ns, x.end_ns, "first event: ", "last event:  ");
+			else
+				print_range(f, " (packets)", x.begin_ns, x.end_ns, "first packet begins: ", "last packet ends:    ");
+		}
+		if (x.has_discarded)
+			fprintf(f, "  discarded events: %" PRIu64 " (packet counters)\n", x.discarded);
+	}
+	fprintf(f, "  streams: %u\n", t->nstreams);
+	for (uint32_t k = 0; k < t->nstreams; k++) {
+		const tio_stream *st = t->streams[k];
+		tio_index_info y;
+		if ((r = tio_trace_stream_index(t, k, &y)))
+			return r;
+		fprintf(f, "    stream %" PRIu64 " (class %" PRIu64 "):", st->id, st->sc ? st->sc->id : 0);
+		if (y.indexed)
+			fprintf(f, " %" PRIu64 " %s, ~%" PRIu64 " events", y.packets, td ? "pages" : "packets", y.events);
+		fprintf(f, "  %s\n", st->name ? st->name : "");
+	}
+	const tio_trace_class *tc = t->tc;
+	for (uint32_t k = 0; k < tc->nscs; k++) {
+		const tio_stream_class *sc = tc->scs[k];
+		if (td) {
+			fprintf(f, "  stream class %" PRIu64 " (buffer \"%s\"): %u event classes (info --count lists those with events)\n",
+				sc->id, sc->name ? sc->name : "", sc->necs);
+			continue;
+		}
+		fprintf(f, "  stream class %" PRIu64 ": %u event classes\n", sc->id, sc->necs);
+		for (uint32_t e = 0; e < sc->necs; e++)
+			fprintf(f, "    %s (id %" PRIu64 ")\n", sc->ecs[e]->name ? sc->ecs[e]->name : "", sc->ecs[e]->id);
+	}
+	return 0;
+}
+
 static int info_finish(tio_sink *sk)
 {
 	info *in = (info *)sk;
@@ -238,20 +330,15 @@ static int info_finish(tio_sink *sk)
 				c->name ? c->name : "?", c->freq, c->offset_s, c->offset,
 				c->origin_unix ? ", origin Unix epoch" : "");
 		}
-		fprintf(f, "  events: %" PRIu64 "\n", s->events);
-		if (s->has_ts) {
-			fprintf(f, "  time range: [");
-			fmt_ns(f, s->first);
-			fprintf(f, ", ");
-			fmt_ns(f, s->last);
-			fprintf(f, "] (");
-			fmt_ns(f, s->last - s->first);
-			fprintf(f, " s)\n  first event: ");
-			fmt_date(f, s->first);
-			fprintf(f, "\n  last event:  ");
-			fmt_date(f, s->last);
-			fprintf(f, "\n");
+		if (in->index_only) {
+			int r = index_part(f, (tio_trace *)t);
+			if (r)
+				return r;
+			continue;
 		}
+		fprintf(f, "  events: %" PRIu64 "\n", s->events);
+		if (s->has_ts)
+			print_range(f, "", s->first, s->last, "first event: ", "last event:  ");
 		fprintf(f, "  discarded events: %" PRIu64 "%s\n", s->disc_events,
 			s->disc_unknown ? " (and an unknown number)" : "");
 		fprintf(f, "  discarded packets: %" PRIu64 "\n", s->disc_packets);
@@ -296,6 +383,8 @@ static void info_fini(tio_sink *sk)
 const tio_sink_ops tio_sink_info_ops = {
 	.name = "info",
 	.size = sizeof(info),
+	.set = info_set,
+	.add_trace = info_add_trace,
 	.consume = info_consume,
 	.finish = info_finish,
 	.fini = info_fini,

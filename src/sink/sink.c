@@ -76,6 +76,13 @@ int tio_sink_consume(tio_sink *s, const tio_msg *m) { return s->ops->consume(s, 
 
 int tio_sink_skip(tio_sink *s, const tio_msg *m) { return s->ops->skip ? s->ops->skip(s, m) : 0; }
 
+int tio_sink_skip_wants(tio_sink *s, const tio_event_class *ec)
+{
+	if (!s->ops->skip)
+		return TIO_SKIP_NONE;
+	return s->ops->skip_wants ? s->ops->skip_wants(s, ec) : TIO_SKIP_WANT;
+}
+
 int tio_sink_finish(tio_sink *s) { return s->ops->finish ? s->ops->finish(s) : 0; }
 
 void tio_sink_free(tio_sink *s)

@@ -17,6 +17,7 @@ typedef struct tio_sink_ops {
 	int (*add_trace)(tio_sink *s, const tio_trace *t); /* optional: an input, before messages */
 	int (*consume)(tio_sink *s, const tio_msg *m);
 	int (*skip)(tio_sink *s, const tio_msg *m); /* optional: see tio_sink_skip */
+	int (*skip_wants)(tio_sink *s, const tio_event_class *ec); /* optional: see tio_sink_skip_wants */
 	int (*finish)(tio_sink *s);
 	void (*fini)(tio_sink *s);
 } tio_sink_ops;

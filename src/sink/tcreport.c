@@ -78,6 +78,11 @@ typedef struct tc_sink {
 	bool headers_done;
 	tio_buf line; /* output, written out in blocks of OUT_BLOCK bytes */
 	tio_buf scratch; /* the info of events before --begin, thrown away */
+	/* tc_skip_wants: a function-graph entry was skipped (every record counts from then on),
+	   and whether a class keeps plugin state, by class (direct-mapped cache) */
+	bool fgraph_seen;
+	const tio_event_class *stateful_key[64];
+	bool stateful_val[64];
 	/* per-second timestamp cache: the padded seconds text of `sec` */
 	uint64_t sec;
 	char sec_txt[24];
@@ -608,6 +613,7 @@ static int tc_skip(tio_sink *s, const tio_msg *m)
 	if (!e)
 		return 0;
 	if (!k->raw && pf_is_fgraph_entry(e)) {
+		k->fgraph_seen = true;
 		int r = hold_entry(k, x, e, m, true);
 		if (r)
 			return r < 0 ? r : 0;
@@ -623,6 +629,33 @@ static int tc_skip(tio_sink *s, const tio_msg *m)
 			      (int)(m->raw_cap > m->raw_len ? m->raw_cap : m->raw_len), false);
 	}
 	return 0;
+}
+
+/*
+ * The classes tc_skip needs before --begin (tio_sink_skip_wants): those
+ * whose plugin keeps state (sched_switch and sched_wakeup* register comm
+ * names, the function tracer's events move its per-CPU stacks, function
+ * graph events) always; any other only once a function-graph entry was
+ * skipped (a waiting entry is settled by whatever record of the file comes
+ * next, so from then on every record counts).  Matched by name: a superset
+ * is harmless.
+ */
+static int tc_skip_wants(tio_sink *s, const tio_event_class *ec)
+{
+	tc_sink *k = (tc_sink *)s;
+	static const char *const stateful[] = {"sched_switch", "sched_wakeup", "sched_wakeup_new", "function",
+					       "func_repeats", "funcgraph_entry", "funcgraph_exit"};
+	if (k->fgraph_seen || !ec->name)
+		return TIO_SKIP_WANT;
+	size_t h = ((uintptr_t)ec >> 4) % TIO_ARRAY_LEN(k->stateful_key);
+	if (k->stateful_key[h] != ec) {
+		bool st = false;
+		for (size_t i = 0; i < TIO_ARRAY_LEN(stateful) && !st; i++)
+			st = !strcmp(ec->name, stateful[i]);
+		k->stateful_key[h] = ec;
+		k->stateful_val[h] = st;
+	}
+	return k->stateful_val[h] ? TIO_SKIP_WANT : TIO_SKIP_ASK;
 }
 
 static int tc_finish(tio_sink *s)
@@ -666,6 +699,7 @@ const tio_sink_ops tio_sink_tcreport_ops = {
 	.add_trace = tc_add_trace,
 	.consume = tc_consume,
 	.skip = tc_skip,
+	.skip_wants = tc_skip_wants,
 	.finish = tc_finish,
 	.fini = tc_fini,
 };

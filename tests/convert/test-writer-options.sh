@@ -27,7 +27,7 @@ same_events() {
 has_env() {
 	local name=$1 out=$2 kv miss=
 	shift 2
-	"$TIO" info "$out" >"$TMP/info" 2>&1
+	"$TIO" info --count "$out" >"$TMP/info" 2>&1
 	for kv in "$@"; do
 		grep -qx "  env ${kv%%=*} = ${kv#*=}" "$TMP/info" || miss="$miss $kv"
 	done

@@ -56,7 +56,7 @@ mkdir -p "$TMP/dir/sub" && cp -r "$T/ws-newline" "$TMP/dir/sub/"
 "$TIO" print "$TMP/dir" >"$TMP/tio.out" 2>"$TMP/tio.err" &&
 	same "ws-newline: found by the directory search" "$TMP/base.bt" "$TMP/tio.out" ||
 	notok "ws-newline: directory search" "$(head -3 "$TMP/tio.err")"
-"$TIO" info "$T/bom-ws" >"$TMP/info" 2>&1 && grep -q '^  events: 3' "$TMP/info" &&
+"$TIO" info --count "$T/bom-ws" >"$TMP/info" 2>&1 && grep -q '^  events: 3' "$TMP/info" &&
 	ok "bom-ws: info reads 3 events" || notok "bom-ws: info" "$(head -5 "$TMP/info")"
 refused "not-tsdl: text that is not TSDL" not-tsdl \
 	'not-tsdl/metadata: not a CTF metadata stream (no "/* CTF 1.8" signature, no packet magic)'
@@ -66,7 +66,7 @@ refused "ws-bad-version: blank space, then /* CTF 1.9 */" ws-bad-version \
 
 # --- item 3a: escapes in an env value; \x and octal take at most 3 digits, \0 ends the value
 same_as_bt2 "escapes: hostname with \\x, octal, \\\" and \\0" escapes
-"$TIO" info "$T/escapes" 2>&1 | sed -n '/^  env hostname/,/^  env domain/p' | sed '$d' >"$TMP/host"
+"$TIO" info --count "$T/escapes" 2>&1 | sed -n '/^  env hostname/,/^  env domain/p' | sed '$d' >"$TMP/host"
 printf '  env hostname = "\nabc " hex: A, #, #, #1,\noct: A, #, #, #1, "\n' >"$TMP/host.want"
 same "escapes: env hostname ends at the \\0 (info)" "$TMP/host.want" "$TMP/host"
 

@@ -41,7 +41,7 @@ swap() {
 # info NAME [COUNTS]: traceio info of the copy succeeds; COUNTS=1: its
 # counts = the lines of report -t ($TMP/rep)
 info() {
-	if ! (cd "$TMP" && "$TIO" info "$1.be.dat") > "$TMP/info" 2> "$TMP/err"; then
+	if ! (cd "$TMP" && "$TIO" info --count "$1.be.dat") > "$TMP/info" 2> "$TMP/err"; then
 		notok "bigendian $1 info" "$(head -3 "$TMP/err")"
 		return 1
 	fi

@@ -16,7 +16,7 @@ cd "$D" || exit 1
 for f in samples/*.dat converted-by-trace-cmd-3.1.6/*.dat; do
 	[ -f "$f" ] || continue
 	b=$(basename "$f" .dat)
-	if ! "$TIO" info "$f" > "$TMP/info" 2> "$TMP/err"; then
+	if ! "$TIO" info --count "$f" > "$TMP/info" 2> "$TMP/err"; then
 		notok "info $b" "exit status $?" "$(head -3 "$TMP/err")"
 		continue
 	fi
@@ -34,7 +34,7 @@ for f in samples/*.dat converted-by-trace-cmd-3.1.6/*.dat; do
 done
 
 # other formats keep the generic listing (no trace-cmd part)
-"$TIO" info "$TIO_TOP/tests/data/ctf/wk-heartbeat-u" > "$TMP/ctf" 2>&1
+"$TIO" info --count "$TIO_TOP/tests/data/ctf/wk-heartbeat-u" > "$TMP/ctf" 2>&1
 if grep -q "Tracing meta data" "$TMP/ctf" || ! grep -q "^  stream class 0: .* event classes$" "$TMP/ctf"; then
 	notok "info CTF without trace-cmd summary" "$(head -5 "$TMP/ctf")"
 else

@@ -24,7 +24,7 @@ live() { # name file
 		same "live $1 report$v ($(wc -l < "$TMP/exp") lines)" "$TMP/exp" "$TMP/got"
 	done
 	# info: the trace-cmd part as `dump --summary`, the counts as report -t's lines
-	"$TIO" info "$2" > "$TMP/info" 2> "$TMP/err"
+	"$TIO" info --count "$2" > "$TMP/info" 2> "$TMP/err"
 	trace-cmd dump --summary "$2" > "$TMP/exp" 2>/dev/null
 	awk '/^ Tracing meta data/{p=1; print ""} p && /^  [a-z]/{exit} p' "$TMP/info" > "$TMP/got"
 	same "live $1 info = dump --summary" "$TMP/exp" "$TMP/got"
@@ -124,6 +124,6 @@ eval $NS trace-cmd record -o "$TMP/sys.dat" -b 8192 -e irq -e timer -e workqueue
 	-e syscalls:sys_enter_kill -e syscalls:sys_exit_kill "$TMP/wl.sh $TMP $IMG" > "$TMP/rec.log" 2>&1
 mountpoint -q "$TMP/mnt" && umount "$TMP/mnt"
 live systems "$TMP/sys.dat"
-n=$("$TIO" info "$TMP/sys.dat" 2>/dev/null | sed -n 's/.* event classes, \([0-9]*\) with events$/\1/p')
+n=$("$TIO" info --count "$TMP/sys.dat" 2>/dev/null | sed -n 's/.* event classes, \([0-9]*\) with events$/\1/p')
 ok "live systems recording: ${n:-0} event types with events"
 

@@ -99,7 +99,7 @@ done
 d=$TIO_TOP/tests/data/ctf/lttng-ust-discard
 rm -f "$TMP/d.dat"
 "$TIO" convert -q -o "$TMP/d.dat" "$d" 2> "$TMP/err"
-disc() { "$TIO" info "$1" | awk '/^  discarded events:/ {s += $3} END {print s + 0}'; }
+disc() { "$TIO" info --count "$1" | awk '/^  discarded events:/ {s += $3} END {print s + 0}'; }
 n_in=$(disc "$d") n_out=$(disc "$TMP/d.dat")
 n_late=$(sed -n 's/.*warning: tracedat writer: \([0-9]*\) discarded events.*/\1/p' "$TMP/err")
 if [ "$n_in" -gt 0 ] && [ "$n_in" = $((n_out + ${n_late:-0})) ]; then

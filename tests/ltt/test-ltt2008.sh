@@ -24,7 +24,7 @@ nooff() { awk '{ $2 = ""; print }' "$1" | sort; }
 for o in little big; do
 	$MK "$TMP/$o" $o || { notok "handmade-$o-generate"; continue; }
 	events "$TMP/$o" "$TMP/$o.err" >"$TMP/$o.got"
-	fmt=$("$TIO" info "$TMP/$o" 2>/dev/null | grep -c 'lttng0-2008')
+	fmt=$("$TIO" info --count "$TMP/$o" 2>/dev/null | grep -c 'lttng0-2008')
 	if [ ! -s "$TMP/$o.err" ] && [ "$fmt" -ge 1 ]; then ok "handmade-$o-reads"; else notok "handmade-$o-reads" "$(head -3 "$TMP/$o.err")" "format lines: $fmt"; fi
 	same "handmade-$o-events" "$TMP/$o.expect" "$TMP/$o.got"
 	# the writer: the same bytes, tracefile for tracefile, and again from its own output

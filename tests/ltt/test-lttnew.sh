@@ -22,7 +22,7 @@ done
 echo "# hand-made: $(wc -l <"$TMP/le.expect") events each"
 
 # bookmarks are listed by info
-"$TIO" info "$TMP/le" >"$TMP/info.txt" 2>&1
+"$TIO" info --count "$TMP/le" >"$TMP/info.txt" 2>&1
 if grep -q '^  annotation "boot" cpu 0 \[1200000000.000000010, 1200000000.500000000\]: Boot & login$' "$TMP/info.txt" &&
 	grep -q '^  annotation "spike" cycles \[5030, 5030\]: A spike$' "$TMP/info.txt"; then
 	ok bookmarks-listed

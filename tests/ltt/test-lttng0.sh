@@ -45,7 +45,7 @@ fi
 for t in "$L"/traces/*/; do
 	t=${t%/}
 	n=$(basename "$t")
-	"$TIO" info "$t" >"$TMP/info.txt" 2>"$TMP/info.err"
+	"$TIO" info --count "$t" >"$TMP/info.txt" 2>"$TMP/info.err"
 	rc=$?
 	ev=$(info_field "$TMP/info.txt" events)
 	lost=$(info_field "$TMP/info.txt" "discarded events")
@@ -67,7 +67,7 @@ for t in "$L"/traces/*/; do
 done
 # trace-2.6: two CPUs, one block per tracefile; the count is the one every
 # block's data_size accounts for exactly (no byte left over, no error)
-"$TIO" info "$T26" >"$TMP/info26.txt" 2>&1
+"$TIO" info --count "$T26" >"$TMP/info26.txt" 2>&1
 if grep -q '^  events: 219558$' "$TMP/info26.txt"; then ok trace-2.6-count; else notok trace-2.6-count "$(grep events: "$TMP/info26.txt")"; fi
 
 # --- damaged copies ------------------------------------------------------------
