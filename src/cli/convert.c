@@ -23,6 +23,7 @@ static const struct writer {
 	{"tracedat", "tracedat", ".dat"},
 	{"ltt", "ltt", NULL},
 	{"lttng0", "lttng0", NULL},
+	{"perfetto", "perfetto", ".pftrace"},
 };
 
 /*
@@ -301,7 +302,7 @@ int cli_convert(int argc, char **argv)
 			if (!strcmp(writers[i].to, to))
 				w = &writers[i];
 		if (!w) {
-			fprintf(stderr, "traceio: no writer for '%s' (ctf, tracedat, ltt, lttng0)\n", to);
+			fprintf(stderr, "traceio: no writer for '%s' (ctf, tracedat, ltt, lttng0, perfetto)\n", to);
 			goto done;
 		}
 	} else {

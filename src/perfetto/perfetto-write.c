@@ -1,0 +1,1128 @@
+/*
+ * The "perfetto" writer sink: any trace as Perfetto's protobuf trace format
+ * (a `Trace` is a run of `TracePacket`s, each field 1 of the file), the
+ * subset of the schema in proto/perfetto_subset.proto, encoded by hand
+ * (src/perfetto/pb.h).  docs/formats/perfetto.md says what goes where:
+ *
+ *   - kernel events (trace.dat, LTTng kernel CTF, LTT) as FtraceEventBundles,
+ *     one open bundle per CPU, written as a packet when it reaches
+ *     BUNDLE_MAX bytes: the scheduling events Perfetto parses as typed
+ *     messages (one mapping of field names per source format, table
+ *     `typed`), every other one as a GenericFtraceEvent with all its fields;
+ *   - user-space events (LTTng-UST, anything not from a kernel tracer) as
+ *     TrackEvents on a track per thread (per stream when the thread is
+ *     unknown): instants, or slices for *_entry / *_exit pairs; event and
+ *     field names interned on the track-event sequence;
+ *   - a ClockSnapshot before the first event, ProcessTree packets from
+ *     LTTng's statedump and the pid/tid contexts, discarded events as
+ *     lost_events bundles (kernel) or "discarded events" instants (user).
+ *
+ * Streaming: packets go to the output as they fill; memory holds one bundle
+ * per CPU, one table entry per event class and one per thread.
+ * Options: output=PATH, force.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "perfetto/pb.h"
+#include "sink/sink.h"
+#include "traceio/class.h"
+
+#define BUNDLE_MAX (64 * 1024) /* bytes of events in an FtraceEventBundle before it is written */
+#define OUT_FLUSH (1 << 20)    /* bytes of packets buffered before a write */
+#define MAX_CPUS 65536
+
+/* trusted_packet_sequence_id of each kind of packet */
+#define SEQ_META 1   /* clock snapshot, process trees */
+#define SEQ_TRACK 2  /* track descriptors and track events (interned names) */
+#define SEQ_CPU0 16  /* FtraceEventBundles of CPU n: SEQ_CPU0 + n */
+
+/* TracePacket fields (perfetto_trace.proto) */
+enum {
+	TP_FTRACE_EVENTS = 1,
+	TP_PROCESS_TREE = 2,
+	TP_CLOCK_SNAPSHOT = 6,
+	TP_TIMESTAMP = 8,
+	TP_SEQ_ID = 10,
+	TP_TRACK_EVENT = 11,
+	TP_INTERNED_DATA = 12,
+	TP_SEQ_FLAGS = 13,
+	TP_TRACK_DESCRIPTOR = 60,
+};
+
+/* Source formats, each with its own names of the scheduling fields */
+enum src { SRC_FTRACE, SRC_LTTNG, SRC_LTT, SRC_USER };
+
+enum ftype { F_STR, F_INT, F_UINT, F_I64 };
+
+/* One field of a typed ftrace message: its number, type and source names. */
+typedef struct tfield {
+	uint32_t num;
+	uint8_t type;
+	bool prio;	   /* LTTng records prio - 100 (MAX_RT_PRIO): add it back */
+	const char *name;  /* trace.dat (ftrace) name */
+	const char *lname; /* LTTng kernel name (NULL: same) */
+} tfield;
+
+/* A typed FtraceEvent message and the event names it is written for. */
+typedef struct tdesc {
+	const char *name;  /* ftrace event name */
+	const char *lname; /* LTTng kernel event name (NULL: same) */
+	uint32_t num;	   /* field of FtraceEvent's oneof */
+	uint32_t nreq;	   /* the first nreq fields must exist, else the event is generic */
+	tfield f[8];
+} tdesc;
+
+#define WAKE(nm, num_)                                                                                  \
+	{nm, NULL, num_, 1,                                                                             \
+	 {{2, F_INT, false, "pid", "tid"}, {1, F_STR, false, "comm", NULL}, {3, F_INT, true, "prio", NULL}, \
+	  {4, F_INT, false, "success", NULL}, {5, F_INT, false, "target_cpu", NULL}}}
+
+static const tdesc typed[] = {
+	{"sched_switch", NULL, 4, 2,
+	 {{2, F_INT, false, "prev_pid", "prev_tid"},
+	  {6, F_INT, false, "next_pid", "next_tid"},
+	  {1, F_STR, false, "prev_comm", NULL},
+	  {3, F_INT, true, "prev_prio", NULL},
+	  {4, F_I64, false, "prev_state", NULL},
+	  {5, F_STR, false, "next_comm", NULL},
+	  {7, F_INT, true, "next_prio", NULL}}},
+	WAKE("sched_waking", 20),
+	WAKE("sched_wakeup", 17),
+	WAKE("sched_wakeup_new", 114),
+	{"sched_process_fork", NULL, 239, 2,
+	 {{2, F_INT, false, "parent_pid", "parent_tid"},
+	  {4, F_INT, false, "child_pid", "child_tid"},
+	  {1, F_STR, false, "parent_comm", NULL},
+	  {3, F_STR, false, "child_comm", NULL}}},
+	{"sched_process_exit", NULL, 238, 1,
+	 {{2, F_INT, false, "pid", "tid"}, {1, F_STR, false, "comm", NULL}, {3, F_INT, false, "tgid", "pid"},
+	  {4, F_INT, true, "prio", NULL}}},
+	{"sched_process_free", NULL, 240, 1,
+	 {{2, F_INT, false, "pid", "tid"}, {1, F_STR, false, "comm", NULL}, {3, F_INT, true, "prio", NULL}}},
+	{"task_newtask", NULL, 235, 1,
+	 {{1, F_INT, false, "pid", "tid"}, {2, F_STR, false, "comm", NULL}, {3, F_UINT, false, "clone_flags", NULL},
+	  {4, F_INT, false, "oom_score_adj", NULL}}},
+	{"task_rename", NULL, 236, 1,
+	 {{1, F_INT, false, "pid", "tid"}, {2, F_STR, false, "oldcomm", NULL}, {3, F_STR, false, "newcomm", NULL},
+	  {4, F_INT, false, "oom_score_adj", NULL}}},
+	{"cpu_frequency", "power_cpu_frequency", 11, 2,
+	 {{1, F_UINT, false, "state", NULL}, {2, F_UINT, false, "cpu_id", NULL}}},
+	{"cpu_idle", "power_cpu_idle", 13, 2, {{1, F_UINT, false, "state", NULL}, {2, F_UINT, false, "cpu_id", NULL}}},
+	{"irq_handler_entry", NULL, 36, 1, {{1, F_INT, false, "irq", NULL}, {2, F_STR, false, "name", NULL}}},
+	{"irq_handler_exit", NULL, 37, 1, {{1, F_INT, false, "irq", NULL}, {2, F_INT, false, "ret", NULL}}},
+	{"softirq_entry", "irq_softirq_entry", 24, 1, {{1, F_UINT, false, "vec", NULL}}},
+	{"softirq_exit", "irq_softirq_exit", 25, 1, {{1, F_UINT, false, "vec", NULL}}},
+	{"print", NULL, 3, 1, {{2, F_STR, false, "buf", NULL}, {1, F_UINT, false, "ip", NULL}}},
+};
+
+enum kind { K_GENERIC, K_TYPED, K_TRACK };
+enum slice { SL_INSTANT, SL_BEGIN, SL_END };
+
+/* What the writer knows of an event class, made at its first event. */
+typedef struct pcls {
+	const tio_event_class *ec;
+	uint8_t kind;	 /* enum kind */
+	uint8_t src;	 /* enum src */
+	uint8_t slice;	 /* enum slice (K_TRACK) */
+	bool func;	 /* lttng_ust_cyg_profile func_entry: the slice is named by `addr` */
+	bool statedump;	 /* lttng_statedump_process_state: a ProcessTree too */
+	const tdesc *td; /* K_TYPED */
+	int8_t *map;	 /* K_TYPED: payload member -> index in td->f, or -1 */
+	uint64_t iid;	 /* K_TRACK: interned event name (0: not yet written) */
+	uint64_t *ann;	 /* K_TRACK: interned field names, per member (common ctx, spec ctx, payload) */
+	uint32_t nann;
+	uint32_t ctx_n[3]; /* member counts of common ctx, spec ctx, payload */
+} pcls;
+
+/* A thread (or a stream, for events of unknown thread) with a track or a ProcessTree entry. */
+typedef struct pthr {
+	uint64_t k1, k2; /* key; k1 == 0: empty slot */
+	uint64_t uuid;	 /* track uuid, 0 before its descriptor is written */
+	bool in_tree;	 /* a ProcessTree entry was written */
+} pthr;
+
+typedef struct pcpu {
+	pb b;		 /* the open bundle's content (empty: none open) */
+	int64_t cur_tid; /* the thread running on it (last sched_switch next), -1 unknown */
+} pcpu;
+
+typedef struct pwsink {
+	tio_sink base;
+	char *out_path;
+	bool force;
+	tio_outfile of;
+	bool opened, done;
+	pb o;	  /* packets to write */
+	pb t;	  /* scratch: a track event packet's interned data */
+	tio_buf text; /* scratch: values rendered as text */
+	pcpu *cpus;
+	size_t ncpus;
+	pcls **cls; /* open-addressed by ec pointer */
+	size_t ncls, capcls;
+	pthr *thr; /* open-addressed by (k1, k2) */
+	size_t nthr, capthr;
+	uint64_t next_iid, next_uuid;
+	bool clock_done, track_seq_started;
+	uint64_t nevents;
+} pwsink;
+
+/* ---------------------------------------------------------------- output */
+
+/* Create the temporary output file (once). */
+static int pw_open(pwsink *w)
+{
+	if (w->opened)
+		return 0;
+	if (!w->out_path)
+		return tio_err_set(TIO_ERR_USAGE, "sink perfetto needs option output=PATH");
+	struct stat st;
+	if (!w->force && !lstat(w->out_path, &st))
+		return tio_err_set(TIO_ERR_USAGE, "%s: already exists", w->out_path);
+	int r = tio_outfile_open(&w->of, w->out_path);
+	if (r)
+		return r;
+	w->opened = true;
+	return 0;
+}
+
+/* Write the buffered packets to the file. */
+static int pw_flush(pwsink *w)
+{
+	if (w->o.err)
+		return w->o.err;
+	if (w->o.len && fwrite(w->o.p, 1, w->o.len, w->of.f) != w->o.len)
+		return tio_err_set(TIO_ERR_IO, "%s: write error: %s", w->out_path, strerror(errno));
+	w->o.len = 0;
+	return 0;
+}
+
+/* Begin a TracePacket (Trace.packet, field 1) on sequence `seq`; end it with pb_end(&w->o). */
+static void pkt_begin(pwsink *w, uint32_t seq, bool has_ts, int64_t ns)
+{
+	pb_begin(&w->o, 1);
+	if (has_ts)
+		pb_uint(&w->o, TP_TIMESTAMP, ns < 0 ? 0 : (uint64_t)ns);
+	pb_uint(&w->o, TP_SEQ_ID, seq);
+}
+
+/* End a packet; write the buffer out when it is big. */
+static int pkt_end(pwsink *w)
+{
+	pb_end(&w->o);
+	if (w->o.err)
+		return w->o.err;
+	return w->o.len >= OUT_FLUSH ? pw_flush(w) : 0;
+}
+
+/* Write CPU c's open bundle as a packet and empty it. */
+static int bundle_flush(pwsink *w, size_t c)
+{
+	pb *b = &w->cpus[c].b;
+	if (b->err)
+		return b->err;
+	if (!b->len)
+		return 0;
+	pkt_begin(w, SEQ_CPU0 + (uint32_t)c, false, 0);
+	pb_bytes(&w->o, TP_FTRACE_EVENTS, b->p, b->len);
+	b->len = 0;
+	return pkt_end(w);
+}
+
+/* The state of CPU `cpu`, its array grown as needed; NULL on error (set). */
+static pcpu *cpu_get(pwsink *w, uint64_t cpu)
+{
+	if (cpu >= MAX_CPUS) {
+		tio_err_set(TIO_ERR_LIMIT, "perfetto: CPU %" PRIu64 " out of range (at most %d)", cpu, MAX_CPUS - 1);
+		return NULL;
+	}
+	if (cpu >= w->ncpus) {
+		size_t n = (size_t)cpu + 1;
+		pcpu *nc = tio_realloc(w->cpus, n * sizeof(*nc));
+		if (!nc)
+			return NULL;
+		for (size_t i = w->ncpus; i < n; i++) {
+			memset(&nc[i], 0, sizeof(nc[i]));
+			nc[i].cur_tid = -1;
+		}
+		w->cpus = nc;
+		w->ncpus = n;
+	}
+	return &w->cpus[cpu];
+}
+
+/* ---------------------------------------------------------------- values */
+
+/* The struct member values of `v` (a STRUCT) into out[0..n), n <= max; returns n. */
+static uint32_t members(const tio_msg *m, const tio_val *v, const tio_val **out, uint32_t max)
+{
+	if (!v || v->fc->kind != TIO_FC_STRUCT)
+		return 0;
+	uint32_t j = (uint32_t)(v - m->vals) + 1, n = 0;
+	for (uint32_t k = 0; k < v->n && j < v->end && n < max; k++) {
+		out[n++] = &m->vals[j];
+		j = m->vals[j].end;
+	}
+	return n;
+}
+
+/* Is v an integer of at most 64 bits (possibly an enum / boolean / LEB128)? */
+static bool is_int(const tio_val *v, bool *sign)
+{
+	const tio_fc *fc = v->fc;
+	switch (fc->kind) {
+	case TIO_FC_INT:
+	case TIO_FC_ENUM:
+	case TIO_FC_BOOL:
+	case TIO_FC_BITMAP:
+		if (fc->i.size > 64)
+			return false;
+		*sign = fc->i.is_signed;
+		return true;
+	case TIO_FC_VARINT:
+		*sign = fc->vi.is_signed;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Render the value at m->vals[i] as text into b (strings as is, compounds as JSON-like text). */
+static void render(tio_buf *b, const tio_msg *m, uint32_t i)
+{
+	const tio_val *v = &m->vals[i];
+	const tio_fc *fc = v->fc;
+	bool sg;
+	if (is_int(v, &sg)) {
+		if (sg)
+			tio_buf_addi(b, v->v.i);
+		else
+			tio_buf_addu(b, v->v.u);
+		return;
+	}
+	switch (fc->kind) {
+	case TIO_FC_FLOAT:
+		tio_buf_addf(b, "%.17g", v->v.d);
+		return;
+	case TIO_FC_STRING:
+	case TIO_FC_SSTRING:
+	case TIO_FC_DSTRING:
+		if (v->v.s.p)
+			tio_buf_add(b, v->v.s.p, strnlen(v->v.s.p, v->v.s.len));
+		return;
+	case TIO_FC_SBLOB:
+	case TIO_FC_DBLOB:
+		for (uint64_t k = 0; v->v.s.p && k < v->v.s.len; k++)
+			tio_buf_addf(b, "%02x", (unsigned char)v->v.s.p[k]);
+		return;
+	case TIO_FC_INT: /* wider than 64 bits */
+		tio_buf_adds(b, "0x");
+		for (uint32_t k = 0; v->v.big && k < (fc->i.size + 7) / 8; k++) {
+			uint32_t at = fc->i.byte_order == TIO_BE ? k : (fc->i.size + 7) / 8 - 1 - k;
+			tio_buf_addf(b, "%02x", v->v.big[at]);
+		}
+		return;
+	case TIO_FC_ARRAY:
+	case TIO_FC_SEQUENCE:
+		if (fc->a.text) {
+			if (v->v.s.p) {
+				tio_buf_add(b, v->v.s.p, strnlen(v->v.s.p, v->v.s.len));
+				return;
+			}
+			uint32_t j = i + 1;
+			for (uint32_t k = 0; k < v->n && j < v->end; k++) {
+				if (!m->vals[j].v.u)
+					break;
+				tio_buf_addc(b, (char)m->vals[j].v.u);
+				j = m->vals[j].end;
+			}
+			return;
+		}
+		/* fallthrough */
+	default: {
+		bool arr = fc->kind == TIO_FC_ARRAY || fc->kind == TIO_FC_SEQUENCE;
+		bool st = fc->kind == TIO_FC_STRUCT;
+		if (arr || st)
+			tio_buf_addc(b, arr ? '[' : '{');
+		uint32_t j = i + 1;
+		for (uint32_t k = 0; k < v->n && j < v->end; k++) {
+			if (k)
+				tio_buf_adds(b, ", ");
+			if (st && k < fc->st.nmembers && fc->st.members[k].name) {
+				tio_buf_adds(b, fc->st.members[k].name);
+				tio_buf_adds(b, ": ");
+			}
+			render(b, m, j);
+			j = m->vals[j].end;
+		}
+		if (arr || st)
+			tio_buf_addc(b, arr ? ']' : '}');
+		return;
+	}
+	}
+}
+
+/* The text of a string-like value (string, char array) or its rendering; into *p, *n. */
+static void text_of(pwsink *w, const tio_msg *m, const tio_val *v, const char **p, size_t *n)
+{
+	const tio_fc *fc = v->fc;
+	if ((fc->kind == TIO_FC_STRING || fc->kind == TIO_FC_SSTRING || fc->kind == TIO_FC_DSTRING) && v->v.s.p) {
+		*p = v->v.s.p;
+		*n = strnlen(v->v.s.p, v->v.s.len);
+		return;
+	}
+	tio_buf_reset(&w->text);
+	render(&w->text, m, (uint32_t)(v - m->vals));
+	*p = w->text.p ? w->text.p : "";
+	*n = w->text.len;
+}
+
+/* An integer value (0 when it is not one). */
+static int64_t int_of(const tio_val *v)
+{
+	bool sg;
+	return is_int(v, &sg) ? v->v.i : 0;
+}
+
+/* ---------------------------------------------------------------- classes */
+
+/* The source format of the trace a message comes from. */
+static enum src src_of(const tio_msg *m)
+{
+	const tio_trace *t = m->stream ? m->stream->trace : NULL;
+	if (!t || !t->fmt)
+		return SRC_USER;
+	if (!strcmp(t->fmt->name, "tracedat"))
+		return SRC_FTRACE;
+	if (!strncmp(t->fmt->name, "ltt", 3))
+		return SRC_LTT;
+	const tio_kv *d = t->tc ? tio_trace_class_env(t->tc, "domain") : NULL;
+	if (d && d->sval && !strcmp(d->sval, "kernel"))
+		return SRC_LTTNG;
+	return SRC_USER;
+}
+
+/* Does the stream class of ec hold an event class named `name`? */
+static bool sc_has(const tio_event_class *ec, const char *name)
+{
+	const tio_stream_class *sc = ec->sc;
+	for (uint32_t i = 0; sc && i < sc->necs; i++)
+		if (sc->ecs[i]->name && !strcmp(sc->ecs[i]->name, name))
+			return true;
+	return false;
+}
+
+/* Does `s` end with `suf`? */
+static bool ends_with(const char *s, const char *suf)
+{
+	size_t l = strlen(s), n = strlen(suf);
+	return l >= n && !strcmp(s + l - n, suf);
+}
+
+/* Decide how ec's events are written (typed, generic, track event) and resolve its fields. */
+static pcls *cls_make(const tio_msg *m)
+{
+	const tio_event_class *ec = m->ec;
+	pcls *c = tio_calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->ec = ec;
+	c->src = (uint8_t)src_of(m);
+	const char *name = ec->name ? ec->name : "";
+	if (c->src == SRC_USER) {
+		c->kind = K_TRACK;
+		c->nann = 0;
+		const tio_fc *scopes[3] = {ec->sc ? ec->sc->ev_common_ctx : NULL, ec->spec_ctx, ec->payload};
+		for (int s = 0; s < 3; s++) {
+			c->ctx_n[s] = scopes[s] && scopes[s]->kind == TIO_FC_STRUCT ? scopes[s]->st.nmembers : 0;
+			c->nann += c->ctx_n[s];
+		}
+		if (c->nann && !(c->ann = tio_calloc(c->nann, sizeof(uint64_t)))) {
+			free(c);
+			return NULL;
+		}
+		/* slices: X_entry with an X_exit beside it, and the reverse */
+		size_t l = strlen(name);
+		char buf[512];
+		if (l < sizeof(buf) - 2 && ends_with(name, "_entry")) {
+			memcpy(buf, name, l - 6);
+			strcpy(buf + l - 6, "_exit");
+			if (sc_has(ec, buf)) {
+				c->slice = SL_BEGIN;
+				c->func = ends_with(name, "func_entry") && strstr(name, "cyg_profile");
+			}
+		} else if (l < sizeof(buf) - 2 && ends_with(name, "_exit")) {
+			memcpy(buf, name, l - 5);
+			strcpy(buf + l - 5, "_entry");
+			if (sc_has(ec, buf))
+				c->slice = SL_END;
+		}
+		return c;
+	}
+	c->kind = K_GENERIC;
+	c->statedump = c->src == SRC_LTTNG && !strcmp(name, "lttng_statedump_process_state");
+	const tio_fc *pl = ec->payload;
+	if (!pl || pl->kind != TIO_FC_STRUCT || pl->st.nmembers > 1024)
+		return c;
+	bool lt = c->src == SRC_LTTNG;
+	for (size_t i = 0; i < TIO_ARRAY_LEN(typed); i++) {
+		const tdesc *td = &typed[i];
+		if (strcmp(name, lt && td->lname ? td->lname : td->name))
+			continue;
+		int8_t *map = tio_calloc(pl->st.nmembers ? pl->st.nmembers : 1, 1);
+		if (!map) {
+			free(c);
+			return NULL;
+		}
+		uint32_t found = 0;
+		for (uint32_t k = 0; k < pl->st.nmembers; k++) {
+			map[k] = -1;
+			const char *mn = pl->st.members[k].name;
+			for (int f = 0; mn && f < 8 && td->f[f].num; f++) {
+				const char *want = lt && td->f[f].lname ? td->f[f].lname : td->f[f].name;
+				if (!strcmp(mn, want)) {
+					map[k] = (int8_t)f;
+					if ((uint32_t)f < td->nreq)
+						found++;
+				}
+			}
+		}
+		if (found < td->nreq) {
+			free(map);
+			break;
+		}
+		c->kind = K_TYPED;
+		c->td = td;
+		c->map = map;
+		break;
+	}
+	return c;
+}
+
+/* The writer's record of m's event class, made at its first event; NULL on error. */
+static pcls *cls_get(pwsink *w, const tio_msg *m)
+{
+	size_t mask = w->capcls - 1;
+	size_t h = ((uintptr_t)m->ec >> 4) * 0x9E3779B97F4A7C15ULL;
+	if (w->capcls) {
+		for (size_t i = h & mask;; i = (i + 1) & mask) {
+			if (!w->cls[i])
+				break;
+			if (w->cls[i]->ec == m->ec)
+				return w->cls[i];
+		}
+	}
+	if ((w->ncls + 1) * 2 > w->capcls) {
+		size_t nc = w->capcls ? w->capcls * 2 : 256;
+		pcls **nt = tio_calloc(nc, sizeof(*nt));
+		if (!nt)
+			return NULL;
+		for (size_t i = 0; i < w->capcls; i++) {
+			if (!w->cls[i])
+				continue;
+			size_t hh = ((uintptr_t)w->cls[i]->ec >> 4) * 0x9E3779B97F4A7C15ULL;
+			size_t j = hh & (nc - 1);
+			while (nt[j])
+				j = (j + 1) & (nc - 1);
+			nt[j] = w->cls[i];
+		}
+		free(w->cls);
+		w->cls = nt;
+		w->capcls = nc;
+		mask = nc - 1;
+	}
+	pcls *c = cls_make(m);
+	if (!c)
+		return NULL;
+	size_t i = h & mask;
+	while (w->cls[i])
+		i = (i + 1) & mask;
+	w->cls[i] = c;
+	w->ncls++;
+	return c;
+}
+
+/* The thread table's entry for key (k1 != 0, k2), created empty; NULL on error. */
+static pthr *thr_get(pwsink *w, uint64_t k1, uint64_t k2)
+{
+	if ((w->nthr + 1) * 2 > w->capthr) {
+		size_t nc = w->capthr ? w->capthr * 2 : 1024;
+		pthr *nt = tio_calloc(nc, sizeof(*nt));
+		if (!nt)
+			return NULL;
+		for (size_t i = 0; i < w->capthr; i++) {
+			pthr *e = &w->thr[i];
+			if (!e->k1)
+				continue;
+			size_t j = ((e->k1 * 0x9E3779B97F4A7C15ULL) ^ (e->k2 * 0xC2B2AE3D27D4EB4FULL)) & (nc - 1);
+			while (nt[j].k1)
+				j = (j + 1) & (nc - 1);
+			nt[j] = *e;
+		}
+		free(w->thr);
+		w->thr = nt;
+		w->capthr = nc;
+	}
+	size_t mask = w->capthr - 1;
+	for (size_t i = ((k1 * 0x9E3779B97F4A7C15ULL) ^ (k2 * 0xC2B2AE3D27D4EB4FULL)) & mask;; i = (i + 1) & mask) {
+		pthr *e = &w->thr[i];
+		if (!e->k1) {
+			e->k1 = k1;
+			e->k2 = k2;
+			w->nthr++;
+			return e;
+		}
+		if (e->k1 == k1 && e->k2 == k2)
+			return e;
+	}
+}
+
+/* ---------------------------------------------------------------- packets */
+
+/* The ClockSnapshot before the first event: the trace's clock is Perfetto's BOOTTIME. */
+static int clock_snapshot(pwsink *w, const tio_msg *m)
+{
+	w->clock_done = true;
+	pkt_begin(w, SEQ_META, true, m->ns);
+	pb_begin(&w->o, TP_CLOCK_SNAPSHOT);
+	pb_begin(&w->o, 1);
+	pb_uint(&w->o, 1, 6); /* BUILTIN_CLOCK_BOOTTIME: the default trace clock */
+	pb_uint(&w->o, 2, m->ns < 0 ? 0 : (uint64_t)m->ns);
+	pb_end(&w->o);
+	/* a clock whose origin is the Unix epoch (CTF: LTTng's clocks are) gives REALTIME too */
+	const tio_stream_class *sc = m->stream ? m->stream->sc : NULL;
+	const tio_trace_class *tc = sc ? sc->tc : NULL;
+	const tio_clock *ck = tc && sc->clock >= 0 && (uint32_t)sc->clock < tc->nclocks ? tc->clocks[sc->clock] : NULL;
+	bool unix_origin = ck && (ck->origin_unix || (m->stream->trace && m->stream->trace->fmt &&
+						      !strcmp(m->stream->trace->fmt->name, "ctf")));
+	if (unix_origin && m->ns > 0) {
+		pb_begin(&w->o, 1);
+		pb_uint(&w->o, 1, 1); /* BUILTIN_CLOCK_REALTIME */
+		pb_uint(&w->o, 2, (uint64_t)m->ns);
+		pb_end(&w->o);
+	}
+	pb_uint(&w->o, 2, 6); /* primary_trace_clock */
+	pb_end(&w->o);
+	return pkt_end(w);
+}
+
+/* A ProcessTree packet naming thread tid of process pid (and the process when tid == pid). */
+static int process_tree(pwsink *w, int64_t ns, int64_t tid, int64_t pid, int64_t ppid, const char *name,
+			size_t nl)
+{
+	pkt_begin(w, SEQ_META, true, ns);
+	pb_begin(&w->o, TP_PROCESS_TREE);
+	if (tid == pid) {
+		pb_begin(&w->o, 1);
+		pb_int(&w->o, 1, pid);
+		if (ppid >= 0)
+			pb_int(&w->o, 2, ppid);
+		if (name && nl) {
+			pb_bytes(&w->o, 3, name, nl);
+			pb_uint(&w->o, 9, 1); /* cmdline_is_comm */
+		}
+		pb_end(&w->o);
+	}
+	pb_begin(&w->o, 2);
+	pb_int(&w->o, 1, tid);
+	if (name && nl)
+		pb_bytes(&w->o, 2, name, nl);
+	pb_int(&w->o, 3, pid);
+	pb_end(&w->o);
+	pb_end(&w->o);
+	return pkt_end(w);
+}
+
+/* Thread identity from an event's contexts (LTTng's pid/tid/vpid/vtid/procname). */
+typedef struct ident {
+	int64_t pid, tid;
+	const tio_val *procname;
+} ident;
+
+/* Find the pid/tid/procname contexts of m (common and specific contexts). */
+static void ident_of(const tio_msg *m, ident *id)
+{
+	id->pid = id->tid = -1;
+	id->procname = NULL;
+	const tio_val *scopes[2] = {m->scope[TIO_SCOPE_EV_COMMON_CTX], m->scope[TIO_SCOPE_EV_SPEC_CTX]};
+	for (int s = 0; s < 2; s++) {
+		const tio_val *v = scopes[s];
+		if (!v || v->fc->kind != TIO_FC_STRUCT)
+			continue;
+		uint32_t j = (uint32_t)(v - m->vals) + 1;
+		for (uint32_t k = 0; k < v->n && j < v->end && k < v->fc->st.nmembers; k++) {
+			const char *nm = v->fc->st.members[k].name;
+			const tio_val *x = &m->vals[j];
+			j = x->end;
+			if (!nm)
+				continue;
+			if (*nm == '_')
+				nm++;
+			bool sg;
+			if (!strcmp(nm, "procname"))
+				id->procname = x;
+			else if (!is_int(x, &sg))
+				continue;
+			else if (!strcmp(nm, "vtid") || (!strcmp(nm, "tid") && id->tid < 0))
+				id->tid = x->v.i;
+			else if (!strcmp(nm, "vpid") || (!strcmp(nm, "pid") && id->pid < 0))
+				id->pid = x->v.i;
+		}
+	}
+}
+
+/* ---------------------------------------------------------------- kernel events */
+
+/* One FtraceEvent of a typed message: the mapped fields of the payload. */
+static void put_typed(pwsink *w, pb *b, const tio_msg *m, const pcls *c, int64_t *next_tid)
+{
+	const tdesc *td = c->td;
+	const tio_val *v = m->scope[TIO_SCOPE_PAYLOAD];
+	pb_begin(b, td->num);
+	uint32_t j = (uint32_t)(v - m->vals) + 1;
+	for (uint32_t k = 0; k < v->n && j < v->end; k++) {
+		const tio_val *x = &m->vals[j];
+		j = x->end;
+		if (k >= v->fc->st.nmembers || c->map[k] < 0)
+			continue;
+		const tfield *f = &td->f[c->map[k]];
+		if (f->type == F_STR) {
+			const char *p;
+			size_t n;
+			text_of(w, m, x, &p, &n);
+			pb_bytes(b, f->num, p, n);
+			continue;
+		}
+		int64_t iv = int_of(x);
+		if (f->prio && c->src == SRC_LTTNG)
+			iv += 100;
+		if (f->type == F_UINT)
+			pb_uint(b, f->num, (uint64_t)iv);
+		else
+			pb_int(b, f->num, f->type == F_INT ? (int64_t)(int32_t)iv : iv);
+		if (td->num == 4 && f->num == 6)
+			*next_tid = iv;
+	}
+	pb_end(b);
+}
+
+/* Add the members of struct v to a GenericFtraceEvent (`prefix` for nested structs). */
+static void put_generic_fields(pwsink *w, pb *b, const tio_msg *m, const tio_val *v, const char *prefix, int depth)
+{
+	if (!v || v->fc->kind != TIO_FC_STRUCT)
+		return;
+	uint32_t j = (uint32_t)(v - m->vals) + 1;
+	for (uint32_t k = 0; k < v->n && j < v->end; k++) {
+		const tio_val *x = &m->vals[j];
+		j = x->end;
+		const char *nm = k < v->fc->st.nmembers && v->fc->st.members[k].name ? v->fc->st.members[k].name : "";
+		char full[256];
+		if (prefix)
+			snprintf(full, sizeof(full), "%s.%s", prefix, nm);
+		if (x->fc->kind == TIO_FC_STRUCT && depth < 4) {
+			put_generic_fields(w, b, m, x, prefix ? full : nm, depth + 1);
+			continue;
+		}
+		pb_begin(b, 2);
+		pb_str(b, 1, prefix ? full : nm);
+		bool sg;
+		if (is_int(x, &sg)) {
+			if (sg)
+				pb_int(b, 4, x->v.i);
+			else
+				pb_uint(b, 5, x->v.u);
+		} else {
+			const char *p;
+			size_t n;
+			text_of(w, m, x, &p, &n);
+			pb_bytes(b, 3, p, n);
+		}
+		pb_end(b);
+	}
+}
+
+/* A kernel event into its CPU's bundle. */
+static int kernel_event(pwsink *w, const tio_msg *m, pcls *c)
+{
+	uint64_t cpu = 0;
+	if (!tio_msg_cpu(m, &cpu))
+		cpu = m->stream ? m->stream->id : 0;
+	pcpu *pc = cpu_get(w, cpu);
+	if (!pc)
+		return TIO_ERR_LIMIT;
+	pb *b = &pc->b;
+	if (!b->len)
+		pb_uint(b, 1, cpu); /* FtraceEventBundle.cpu */
+	/* the thread it ran in: trace.dat's common_pid, LTTng's tid context, else the CPU's current thread */
+	int64_t pid = -1, flags = -1;
+	ident id = {-1, -1, NULL};
+	if (c->src == SRC_FTRACE) {
+		const tio_val *cc = m->scope[TIO_SCOPE_EV_COMMON_CTX];
+		if (cc && cc->fc->kind == TIO_FC_STRUCT) {
+			uint32_t j = (uint32_t)(cc - m->vals) + 1;
+			for (uint32_t k = 0; k < cc->n && j < cc->end && k < cc->fc->st.nmembers; k++) {
+				const char *nm = cc->fc->st.members[k].name;
+				if (nm && !strcmp(nm, "common_pid"))
+					pid = int_of(&m->vals[j]);
+				else if (nm && !strcmp(nm, "common_flags"))
+					flags = int_of(&m->vals[j]);
+				j = m->vals[j].end;
+			}
+		}
+	} else {
+		ident_of(m, &id);
+		pid = id.tid >= 0 ? id.tid : pc->cur_tid;
+		if (id.tid >= 0 && id.pid >= 0) {
+			pthr *t = thr_get(w, 2 | (uint64_t)id.pid << 2, (uint64_t)id.tid);
+			if (!t)
+				return TIO_ERR_NOMEM;
+			if (!t->in_tree) {
+				t->in_tree = true;
+				const char *p = NULL;
+				size_t n = 0;
+				if (id.procname)
+					text_of(w, m, id.procname, &p, &n);
+				int r = process_tree(w, m->ns, id.tid, id.pid, -1, p, n);
+				if (r)
+					return r;
+			}
+		}
+	}
+	pb_begin(b, 2); /* FtraceEvent */
+	pb_uint(b, 1, m->ns < 0 ? 0 : (uint64_t)m->ns);
+	if (pid >= 0)
+		pb_uint(b, 2, (uint64_t)pid);
+	if (flags >= 0)
+		pb_uint(b, 5, (uint64_t)flags);
+	int64_t next_tid = -1;
+	if (c->kind == K_TYPED) {
+		put_typed(w, b, m, c, &next_tid);
+	} else {
+		pb_begin(b, 327); /* GenericFtraceEvent */
+		pb_str(b, 1, c->ec->name ? c->ec->name : "");
+		if (c->src != SRC_FTRACE) { /* trace.dat's common fields are pid and common_flags above */
+			put_generic_fields(w, b, m, m->scope[TIO_SCOPE_EV_COMMON_CTX], NULL, 0);
+			put_generic_fields(w, b, m, m->scope[TIO_SCOPE_EV_SPEC_CTX], NULL, 0);
+		}
+		put_generic_fields(w, b, m, m->scope[TIO_SCOPE_PAYLOAD], NULL, 0);
+		pb_end(b);
+	}
+	pb_end(b);
+	if (next_tid >= 0)
+		pc->cur_tid = next_tid;
+	if (b->err)
+		return b->err;
+	if (c->statedump) { /* lttng_statedump_process_state: tid, pid, ppid, name */
+		const tio_val *mv[64];
+		const tio_val *pl = m->scope[TIO_SCOPE_PAYLOAD];
+		uint32_t n = members(m, pl, mv, 64);
+		int64_t tid = -1, tgid = -1, ppid = -1;
+		const tio_val *nmv = NULL;
+		for (uint32_t k = 0; k < n && k < pl->fc->st.nmembers; k++) {
+			const char *nm = pl->fc->st.members[k].name;
+			if (!nm)
+				continue;
+			if (!strcmp(nm, "tid"))
+				tid = int_of(mv[k]);
+			else if (!strcmp(nm, "pid"))
+				tgid = int_of(mv[k]);
+			else if (!strcmp(nm, "ppid"))
+				ppid = int_of(mv[k]);
+			else if (!strcmp(nm, "name"))
+				nmv = mv[k];
+		}
+		if (tid >= 0 && tgid >= 0) {
+			const char *p = NULL;
+			size_t nl = 0;
+			if (nmv)
+				text_of(w, m, nmv, &p, &nl);
+			int r = process_tree(w, m->ns, tid, tgid, ppid, p, nl);
+			if (r)
+				return r;
+		}
+	}
+	return b->len >= BUNDLE_MAX ? bundle_flush(w, cpu) : 0;
+}
+
+/* ---------------------------------------------------------------- user-space events */
+
+/* Begin a packet on the track-event sequence (its first clears the incremental state). */
+static void track_pkt_begin(pwsink *w, int64_t ns)
+{
+	pkt_begin(w, SEQ_TRACK, true, ns);
+	pb_uint(&w->o, TP_SEQ_FLAGS, w->track_seq_started ? 2 : 1);
+	w->track_seq_started = true;
+}
+
+/* The track of m's thread (or stream), its TrackDescriptor written first; 0 on error. */
+static uint64_t track_of(pwsink *w, const tio_msg *m)
+{
+	ident id;
+	ident_of(m, &id);
+	pthr *t;
+	if (id.tid >= 0)
+		t = thr_get(w, 2 | (uint64_t)(id.pid >= 0 ? id.pid : id.tid) << 2, (uint64_t)id.tid);
+	else
+		t = thr_get(w, 1, (uint64_t)(uintptr_t)m->stream);
+	if (!t)
+		return 0;
+	if (t->uuid)
+		return t->uuid;
+	t->uuid = ++w->next_uuid;
+	track_pkt_begin(w, m->ns);
+	pb_begin(&w->o, TP_TRACK_DESCRIPTOR);
+	pb_uint(&w->o, 1, t->uuid);
+	if (id.tid >= 0) {
+		pb_begin(&w->o, 4); /* ThreadDescriptor */
+		pb_int(&w->o, 1, id.pid >= 0 ? id.pid : id.tid);
+		pb_int(&w->o, 2, id.tid);
+		if (id.procname) {
+			const char *p;
+			size_t n;
+			text_of(w, m, id.procname, &p, &n);
+			pb_bytes(&w->o, 5, p, n);
+		}
+		pb_end(&w->o);
+	} else {
+		const char *nm = m->stream && m->stream->name ? m->stream->name : "stream";
+		const char *sl = strrchr(nm, '/');
+		pb_str(&w->o, 2, sl ? sl + 1 : nm);
+	}
+	pb_end(&w->o);
+	return pkt_end(w) ? 0 : t->uuid;
+}
+
+/* Debug annotations for the members of struct v (scope s of class c), names interned in w->t. */
+static void put_annotations(pwsink *w, const tio_msg *m, pcls *c, const tio_val *v, uint32_t first)
+{
+	if (!v || v->fc->kind != TIO_FC_STRUCT)
+		return;
+	pb *b = &w->o;
+	uint32_t j = (uint32_t)(v - m->vals) + 1;
+	for (uint32_t k = 0; k < v->n && j < v->end && k < v->fc->st.nmembers; k++) {
+		const tio_val *x = &m->vals[j];
+		j = x->end;
+		uint64_t *iid = first + k < c->nann ? &c->ann[first + k] : NULL;
+		const char *nm = v->fc->st.members[k].name ? v->fc->st.members[k].name : "";
+		if (iid && !*iid) {
+			*iid = ++w->next_iid;
+			pb_begin(&w->t, 3); /* InternedData.debug_annotation_names */
+			pb_uint(&w->t, 1, *iid);
+			pb_str(&w->t, 2, nm);
+			pb_end(&w->t);
+		}
+		pb_begin(b, 4); /* DebugAnnotation */
+		if (iid)
+			pb_uint(b, 1, *iid);
+		else
+			pb_str(b, 10, nm);
+		bool sg;
+		if (is_int(x, &sg)) {
+			if (x->fc->kind == TIO_FC_BOOL)
+				pb_uint(b, 2, x->v.u != 0);
+			else if (sg)
+				pb_int(b, 4, x->v.i);
+			else
+				pb_uint(b, 3, x->v.u);
+		} else if (x->fc->kind == TIO_FC_FLOAT) {
+			pb_double(b, 5, x->v.d);
+		} else {
+			const char *p;
+			size_t n;
+			text_of(w, m, x, &p, &n);
+			pb_bytes(b, 6, p, n);
+		}
+		pb_end(b);
+	}
+}
+
+/* A user-space event as a TrackEvent (instant, slice begin or slice end). */
+static int track_event(pwsink *w, const tio_msg *m, pcls *c)
+{
+	uint64_t uuid = track_of(w, m);
+	if (!uuid)
+		return w->o.err ? w->o.err : TIO_ERR_NOMEM;
+	w->t.len = 0;
+	if (!c->iid) {
+		c->iid = ++w->next_iid;
+		pb_begin(&w->t, 2); /* InternedData.event_names */
+		pb_uint(&w->t, 1, c->iid);
+		const char *nm = c->ec->name ? c->ec->name : "";
+		size_t l = strlen(nm);
+		if (c->slice == SL_BEGIN && !c->func)
+			l -= 6; /* X_entry: the slice is X */
+		pb_bytes(&w->t, 2, nm, l);
+		pb_end(&w->t);
+	}
+	track_pkt_begin(w, m->ns);
+	pb_begin(&w->o, TP_TRACK_EVENT);
+	pb_uint(&w->o, 9, c->slice == SL_BEGIN ? 1 : c->slice == SL_END ? 2 : 3);
+	pb_uint(&w->o, 11, uuid);
+	bool named = false;
+	if (c->func) { /* lttng_ust_cyg_profile: the slice is the function's address */
+		const tio_val *mv[16];
+		const tio_val *pl = m->scope[TIO_SCOPE_PAYLOAD];
+		uint32_t n = members(m, pl, mv, 16);
+		for (uint32_t k = 0; k < n && k < pl->fc->st.nmembers; k++) {
+			if (pl->fc->st.members[k].name && !strcmp(pl->fc->st.members[k].name, "addr")) {
+				char nb[32];
+				int l = snprintf(nb, sizeof(nb), "0x%" PRIx64, mv[k]->v.u);
+				pb_bytes(&w->o, 23, nb, (size_t)l);
+				named = true;
+			}
+		}
+	}
+	if (!named)
+		pb_uint(&w->o, 10, c->iid);
+	put_annotations(w, m, c, m->scope[TIO_SCOPE_EV_COMMON_CTX], 0);
+	put_annotations(w, m, c, m->scope[TIO_SCOPE_EV_SPEC_CTX], c->ctx_n[0]);
+	put_annotations(w, m, c, m->scope[TIO_SCOPE_PAYLOAD], c->ctx_n[0] + c->ctx_n[1]);
+	pb_end(&w->o);
+	if (w->t.err)
+		return w->t.err;
+	if (w->t.len)
+		pb_bytes(&w->o, TP_INTERNED_DATA, w->t.p, w->t.len);
+	return pkt_end(w);
+}
+
+/* Discarded events: a lost_events bundle on the CPU (kernel) or an instant on the stream's track. */
+static int discarded(pwsink *w, const tio_msg *m)
+{
+	int64_t ns = m->has_range ? m->end_ns : m->ns;
+	if (src_of(m) != SRC_USER) {
+		uint64_t cpu = 0;
+		if (!tio_msg_cpu(m, &cpu))
+			cpu = m->stream ? m->stream->id : 0;
+		if (!cpu_get(w, cpu))
+			return TIO_ERR_LIMIT;
+		int r = bundle_flush(w, cpu);
+		if (r)
+			return r;
+		pb *b = &w->cpus[cpu].b;
+		pb_uint(b, 1, cpu);
+		pb_uint(b, 3, 1); /* lost_events */
+		return b->err;
+	}
+	uint64_t uuid;
+	pthr *t = thr_get(w, 1, (uint64_t)(uintptr_t)m->stream);
+	if (!t)
+		return TIO_ERR_NOMEM;
+	if (!(uuid = t->uuid)) {
+		t->uuid = uuid = ++w->next_uuid;
+		track_pkt_begin(w, ns);
+		pb_begin(&w->o, TP_TRACK_DESCRIPTOR);
+		pb_uint(&w->o, 1, uuid);
+		const char *nm = m->stream && m->stream->name ? m->stream->name : "stream";
+		const char *sl = strrchr(nm, '/');
+		pb_str(&w->o, 2, sl ? sl + 1 : nm);
+		pb_end(&w->o);
+		int r = pkt_end(w);
+		if (r)
+			return r;
+	}
+	track_pkt_begin(w, ns);
+	pb_begin(&w->o, TP_TRACK_EVENT);
+	pb_uint(&w->o, 9, 3);
+	pb_uint(&w->o, 11, uuid);
+	pb_str(&w->o, 23, "discarded events");
+	pb_begin(&w->o, 4);
+	pb_str(&w->o, 10, "count");
+	pb_uint(&w->o, 3, m->count);
+	pb_end(&w->o);
+	pb_end(&w->o);
+	return pkt_end(w);
+}
+
+/* ---------------------------------------------------------------- sink ops */
+
+static int pw_set(tio_sink *s, const char *key, const char *value)
+{
+	pwsink *w = (pwsink *)s;
+	if (!strcmp(key, "output")) {
+		free(w->out_path);
+		w->out_path = tio_strdup(value);
+		return w->out_path ? 0 : TIO_ERR_NOMEM;
+	}
+	if (!strcmp(key, "force"))
+		return tio_sink_bool(key, value, &w->force);
+	return tio_err_set(TIO_ERR_USAGE, "sink perfetto takes no option '%s' (output, force)", key);
+}
+
+/* An input: the output is created now, so that a trace with nothing in range is still written. */
+static int pw_add_trace(tio_sink *s, const tio_trace *t) { return pw_open((pwsink *)s); }
+
+static int pw_consume(tio_sink *s, const tio_msg *m)
+{
+	pwsink *w = (pwsink *)s;
+	int r = pw_open(w);
+	if (r)
+		return r;
+	if (m->type != TIO_MSG_EVENT && m->type != TIO_MSG_DISCARDED_EVENTS)
+		return 0;
+	if (!w->clock_done && (r = clock_snapshot(w, m)))
+		return r;
+	if (m->type == TIO_MSG_DISCARDED_EVENTS)
+		return discarded(w, m);
+	if (!m->ec)
+		return 0;
+	pcls *c = cls_get(w, m);
+	if (!c)
+		return TIO_ERR_NOMEM;
+	w->nevents++;
+	return c->kind == K_TRACK ? track_event(w, m, c) : kernel_event(w, m, c);
+}
+
+static int pw_finish(tio_sink *s)
+{
+	pwsink *w = (pwsink *)s;
+	int r = pw_open(w);
+	for (size_t c = 0; !r && c < w->ncpus; c++)
+		r = bundle_flush(w, c);
+	if (!r)
+		r = pw_flush(w);
+	if (r) {
+		tio_outfile_abort(&w->of);
+		w->opened = false;
+		return r;
+	}
+	w->done = true;
+	w->opened = false;
+	return tio_outfile_commit(&w->of);
+}
+
+static void pw_fini(tio_sink *s)
+{
+	pwsink *w = (pwsink *)s;
+	if (w->opened)
+		tio_outfile_abort(&w->of);
+	for (size_t i = 0; i < w->capcls; i++) {
+		if (!w->cls[i])
+			continue;
+		free(w->cls[i]->map);
+		free(w->cls[i]->ann);
+		free(w->cls[i]);
+	}
+	free(w->cls);
+	for (size_t i = 0; i < w->ncpus; i++)
+		pb_free(&w->cpus[i].b);
+	free(w->cpus);
+	free(w->thr);
+	pb_free(&w->o);
+	pb_free(&w->t);
+	tio_buf_free(&w->text);
+	free(w->out_path);
+}
+
+const tio_sink_ops tio_sink_perfetto_ops = {
+	.name = "perfetto",
+	.size = sizeof(pwsink),
+	.set = pw_set,
+	.add_trace = pw_add_trace,
+	.consume = pw_consume,
+	.finish = pw_finish,
+	.fini = pw_fini,
+};
