@@ -66,59 +66,80 @@ typedef struct tfield {
 	bool prio;	   /* LTTng records prio - 100 (MAX_RT_PRIO): add it back */
 	const char *name;  /* trace.dat (ftrace) name */
 	const char *lname; /* LTTng kernel name (NULL: same) */
+	const char *tname; /* LTT (LTTng 0.x) name (NULL: same, "": none) */
 } tfield;
 
 /* A typed FtraceEvent message and the event names it is written for. */
 typedef struct tdesc {
 	const char *name;  /* ftrace event name */
 	const char *lname; /* LTTng kernel event name (NULL: same) */
+	const char *tname; /* LTT (LTTng 0.x) event name (NULL: same, "": none) */
 	uint32_t num;	   /* field of FtraceEvent's oneof */
 	uint32_t nreq;	   /* the first nreq fields must exist, else the event is generic */
 	tfield f[8];
 } tdesc;
 
-#define WAKE(nm, num_)                                                                                  \
-	{nm, NULL, num_, 1,                                                                             \
-	 {{2, F_INT, false, "pid", "tid"}, {1, F_STR, false, "comm", NULL}, {3, F_INT, true, "prio", NULL}, \
-	  {4, F_INT, false, "success", NULL}, {5, F_INT, false, "target_cpu", NULL}}}
+#define WAKE(nm, tnm, num_)                                                                       \
+	{nm, NULL, tnm, num_, 1,                                                                     \
+	 {{2, F_INT, false, "pid", "tid", NULL},                                                      \
+	  {1, F_STR, false, "comm", NULL, NULL},                                                      \
+	  {3, F_INT, true, "prio", NULL, NULL},                                                       \
+	  {4, F_INT, false, "success", NULL, NULL},                                                   \
+	  {5, F_INT, false, "target_cpu", NULL, "cpu_id"}}}
 
 static const tdesc typed[] = {
-	{"sched_switch", NULL, 4, 2,
-	 {{2, F_INT, false, "prev_pid", "prev_tid"},
-	  {6, F_INT, false, "next_pid", "next_tid"},
-	  {1, F_STR, false, "prev_comm", NULL},
-	  {3, F_INT, true, "prev_prio", NULL},
-	  {4, F_I64, false, "prev_state", NULL},
-	  {5, F_STR, false, "next_comm", NULL},
-	  {7, F_INT, true, "next_prio", NULL}}},
-	WAKE("sched_waking", 20),
-	WAKE("sched_wakeup", 17),
-	WAKE("sched_wakeup_new", 114),
-	{"sched_process_fork", NULL, 239, 2,
-	 {{2, F_INT, false, "parent_pid", "parent_tid"},
-	  {4, F_INT, false, "child_pid", "child_tid"},
-	  {1, F_STR, false, "parent_comm", NULL},
-	  {3, F_STR, false, "child_comm", NULL}}},
-	{"sched_process_exit", NULL, 238, 1,
-	 {{2, F_INT, false, "pid", "tid"}, {1, F_STR, false, "comm", NULL}, {3, F_INT, false, "tgid", "pid"},
-	  {4, F_INT, true, "prio", NULL}}},
-	{"sched_process_free", NULL, 240, 1,
-	 {{2, F_INT, false, "pid", "tid"}, {1, F_STR, false, "comm", NULL}, {3, F_INT, true, "prio", NULL}}},
-	{"task_newtask", NULL, 235, 1,
-	 {{1, F_INT, false, "pid", "tid"}, {2, F_STR, false, "comm", NULL}, {3, F_UINT, false, "clone_flags", NULL},
-	  {4, F_INT, false, "oom_score_adj", NULL}}},
-	{"task_rename", NULL, 236, 1,
-	 {{1, F_INT, false, "pid", "tid"}, {2, F_STR, false, "oldcomm", NULL}, {3, F_STR, false, "newcomm", NULL},
-	  {4, F_INT, false, "oom_score_adj", NULL}}},
-	{"cpu_frequency", "power_cpu_frequency", 11, 2,
-	 {{1, F_UINT, false, "state", NULL}, {2, F_UINT, false, "cpu_id", NULL}}},
-	{"cpu_idle", "power_cpu_idle", 13, 2, {{1, F_UINT, false, "state", NULL}, {2, F_UINT, false, "cpu_id", NULL}}},
-	{"irq_handler_entry", NULL, 36, 1, {{1, F_INT, false, "irq", NULL}, {2, F_STR, false, "name", NULL}}},
-	{"irq_handler_exit", NULL, 37, 1, {{1, F_INT, false, "irq", NULL}, {2, F_INT, false, "ret", NULL}}},
-	{"softirq_entry", "irq_softirq_entry", 24, 1, {{1, F_UINT, false, "vec", NULL}}},
-	{"softirq_exit", "irq_softirq_exit", 25, 1, {{1, F_UINT, false, "vec", NULL}}},
-	{"print", NULL, 3, 1, {{2, F_STR, false, "buf", NULL}, {1, F_UINT, false, "ip", NULL}}},
+	{"sched_switch", NULL, "sched_schedule", 4, 2,
+	 {{2, F_INT, false, "prev_pid", "prev_tid", NULL},
+	  {6, F_INT, false, "next_pid", "next_tid", NULL},
+	  {1, F_STR, false, "prev_comm", NULL, NULL},
+	  {3, F_INT, true, "prev_prio", NULL, NULL},
+	  {4, F_I64, false, "prev_state", NULL, NULL},
+	  {5, F_STR, false, "next_comm", NULL, NULL},
+	  {7, F_INT, true, "next_prio", NULL, NULL}}},
+	WAKE("sched_waking", "sched_try_wakeup", 20),
+	WAKE("sched_wakeup", "", 17),
+	WAKE("sched_wakeup_new", "sched_wakeup_new_task", 114),
+	{"sched_process_fork", NULL, "process_fork", 239, 2,
+	 {{2, F_INT, false, "parent_pid", "parent_tid", NULL},
+	  {4, F_INT, false, "child_pid", "child_tid", NULL},
+	  {1, F_STR, false, "parent_comm", NULL, NULL},
+	  {3, F_STR, false, "child_comm", NULL, NULL}}},
+	{"sched_process_exit", NULL, "process_exit", 238, 1,
+	 {{2, F_INT, false, "pid", "tid", NULL},
+	  {1, F_STR, false, "comm", NULL, NULL},
+	  {3, F_INT, false, "tgid", "pid", ""},
+	  {4, F_INT, true, "prio", NULL, NULL}}},
+	{"sched_process_free", NULL, "process_free", 240, 1,
+	 {{2, F_INT, false, "pid", "tid", NULL}, {1, F_STR, false, "comm", NULL, NULL}, {3, F_INT, true, "prio", NULL, NULL}}},
+	{"task_newtask", NULL, "", 235, 1,
+	 {{1, F_INT, false, "pid", "tid", NULL},
+	  {2, F_STR, false, "comm", NULL, NULL},
+	  {3, F_UINT, false, "clone_flags", NULL, NULL},
+	  {4, F_INT, false, "oom_score_adj", NULL, NULL}}},
+	{"task_rename", NULL, "", 236, 1,
+	 {{1, F_INT, false, "pid", "tid", NULL},
+	  {2, F_STR, false, "oldcomm", NULL, NULL},
+	  {3, F_STR, false, "newcomm", NULL, NULL},
+	  {4, F_INT, false, "oom_score_adj", NULL, NULL}}},
+	{"cpu_frequency", "power_cpu_frequency", "", 11, 2,
+	 {{1, F_UINT, false, "state", NULL, NULL}, {2, F_UINT, false, "cpu_id", NULL, NULL}}},
+	{"cpu_idle", "power_cpu_idle", "", 13, 2, {{1, F_UINT, false, "state", NULL, NULL}, {2, F_UINT, false, "cpu_id", NULL, NULL}}},
+	{"irq_handler_entry", NULL, "", 36, 1, {{1, F_INT, false, "irq", NULL, NULL}, {2, F_STR, false, "name", NULL, NULL}}},
+	{"irq_handler_exit", NULL, "", 37, 1, {{1, F_INT, false, "irq", NULL, NULL}, {2, F_INT, false, "ret", NULL, NULL}}},
+	{"softirq_entry", "irq_softirq_entry", NULL, 24, 1, {{1, F_UINT, false, "vec", NULL, "softirq_id"}}},
+	{"softirq_exit", "irq_softirq_exit", NULL, 25, 1, {{1, F_UINT, false, "vec", NULL, "softirq_id"}}},
+	{"print", NULL, "", 3, 1, {{2, F_STR, false, "buf", NULL, NULL}, {1, F_UINT, false, "ip", NULL, NULL}}},
 };
+
+/* The name of an event or field for source format `src` (NULL: it has none). */
+static const char *src_name(int src, const char *name, const char *lname, const char *tname)
+{
+	if (src == SRC_LTTNG && lname)
+		return lname;
+	if (src == SRC_LTT && tname)
+		return *tname ? tname : NULL;
+	return name;
+}
 
 enum kind { K_GENERIC, K_TYPED, K_TRACK };
 enum slice { SL_INSTANT, SL_BEGIN, SL_END };
@@ -160,6 +181,7 @@ typedef struct pwsink {
 	pb o;	  /* packets to write */
 	pb t;	  /* scratch: a track event packet's interned data */
 	tio_buf text; /* scratch: values rendered as text */
+	tio_buf utf;  /* scratch: a string made valid UTF-8 */
 	pcpu *cpus;
 	size_t ncpus;
 	pcls **cls; /* open-addressed by ec pointer */
@@ -381,6 +403,69 @@ static void text_of(pwsink *w, const tio_msg *m, const tio_val *v, const char **
 	*n = w->text.len;
 }
 
+/* Length of the valid UTF-8 sequence at p (n bytes left), 0 if invalid. */
+static size_t utf8_seq(const unsigned char *p, size_t n)
+{
+	unsigned char c = p[0];
+	size_t l;
+	uint32_t cp;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c < 0xe0)
+		l = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c < 0xf0)
+		l = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c < 0xf5)
+		l = 4, cp = c & 0x07;
+	else
+		return 0;
+	if (l > n)
+		return 0;
+	for (size_t k = 1; k < l; k++) {
+		if ((p[k] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[k] & 0x3f);
+	}
+	if ((l == 3 && cp < 0x800) || (l == 4 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return l;
+}
+
+/*
+ * A string field: protobuf strings are UTF-8 (protoc and Perfetto refuse
+ * others), so a byte that is not part of valid UTF-8 becomes U+FFFD.
+ */
+static void put_text(pwsink *w, pb *b, uint32_t f, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+	while (i < n && p[i] < 0x80 && p[i])
+		i++;
+	for (size_t k = i; i == k && k < n;) { /* the rest, when not ASCII */
+		size_t l = p[k] ? utf8_seq(p + k, n - k) : 0;
+		if (!l)
+			break;
+		k += l;
+		i = k;
+	}
+	if (i == n) {
+		pb_bytes(b, f, s, n);
+		return;
+	}
+	tio_buf_reset(&w->utf);
+	for (size_t k = 0; k < n;) {
+		size_t l = p[k] ? utf8_seq(p + k, n - k) : 0;
+		if (l) {
+			tio_buf_add(&w->utf, p + k, l);
+			k += l;
+		} else {
+			tio_buf_add(&w->utf, "\xef\xbf\xbd", 3);
+			k++;
+		}
+	}
+	pb_bytes(b, f, w->utf.p, w->utf.len);
+}
+
 /* An integer value (0 when it is not one). */
 static int64_t int_of(const tio_val *v)
 {
@@ -464,14 +549,15 @@ static pcls *cls_make(const tio_msg *m)
 		return c;
 	}
 	c->kind = K_GENERIC;
-	c->statedump = c->src == SRC_LTTNG && !strcmp(name, "lttng_statedump_process_state");
+	c->statedump = (c->src == SRC_LTTNG && !strcmp(name, "lttng_statedump_process_state")) ||
+		       (c->src == SRC_LTT && !strcmp(name, "process_state"));
 	const tio_fc *pl = ec->payload;
 	if (!pl || pl->kind != TIO_FC_STRUCT || pl->st.nmembers > 1024)
 		return c;
-	bool lt = c->src == SRC_LTTNG;
 	for (size_t i = 0; i < TIO_ARRAY_LEN(typed); i++) {
 		const tdesc *td = &typed[i];
-		if (strcmp(name, lt && td->lname ? td->lname : td->name))
+		const char *want_ev = src_name(c->src, td->name, td->lname, td->tname);
+		if (!want_ev || strcmp(name, want_ev))
 			continue;
 		int8_t *map = tio_calloc(pl->st.nmembers ? pl->st.nmembers : 1, 1);
 		if (!map) {
@@ -483,8 +569,8 @@ static pcls *cls_make(const tio_msg *m)
 			map[k] = -1;
 			const char *mn = pl->st.members[k].name;
 			for (int f = 0; mn && f < 8 && td->f[f].num; f++) {
-				const char *want = lt && td->f[f].lname ? td->f[f].lname : td->f[f].name;
-				if (!strcmp(mn, want)) {
+				const char *want = src_name(c->src, td->f[f].name, td->f[f].lname, td->f[f].tname);
+				if (want && !strcmp(mn, want)) {
 					map[k] = (int8_t)f;
 					if ((uint32_t)f < td->nreq)
 						found++;
@@ -622,7 +708,7 @@ static int process_tree(pwsink *w, int64_t ns, int64_t tid, int64_t pid, int64_t
 		if (ppid >= 0)
 			pb_int(&w->o, 2, ppid);
 		if (name && nl) {
-			pb_bytes(&w->o, 3, name, nl);
+			put_text(w, &w->o, 3, name, nl);
 			pb_uint(&w->o, 9, 1); /* cmdline_is_comm */
 		}
 		pb_end(&w->o);
@@ -630,7 +716,7 @@ static int process_tree(pwsink *w, int64_t ns, int64_t tid, int64_t pid, int64_t
 	pb_begin(&w->o, 2);
 	pb_int(&w->o, 1, tid);
 	if (name && nl)
-		pb_bytes(&w->o, 2, name, nl);
+		put_text(w, &w->o, 2, name, nl);
 	pb_int(&w->o, 3, pid);
 	pb_end(&w->o);
 	pb_end(&w->o);
@@ -694,7 +780,7 @@ static void put_typed(pwsink *w, pb *b, const tio_msg *m, const pcls *c, int64_t
 			const char *p;
 			size_t n;
 			text_of(w, m, x, &p, &n);
-			pb_bytes(b, f->num, p, n);
+			put_text(w, b, f->num, p, n);
 			continue;
 		}
 		int64_t iv = int_of(x);
@@ -728,7 +814,10 @@ static void put_generic_fields(pwsink *w, pb *b, const tio_msg *m, const tio_val
 			continue;
 		}
 		pb_begin(b, 2);
-		pb_str(b, 1, prefix ? full : nm);
+		{
+			const char *fn = prefix ? full : nm;
+			put_text(w, b, 1, fn, strlen(fn));
+		}
 		bool sg;
 		if (is_int(x, &sg)) {
 			if (sg)
@@ -739,7 +828,7 @@ static void put_generic_fields(pwsink *w, pb *b, const tio_msg *m, const tio_val
 			const char *p;
 			size_t n;
 			text_of(w, m, x, &p, &n);
-			pb_bytes(b, 3, p, n);
+			put_text(w, b, 3, p, n);
 		}
 		pb_end(b);
 	}
@@ -803,7 +892,7 @@ static int kernel_event(pwsink *w, const tio_msg *m, pcls *c)
 		put_typed(w, b, m, c, &next_tid);
 	} else {
 		pb_begin(b, 327); /* GenericFtraceEvent */
-		pb_str(b, 1, c->ec->name ? c->ec->name : "");
+		put_text(w, b, 1, c->ec->name ? c->ec->name : "", c->ec->name ? strlen(c->ec->name) : 0);
 		if (c->src != SRC_FTRACE) { /* trace.dat's common fields are pid and common_flags above */
 			put_generic_fields(w, b, m, m->scope[TIO_SCOPE_EV_COMMON_CTX], NULL, 0);
 			put_generic_fields(w, b, m, m->scope[TIO_SCOPE_EV_SPEC_CTX], NULL, 0);
@@ -816,7 +905,8 @@ static int kernel_event(pwsink *w, const tio_msg *m, pcls *c)
 		pc->cur_tid = next_tid;
 	if (b->err)
 		return b->err;
-	if (c->statedump) { /* lttng_statedump_process_state: tid, pid, ppid, name */
+	if (c->statedump) { /* LTTng: tid, pid, ppid, name; LTT: pid, tgid, parent_pid, name */
+		bool ltt = c->src == SRC_LTT;
 		const tio_val *mv[64];
 		const tio_val *pl = m->scope[TIO_SCOPE_PAYLOAD];
 		uint32_t n = members(m, pl, mv, 64);
@@ -826,11 +916,11 @@ static int kernel_event(pwsink *w, const tio_msg *m, pcls *c)
 			const char *nm = pl->fc->st.members[k].name;
 			if (!nm)
 				continue;
-			if (!strcmp(nm, "tid"))
+			if (!strcmp(nm, ltt ? "pid" : "tid"))
 				tid = int_of(mv[k]);
-			else if (!strcmp(nm, "pid"))
+			else if (!strcmp(nm, ltt ? "tgid" : "pid"))
 				tgid = int_of(mv[k]);
-			else if (!strcmp(nm, "ppid"))
+			else if (!strcmp(nm, ltt ? "parent_pid" : "ppid"))
 				ppid = int_of(mv[k]);
 			else if (!strcmp(nm, "name"))
 				nmv = mv[k];
@@ -884,7 +974,7 @@ static uint64_t track_of(pwsink *w, const tio_msg *m)
 			const char *p;
 			size_t n;
 			text_of(w, m, id.procname, &p, &n);
-			pb_bytes(&w->o, 5, p, n);
+			put_text(w, &w->o, 5, p, n);
 		}
 		pb_end(&w->o);
 	} else {
@@ -912,7 +1002,7 @@ static void put_annotations(pwsink *w, const tio_msg *m, pcls *c, const tio_val 
 			*iid = ++w->next_iid;
 			pb_begin(&w->t, 3); /* InternedData.debug_annotation_names */
 			pb_uint(&w->t, 1, *iid);
-			pb_str(&w->t, 2, nm);
+			put_text(w, &w->t, 2, nm, strlen(nm));
 			pb_end(&w->t);
 		}
 		pb_begin(b, 4); /* DebugAnnotation */
@@ -934,7 +1024,7 @@ static void put_annotations(pwsink *w, const tio_msg *m, pcls *c, const tio_val 
 			const char *p;
 			size_t n;
 			text_of(w, m, x, &p, &n);
-			pb_bytes(b, 6, p, n);
+			put_text(w, b, 6, p, n);
 		}
 		pb_end(b);
 	}
@@ -955,7 +1045,7 @@ static int track_event(pwsink *w, const tio_msg *m, pcls *c)
 		size_t l = strlen(nm);
 		if (c->slice == SL_BEGIN && !c->func)
 			l -= 6; /* X_entry: the slice is X */
-		pb_bytes(&w->t, 2, nm, l);
+		put_text(w, &w->t, 2, nm, l);
 		pb_end(&w->t);
 	}
 	track_pkt_begin(w, m->ns);
@@ -1114,6 +1204,7 @@ static void pw_fini(tio_sink *s)
 	pb_free(&w->o);
 	pb_free(&w->t);
 	tio_buf_free(&w->text);
+	tio_buf_free(&w->utf);
 	free(w->out_path);
 }
 

@@ -1,0 +1,289 @@
+#!/usr/bin/python3
+"""Check a `traceio convert --to perfetto` output against its input.
+
+usage: cmp-perfetto.py DECODED.txt INPUT.jsonl [--lttng | --ltt]
+
+DECODED.txt is `protoc --decode=perfetto.protos.Trace perfetto_trace.proto`
+of the output (protobuf text format), INPUT.jsonl `traceio print --style json`
+of the input.  --lttng: the input is an LTTng kernel trace (its field and
+event names, prio - 100).  Checks:
+  - every input event is in the output exactly once, at the same ns: an
+    FtraceEvent (typed or generic) on the same CPU, or a TrackEvent
+    (instant, slice begin X for X_entry, slice end);
+  - per CPU, the sched_switch sequence (prev/next pid, comm, prio, state)
+    equals the input's;
+  - typed wakeup events carry the input's pid, comm and target_cpu;
+  - generic events carry every payload field of the input's;
+  - every thread of LTTng's statedump is in a ProcessTree;
+  - every discarded-events message became a lost_events bundle or a
+    "discarded events" instant.
+Prints one summary line; exit status 1 with the first differences.
+"""
+import collections
+import json
+import re
+import sys
+
+TOKEN = re.compile(r'\s*(?:(\})|([A-Za-z_][A-Za-z0-9_]*)\s*(\{|:\s*(.*)))\s*$')
+
+
+def unquote(s):
+    """A protobuf text-format string literal to str (octal/hex escapes are bytes)."""
+    assert s[0] == '"' and s[-1] == '"', s
+    s = s[1:-1]
+    out = bytearray()
+    i = 0
+    esc = {'n': 10, 't': 9, 'r': 13, '"': 34, "'": 39, '\\': 92, 'a': 7, 'b': 8, 'f': 12, 'v': 11}
+    while i < len(s):
+        c = s[i]
+        if c != '\\':
+            out += c.encode()
+            i += 1
+            continue
+        n = s[i + 1]
+        if n in esc:
+            out.append(esc[n])
+            i += 2
+        elif n in '01234567':
+            j = i + 1
+            while j < len(s) and j < i + 4 and s[j] in '01234567':
+                j += 1
+            out.append(int(s[i + 1:j], 8))
+            i = j
+        elif n == 'x':
+            j = i + 2
+            while j < len(s) and j < i + 4 and s[j] in '0123456789abcdefABCDEF':
+                j += 1
+            out.append(int(s[i + 2:j], 16))
+            i = j
+        else:
+            raise ValueError('escape \\' + n)
+    return out.decode('utf-8', 'replace')
+
+
+def value(v):
+    if v.startswith('"'):
+        return unquote(v)
+    if re.fullmatch(r'-?\d+', v):
+        return int(v)
+    try:
+        return float(v)
+    except ValueError:
+        return v  # an enum name, true/false
+
+
+def packets(path):
+    """Yield each top-level packet as nested dicts of lists."""
+    stack = []
+    with open(path, encoding='utf-8', errors='surrogateescape') as f:
+        for line in f:
+            m = TOKEN.match(line)
+            if not m:
+                raise ValueError('cannot parse: ' + line)
+            if m.group(1):
+                d = stack.pop()
+                if not stack:
+                    yield d
+                continue
+            name = m.group(2)
+            if m.group(3) == '{':
+                d = {}
+                if stack:
+                    stack[-1].setdefault(name, []).append(d)
+                stack.append(d)
+            else:
+                stack[-1].setdefault(name, []).append(value(m.group(4)))
+
+
+def one(d, k, default=None):
+    v = d.get(k)
+    return v[0] if v else default
+
+
+TYPED = {  # FtraceEvent oneof name -> (ftrace name, LTTng name, LTT name)
+    'sched_switch': ('sched_switch', 'sched_switch', 'sched_schedule'),
+    'sched_waking': ('sched_waking', 'sched_waking', 'sched_try_wakeup'),
+    'sched_wakeup': ('sched_wakeup', 'sched_wakeup', None),
+    'sched_wakeup_new': ('sched_wakeup_new', 'sched_wakeup_new', 'sched_wakeup_new_task'),
+    'sched_process_fork': ('sched_process_fork', 'sched_process_fork', 'process_fork'),
+    'sched_process_exit': ('sched_process_exit', 'sched_process_exit', 'process_exit'),
+    'sched_process_free': ('sched_process_free', 'sched_process_free', 'process_free'),
+    'task_newtask': ('task_newtask', 'task_newtask', None),
+    'task_rename': ('task_rename', 'task_rename', None),
+    'cpu_frequency': ('cpu_frequency', 'power_cpu_frequency', None),
+    'cpu_idle': ('cpu_idle', 'power_cpu_idle', None),
+    'irq_handler_entry': ('irq_handler_entry', 'irq_handler_entry', None),
+    'irq_handler_exit': ('irq_handler_exit', 'irq_handler_exit', None),
+    'softirq_entry': ('softirq_entry', 'irq_softirq_entry', 'softirq_entry'),
+    'softirq_exit': ('softirq_exit', 'irq_softirq_exit', 'softirq_exit'),
+    'print': ('print', 'print', None),
+}
+# field names of the checked fields per format: ftrace, LTTng, LTT
+PID = ('pid', 'tid', 'pid')
+TARGET = ('target_cpu', 'target_cpu', 'cpu_id')
+PREV = ('prev_pid', 'prev_tid', 'prev_pid')
+NEXT = ('next_pid', 'next_tid', 'next_pid')
+STATEDUMP = (None, ('lttng_statedump_process_state', 'tid'), ('process_state', 'pid'))
+
+
+def flat_names(d, prefix=''):
+    out = set()
+    for k, v in d.items():
+        if isinstance(v, dict) and not ('value' in v and 'labels' in v) and 'option' not in v:
+            out |= flat_names(v, prefix + k + '.')
+        else:
+            out.add(prefix + k)
+    return out
+
+
+def main():
+    dec, inp = sys.argv[1], sys.argv[2]
+    lttng = '--lttng' in sys.argv[3:]
+    li = 1 if lttng else 2 if '--ltt' in sys.argv[3:] else 0
+    errors = []
+
+    # ---- output
+    out_ev = collections.Counter()  # (cpu or None, ns, name)
+    out_switch = collections.defaultdict(list)
+    out_wake = collections.Counter()
+    out_generic = {}  # (ns, name) -> field names (last seen)
+    tree_tids = set()
+    lost = 0
+    disc_instants = 0
+    names = {}
+    nslices = collections.Counter()
+    for p in packets(dec):
+        for b in p.get('ftrace_events', []):
+            cpu = one(b, 'cpu')
+            if one(b, 'lost_events'):
+                lost += 1
+            for e in b.get('event', []):
+                ts = one(e, 'timestamp')
+                kinds = [k for k in e if k not in ('timestamp', 'pid', 'common_flags')]
+                if len(kinds) != 1:
+                    errors.append('FtraceEvent with %s' % kinds)
+                    continue
+                k = kinds[0]
+                body = e[k][0]
+                if k == 'generic':
+                    nm = one(body, 'event_name')
+                    out_generic[(ts, nm)] = {one(f, 'name') for f in body.get('field', [])}
+                elif k in TYPED:
+                    nm = TYPED[k][li]
+                else:
+                    errors.append('unexpected typed event ' + k)
+                    continue
+                out_ev[(cpu, ts, nm)] += 1
+                if k == 'sched_switch':
+                    out_switch[cpu].append((one(body, 'prev_pid', 0), one(body, 'prev_comm', ''), one(body, 'prev_prio', -100),
+                                            one(body, 'prev_state', 0), one(body, 'next_pid', 0),
+                                            one(body, 'next_comm', ''), one(body, 'next_prio', -100)))
+                elif k in ('sched_waking', 'sched_wakeup', 'sched_wakeup_new'):
+                    out_wake[(cpu, ts, k, one(body, 'pid', 0), one(body, 'comm', ''), one(body, 'target_cpu', 0))] += 1
+        for t in p.get('process_tree', []):
+            for th in t.get('threads', []):
+                tree_tids.add(one(th, 'tid'))
+        for i in p.get('interned_data', []):
+            for en in i.get('event_names', []):
+                names[one(en, 'iid')] = one(en, 'name')
+        for te in p.get('track_event', []):
+            ts = one(p, 'timestamp')
+            typ = one(te, 'type')
+            nm = one(te, 'name') if 'name' in te else names.get(one(te, 'name_iid'))
+            if nm is None:
+                errors.append('track event at %s: name iid %s not interned before' % (ts, one(te, 'name_iid')))
+                continue
+            if nm == 'discarded events':
+                disc_instants += 1
+                continue
+            nslices[typ] += 1
+            if typ == 'TYPE_SLICE_BEGIN':
+                nm = '*func_entry' if nm.startswith('0x') else nm + '_entry'
+            out_ev[(None, ts, nm)] += 1
+
+    # ---- input
+    in_ev = collections.Counter()
+    in_switch = collections.defaultdict(list)
+    in_wake = collections.Counter()
+    statedump_tids = set()
+    cpu_of = {}
+    ndisc = 0
+    generic_missing = 0
+    nin = 0
+    func_entry_names = set()
+    with open(inp) as f:
+        for line in f:
+            d = json.loads(line)
+            sk = (d.get('trace'), d.get('stream_class_id'), d.get('stream_id'))
+            if d['type'] == 'packet_begin':
+                pc = d.get('packet_context') or {}
+                if 'cpu_id' in pc:
+                    cpu_of[sk] = pc['cpu_id']
+                continue
+            if d['type'] == 'discarded_events':
+                ndisc += 1
+                continue
+            if d['type'] != 'event':
+                continue
+            nin += 1
+            cpu = cpu_of.get(sk, d.get('stream_id'))
+            nm = d['event_class']
+            ts = d['ns']
+            pl = d.get('payload') or {}
+            key_k = (cpu, ts, nm)
+            key_u = (None, ts, '*func_entry' if nm.endswith('func_entry') and 'cyg_profile' in nm else nm)
+            if out_ev[key_k] > 0:
+                out_ev[key_k] -= 1
+            elif out_ev[key_u] > 0:
+                out_ev[key_u] -= 1
+            else:
+                in_ev[(cpu, ts, nm)] += 1
+                continue
+            if nm == TYPED['sched_switch'][li]:
+                add = 100 if lttng else 0
+                in_switch[cpu].append((pl.get(PREV[li], 0), pl.get('prev_comm', ''), pl.get('prev_prio', -100) + add,
+                                       pl.get('prev_state', 0), pl.get(NEXT[li], 0), pl.get('next_comm', ''),
+                                       pl.get('next_prio', -100) + add))
+            elif nm in [TYPED[k][li] for k in ('sched_waking', 'sched_wakeup', 'sched_wakeup_new')]:
+                k = [k for k in ('sched_waking', 'sched_wakeup', 'sched_wakeup_new') if TYPED[k][li] == nm][0]
+                in_wake[(cpu, ts, k, pl.get(PID[li], 0), pl.get('comm', ''), pl.get(TARGET[li], 0))] += 1
+            elif STATEDUMP[li] and nm == STATEDUMP[li][0]:
+                statedump_tids.add(pl.get(STATEDUMP[li][1]))
+            if (ts, nm) in out_generic:
+                want = {n.split('.')[0] for n in pl}
+                got = {n.split('.')[0] for n in out_generic[(ts, nm)]}
+                if not want <= got:
+                    generic_missing += 1
+                    if generic_missing <= 3:
+                        errors.append('generic %s at %d lacks fields %s' % (nm, ts, sorted(want - got)))
+
+    missing = +in_ev
+    extra = +out_ev
+    if missing:
+        errors.append('%d input events not in the output, e.g. %s' % (sum(missing.values()), list(missing)[:3]))
+    if extra:
+        errors.append('%d output events not in the input, e.g. %s' % (sum(extra.values()), list(extra)[:3]))
+    for cpu in sorted(set(in_switch) | set(out_switch), key=str):
+        a, b = in_switch.get(cpu, []), out_switch.get(cpu, [])
+        if a != b:
+            i = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]), min(len(a), len(b)))
+            errors.append('cpu %s sched_switch #%d: input %s, output %s' % (cpu, i, a[i:i + 1], b[i:i + 1]))
+    if in_wake != out_wake:
+        d1 = +(in_wake - out_wake)
+        errors.append('wakeups differ: %s' % list(d1)[:3])
+    if statedump_tids - tree_tids:
+        errors.append('statedump threads not in a ProcessTree: %s' % sorted(statedump_tids - tree_tids)[:5])
+    if ndisc != lost + disc_instants:
+        errors.append('%d discarded-events messages, %d lost_events bundles + %d instants' % (ndisc, lost, disc_instants))
+    nsw = sum(len(v) for v in in_switch.values())
+    print('%d events (%d sched_switch on %d CPUs, %d track events: %d slice begins, %d ends), %d process-tree threads, '
+          '%d discarded-events messages' % (nin, nsw, len(in_switch), sum(nslices.values()),
+                                              nslices['TYPE_SLICE_BEGIN'], nslices['TYPE_SLICE_END'], len(tree_tids), ndisc))
+    if errors:
+        print('\n'.join(errors[:10]))
+        return 1
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
