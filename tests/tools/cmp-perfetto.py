@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Check a `traceio convert --to perfetto` output against its input.
 
-usage: cmp-perfetto.py DECODED.txt INPUT.jsonl [--lttng | --ltt]
+usage: cmp-perfetto.py DECODED.txt INPUT.jsonl [--lttng | --ltt] [--names=A,B...]
 
 DECODED.txt is `protoc --decode=perfetto.protos.Trace perfetto_trace.proto`
 of the output (protobuf text format), INPUT.jsonl `traceio print --style json`
@@ -140,6 +140,10 @@ def main():
     dec, inp = sys.argv[1], sys.argv[2]
     lttng = '--lttng' in sys.argv[3:]
     li = 1 if lttng else 2 if '--ltt' in sys.argv[3:] else 0
+    keep = None  # --names=A,B: the input events kept (convert --names)
+    for a in sys.argv[3:]:
+        if a.startswith('--names='):
+            keep = set(a[8:].split(','))
     errors = []
 
     # ---- output
@@ -223,7 +227,7 @@ def main():
             if d['type'] == 'discarded_events':
                 ndisc += 1
                 continue
-            if d['type'] != 'event':
+            if d['type'] != 'event' or (keep is not None and d['event_class'] not in keep):
                 continue
             nin += 1
             cpu = cpu_of.get(sk, d.get('stream_id'))

@@ -1,0 +1,124 @@
+#!/bin/bash
+# traceio convert --to perfetto (src/perfetto/), read by protoc, the peer:
+#  - every output decodes with Debian's protoc and Perfetto's own schema
+#    (../shared/perfetto/perfetto_trace.proto) with nothing on stderr and no
+#    unknown field (protoc prints those as numbers);
+#  - tests/tools/cmp-perfetto.py checks the decoded text against
+#    `traceio print --style json` of the input: every event once at the same
+#    ns (typed FtraceEvent, GenericFtraceEvent or TrackEvent), per CPU the
+#    sched_switch sequence (pids, comms, prios, states), wakeups, generic
+#    fields, statedump threads in ProcessTrees, discarded events;
+#  - on trace.dat (tests/data and the peer samples), LTTng kernel CTF 1.8
+#    and CTF 2 (babeltrace's lttng-tracefile-rotation), LTTng-UST
+#    (tests/data: discard mode, cyg-profile slices) and LTT 0.x;
+#  - three golden decoded outputs (tests/perfetto/golden, reviewed by hand);
+#  - refusals: an existing OUT without --force (OUT unchanged), an
+#    unreadable output directory (nothing left behind).
+. "$(dirname "$0")/../lib.sh"
+command -v protoc >/dev/null || { notok "protoc installed" "install it: scripts/deps.sh test"; exit 0; }
+PY=/usr/bin/python3
+CMP=$TIO_TOP/tests/tools/cmp-perfetto.py
+PROTO=$TIO_SHARED/perfetto
+GOLD=$TIO_TOP/tests/perfetto/golden
+ROT=$PEER/ctf/babeltrace-2.1/ctf-traces
+
+decode() { # PFTRACE > TEXT
+	protoc --proto_path="$PROTO" --decode=perfetto.protos.Trace perfetto_trace.proto <"$1"
+}
+
+# check NAME CMP-OPTIONS INPUT [CONVERT OPTIONS...]: convert, decode, compare
+check() {
+	local name=$1 opt=$2 in=$3; shift 3
+	local out=$TMP/out.pftrace
+	rm -f "$out"
+	if ! "$TIO" convert -q --to perfetto "$@" -o "$out" "$in" 2>"$TMP/conv.err"; then
+		notok "$name: convert failed" "$(head -3 "$TMP/conv.err")"; return 1
+	fi
+	if ! decode "$out" >"$TMP/dec.txt" 2>"$TMP/dec.err" || [ -s "$TMP/dec.err" ]; then
+		notok "$name: protoc --decode" "$(head -3 "$TMP/dec.err" | cut -c1-300)"; return 1
+	fi
+	if grep -qE '^ *[0-9]+( \{|:)' "$TMP/dec.txt"; then
+		notok "$name: unknown fields" "$(grep -m3 -E '^ *[0-9]+( \{|:)' "$TMP/dec.txt")"; return 1
+	fi
+	local a pa=() # print takes the same --begin/--end; --names is cmp-perfetto.py's
+	while [ $# -gt 0 ]; do
+		a=$1; shift
+		case $a in -n) opt="$opt --names=$1"; shift;; *) pa+=("$a");; esac
+	done
+	"$TIO" print --style json "${pa[@]}" "$in" >"$TMP/in.json" 2>/dev/null
+	if ! $PY "$CMP" "$TMP/dec.txt" "$TMP/in.json" $opt >"$TMP/cmp" 2>&1; then
+		notok "$name: output != input" "$(head -8 "$TMP/cmp" | cut -c1-400)"; return 1
+	fi
+	ok "$name: $(head -1 "$TMP/cmp"), $(stat -c %s "$out") bytes"
+}
+
+for f in "$TIO_TOP"/tests/data/ftrace/*.dat "$PEER"/tracedat/samples/*.dat; do
+	check "trace.dat $(basename "$f")" "" "$f"
+done
+check "LTTng kernel CTF 1.8 lttng-tracefile-rotation" --lttng "$ROT/1/succeed/lttng-tracefile-rotation/kernel"
+check "LTTng kernel CTF 2 lttng-tracefile-rotation" --lttng "$ROT/2/succeed/lttng-tracefile-rotation/kernel"
+check "LTTng kernel, --begin/--end and --names" --lttng "$ROT/1/succeed/lttng-tracefile-rotation/kernel" \
+	-b 1571261795.6 -e 1571261795.9 -n sched_switch,sched_waking,sched_process_fork
+check "LTTng-UST discard mode (discarded events)" "" "$TIO_TOP/tests/data/ctf/lttng-ust-discard"
+check "LTTng-UST 2.0 wk-heartbeat-u" "" "$TIO_TOP/tests/data/ctf/wk-heartbeat-u"
+if check "LTTng-UST cyg-profile slices" "" "$TIO_TOP/tests/data/ctf/lttng-ust-cyg"; then
+	# every call is a slice: as many begins as ends, on one track per thread
+	if grep -q '483 slice begins, 483 ends' "$TMP/cmp" && [ "$(grep -c 'thread {' "$TMP/dec.txt")" = 3 ]; then
+		ok "LTTng-UST cyg-profile: 483 slices on 3 thread tracks"
+	else
+		notok "LTTng-UST cyg-profile: slices / thread tracks" "$(head -1 "$TMP/cmp")" "$(grep -c 'thread {' "$TMP/dec.txt") thread tracks"
+	fi
+fi
+check "LTT 0.x trace-15316events_nolost_newformat" --ltt "$PEER/ltt0x/traces/trace-15316events_nolost_newformat"
+
+# golden decoded outputs (reviewed by hand): one per kind of source
+gold() { # NAME GOLDEN INPUT [OPTIONS...]
+	local name=$1 g=$GOLD/$2 in=$3; shift 3
+	rm -f "$TMP/g.pftrace"
+	"$TIO" convert -q --to perfetto "$@" -o "$TMP/g.pftrace" "$in" 2>"$TMP/g.err" &&
+		decode "$TMP/g.pftrace" >"$TMP/g.txt" 2>>"$TMP/g.err"
+	xz -dc "$g" >"$TMP/g.want"
+	if cmp -s "$TMP/g.want" "$TMP/g.txt"; then
+		ok "golden $name ($(grep -c '^packet' "$TMP/g.txt") packets)"
+	else
+		notok "golden $name" "$(head -3 "$TMP/g.err")" "$(diff "$TMP/g.want" "$TMP/g.txt" | head -10)"
+	fi
+}
+gold "trace.dat funcgraph-v6" funcgraph-v6.txt.xz "$TIO_TOP/tests/data/ftrace/funcgraph-v6.dat"
+gold "LTTng kernel rotation, first 7 ms" lttng-kernel-rotation.txt.xz "$ROT/1/succeed/lttng-tracefile-rotation/kernel" -e 1571261795.530
+gold "LTTng-UST cyg-profile" lttng-ust-cyg.txt.xz "$TIO_TOP/tests/data/ctf/lttng-ust-cyg"
+
+# the output name chooses the writer; an existing OUT is kept without --force
+in=$TIO_TOP/tests/data/ftrace/funcs-v6.dat
+echo keep >"$TMP/exists.pftrace"
+if "$TIO" convert -q -o "$TMP/exists.pftrace" "$in" 2>"$TMP/e.err"; then
+	notok "existing OUT refused"
+elif [ "$(cat "$TMP/exists.pftrace")" = keep ] && grep -q 'already exists' "$TMP/e.err"; then
+	ok "existing OUT refused and kept: $(head -1 "$TMP/e.err")"
+else
+	notok "existing OUT refused and kept" "$(head -2 "$TMP/e.err")"
+fi
+if "$TIO" convert -q -f -o "$TMP/exists.pftrace" "$in" 2>"$TMP/e.err" && decode "$TMP/exists.pftrace" | grep -q 'ftrace_events {'; then
+	ok "*.pftrace picks the perfetto writer; --force replaces OUT"
+else
+	notok "*.pftrace picks the perfetto writer; --force replaces OUT" "$(head -2 "$TMP/e.err")"
+fi
+mkdir -p "$TMP/ro" && chmod 555 "$TMP/ro"
+if [ "$(id -u)" != 0 ]; then
+	if "$TIO" convert -q --to perfetto -o "$TMP/ro/x.pftrace" "$in" 2>"$TMP/e.err"; then
+		notok "unwritable output directory refused"
+	elif [ -z "$(ls -A "$TMP/ro")" ]; then
+		ok "unwritable output directory refused, nothing left: $(head -1 "$TMP/e.err")"
+	else
+		notok "unwritable output directory: files left" "$(ls "$TMP/ro")"
+	fi
+fi
+# a damaged input: the error is reported, the events read are written, exit status 1
+head -c 30000 "$in" >"$TMP/cut.dat"
+"$TIO" convert -q --to perfetto -o "$TMP/cut.pftrace" "$TMP/cut.dat" >/dev/null 2>"$TMP/e.err"
+rc=$?
+if [ $rc -ne 0 ] && [ -s "$TMP/e.err" ] && { [ ! -e "$TMP/cut.pftrace" ] || decode "$TMP/cut.pftrace" >/dev/null 2>&1; }; then
+	ok "truncated trace.dat: exit $rc, $(head -1 "$TMP/e.err" | cut -c1-120)"
+else
+	notok "truncated trace.dat" "exit $rc" "$(head -2 "$TMP/e.err")"
+fi
