@@ -51,6 +51,7 @@ enum {
 	TP_TRACK_EVENT = 11,
 	TP_INTERNED_DATA = 12,
 	TP_SEQ_FLAGS = 13,
+	TP_SYSTEM_INFO = 45,
 	TP_TRACK_DESCRIPTOR = 60,
 };
 
@@ -696,6 +697,63 @@ static int clock_snapshot(pwsink *w, const tio_msg *m)
 	return pkt_end(w);
 }
 
+/*
+ * SystemInfo.utsname from the trace's environment (trace.dat v7's "uname":
+ * sysname nodename release machine; LTTng's sysname, kernel_release,
+ * kernel_version): Perfetto reads sched_switch's prev_state by kernel
+ * version (TaskState::FromRawPrevState).  Nothing when the trace says none.
+ */
+static int system_info(pwsink *w, const tio_msg *m)
+{
+	const tio_trace *t = m->stream ? m->stream->trace : NULL;
+	const tio_trace_class *tc = t ? t->tc : NULL;
+	if (!tc)
+		return 0;
+	const tio_kv *un = tio_trace_class_env(tc, "uname");
+	const tio_kv *sys = tio_trace_class_env(tc, "sysname");
+	const tio_kv *rel = tio_trace_class_env(tc, "kernel_release");
+	const tio_kv *ver = tio_trace_class_env(tc, "kernel_version");
+	const char *f[4] = {NULL, NULL, NULL, NULL}; /* sysname, version, release, machine */
+	size_t l[4] = {0, 0, 0, 0};
+	if (un && un->sval) { /* "Linux host 6.1.0-13-amd64 x86_64" */
+		const char *p = un->sval, *w4[4];
+		size_t n4[4], k = 0;
+		while (*p && k < 4) {
+			while (*p == ' ')
+				p++;
+			const char *e = p;
+			while (*e && *e != ' ')
+				e++;
+			if (e == p)
+				break;
+			w4[k] = p;
+			n4[k++] = (size_t)(e - p);
+			p = e;
+		}
+		if (k == 4) {
+			f[0] = w4[0], l[0] = n4[0];
+			f[2] = w4[2], l[2] = n4[2];
+			f[3] = w4[3], l[3] = n4[3];
+		}
+	} else if (sys && sys->sval && rel && rel->sval) {
+		f[0] = sys->sval, l[0] = strlen(sys->sval);
+		f[2] = rel->sval, l[2] = strlen(rel->sval);
+		if (ver && ver->sval)
+			f[1] = ver->sval, l[1] = strlen(ver->sval);
+	}
+	if (!f[0])
+		return 0;
+	pkt_begin(w, SEQ_META, false, 0);
+	pb_begin(&w->o, TP_SYSTEM_INFO);
+	pb_begin(&w->o, 1);
+	for (int k = 0; k < 4; k++)
+		if (f[k])
+			put_text(w, &w->o, (uint32_t)k + 1, f[k], l[k]);
+	pb_end(&w->o);
+	pb_end(&w->o);
+	return pkt_end(w);
+}
+
 /* A ProcessTree packet naming thread tid of process pid (and the process when tid == pid). */
 static int process_tree(pwsink *w, int64_t ns, int64_t tid, int64_t pid, int64_t ppid, const char *name,
 			size_t nl)
@@ -1153,7 +1211,7 @@ static int pw_consume(tio_sink *s, const tio_msg *m)
 		return r;
 	if (m->type != TIO_MSG_EVENT && m->type != TIO_MSG_DISCARDED_EVENTS)
 		return 0;
-	if (!w->clock_done && (r = clock_snapshot(w, m)))
+	if (!w->clock_done && ((r = system_info(w, m)) || (r = clock_snapshot(w, m))))
 		return r;
 	if (m->type == TIO_MSG_DISCARDED_EVENTS)
 		return discarded(w, m);
