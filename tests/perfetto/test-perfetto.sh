@@ -2,7 +2,8 @@
 # traceio convert --to perfetto (src/perfetto/), read by protoc, the peer:
 #  - every output decodes with Debian's protoc and Perfetto's own schema
 #    (../shared/perfetto/perfetto_trace.proto) with nothing on stderr and no
-#    unknown field (protoc prints those as numbers);
+#    unknown field (protoc prints those as numbers), and to the same text
+#    with the repository's subset (proto/perfetto_subset.proto);
 #  - tests/tools/cmp-perfetto.py checks the decoded text against
 #    `traceio print --style json` of the input: every event once at the same
 #    ns (typed FtraceEvent, GenericFtraceEvent or TrackEvent), per CPU the
@@ -39,6 +40,11 @@ check() {
 	fi
 	if grep -qE '^ *[0-9]+( \{|:)' "$TMP/dec.txt"; then
 		notok "$name: unknown fields" "$(grep -m3 -E '^ *[0-9]+( \{|:)' "$TMP/dec.txt")"; return 1
+	fi
+	# the repository's subset of the schema reads it the same
+	protoc --proto_path="$TIO_TOP/proto" --decode=perfetto.protos.Trace perfetto_subset.proto <"$out" >"$TMP/sub.txt" 2>&1
+	if ! cmp -s "$TMP/dec.txt" "$TMP/sub.txt"; then
+		notok "$name: proto/perfetto_subset.proto decodes it differently" "$(diff "$TMP/dec.txt" "$TMP/sub.txt" | head -5)"; return 1
 	fi
 	local a pa=() # print takes the same --begin/--end; --names is cmp-perfetto.py's
 	while [ $# -gt 0 ]; do
