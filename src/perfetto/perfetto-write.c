@@ -159,6 +159,11 @@ typedef struct pcls {
 	uint64_t *ann;	 /* K_TRACK: interned field names, per member (common ctx, spec ctx, payload) */
 	uint32_t nann;
 	uint32_t ctx_n[3]; /* member counts of common ctx, spec ctx, payload */
+	/* K_GENERIC: the encoded GenericFtraceEvent.event_name and, per payload
+	 * member, its Field.name (tag, length, UTF-8 bytes), made once */
+	pb gname;
+	uint32_t *goff; /* payload member k's name: gname.p + goff[k] .. goff[k + 1] */
+	int32_t cc_pid, cc_flags; /* trace.dat: common_pid / common_flags index in the common context, -1 */
 } pcls;
 
 /* A thread (or a stream, for events of unknown thread) with a track or a ProcessTree entry. */
@@ -550,6 +555,15 @@ static pcls *cls_make(const tio_msg *m)
 		return c;
 	}
 	c->kind = K_GENERIC;
+	c->cc_pid = c->cc_flags = -1;
+	const tio_fc *cc = ec->sc ? ec->sc->ev_common_ctx : NULL;
+	for (uint32_t k = 0; c->src == SRC_FTRACE && cc && cc->kind == TIO_FC_STRUCT && k < cc->st.nmembers; k++) {
+		const char *nm = cc->st.members[k].name;
+		if (nm && !strcmp(nm, "common_pid"))
+			c->cc_pid = (int32_t)k;
+		else if (nm && !strcmp(nm, "common_flags"))
+			c->cc_flags = (int32_t)k;
+	}
 	c->statedump = (c->src == SRC_LTTNG && !strcmp(name, "lttng_statedump_process_state")) ||
 		       (c->src == SRC_LTT && !strcmp(name, "process_state"));
 	const tio_fc *pl = ec->payload;
@@ -590,6 +604,27 @@ static pcls *cls_make(const tio_msg *m)
 	return c;
 }
 
+/*
+ * The encoded names of a generic event (event_name, each payload member's
+ * Field.name), made at its class's first event so that an event copies them.
+ */
+static int gnames_make(pwsink *w, pcls *c)
+{
+	const tio_fc *pl = c->ec->payload;
+	uint32_t n = pl && pl->kind == TIO_FC_STRUCT ? pl->st.nmembers : 0;
+	if (!(c->goff = tio_calloc((size_t)n + 2, sizeof(uint32_t))))
+		return TIO_ERR_NOMEM;
+	const char *en = c->ec->name ? c->ec->name : "";
+	put_text(w, &c->gname, 1, en, strlen(en));
+	for (uint32_t k = 0; k < n; k++) {
+		c->goff[k] = (uint32_t)c->gname.len;
+		const char *nm = pl->st.members[k].name ? pl->st.members[k].name : "";
+		put_text(w, &c->gname, 1, nm, strlen(nm));
+	}
+	c->goff[n] = (uint32_t)c->gname.len;
+	return c->gname.err;
+}
+
 /* The writer's record of m's event class, made at its first event; NULL on error. */
 static pcls *cls_get(pwsink *w, const tio_msg *m)
 {
@@ -625,6 +660,13 @@ static pcls *cls_get(pwsink *w, const tio_msg *m)
 	pcls *c = cls_make(m);
 	if (!c)
 		return NULL;
+	if (c->kind == K_GENERIC && gnames_make(w, c)) {
+		pb_free(&c->gname);
+		free(c->goff);
+		free(c->map);
+		free(c);
+		return NULL;
+	}
 	size_t i = h & mask;
 	while (w->cls[i])
 		i = (i + 1) & mask;
@@ -892,6 +934,58 @@ static void put_generic_fields(pwsink *w, pb *b, const tio_msg *m, const tio_val
 	}
 }
 
+/*
+ * The payload members of a generic event as GenericFtraceEvent.Field
+ * messages, their names copied from the class (gnames_make) and their
+ * lengths computed up front: no message is moved.  Nested structures go
+ * through put_generic_fields.
+ */
+static void put_generic_payload(pwsink *w, pb *b, const tio_msg *m, const pcls *c)
+{
+	const tio_val *v = m->scope[TIO_SCOPE_PAYLOAD];
+	if (!v || v->fc->kind != TIO_FC_STRUCT || v->fc != c->ec->payload) {
+		put_generic_fields(w, b, m, v, NULL, 0);
+		return;
+	}
+	uint32_t j = (uint32_t)(v - m->vals) + 1;
+	for (uint32_t k = 0; k < v->n && j < v->end && k < v->fc->st.nmembers; k++) {
+		const tio_val *x = &m->vals[j];
+		j = x->end;
+		const uint8_t *nb = c->gname.p + c->goff[k];
+		size_t nl = c->goff[k + 1] - c->goff[k];
+		bool sg;
+		if (is_int(x, &sg)) {
+			uint64_t u = x->v.u;
+			size_t len = nl + 1 + pb_varint_size(u);
+			if (pb_room(b, len + 6))
+				return;
+			b->p[b->len++] = 2 << 3 | 2;
+			b->len += pb_varint_at(b->p + b->len, len);
+			memcpy(b->p + b->len, nb, nl);
+			b->len += nl;
+			b->p[b->len++] = (uint8_t)((sg ? 4 : 5) << 3);
+			b->len += pb_varint_at(b->p + b->len, u);
+			continue;
+		}
+		if (x->fc->kind == TIO_FC_STRUCT) {
+			/* a nested structure: its members named "member.sub" */
+			const char *nm = v->fc->st.members[k].name ? v->fc->st.members[k].name : "";
+			put_generic_fields(w, b, m, x, nm, 1);
+			continue;
+		}
+		pb_begin(b, 2);
+		if (pb_room(b, nl))
+			return;
+		memcpy(b->p + b->len, nb, nl);
+		b->len += nl;
+		const char *p;
+		size_t n;
+		text_of(w, m, x, &p, &n);
+		put_text(w, b, 3, p, n);
+		pb_end(b);
+	}
+}
+
 /* A kernel event into its CPU's bundle. */
 static int kernel_event(pwsink *w, const tio_msg *m, pcls *c)
 {
@@ -909,13 +1003,12 @@ static int kernel_event(pwsink *w, const tio_msg *m, pcls *c)
 	ident id = {-1, -1, NULL};
 	if (c->src == SRC_FTRACE) {
 		const tio_val *cc = m->scope[TIO_SCOPE_EV_COMMON_CTX];
-		if (cc && cc->fc->kind == TIO_FC_STRUCT) {
+		if (cc && cc->fc->kind == TIO_FC_STRUCT && (c->cc_pid >= 0 || c->cc_flags >= 0)) {
 			uint32_t j = (uint32_t)(cc - m->vals) + 1;
-			for (uint32_t k = 0; k < cc->n && j < cc->end && k < cc->fc->st.nmembers; k++) {
-				const char *nm = cc->fc->st.members[k].name;
-				if (nm && !strcmp(nm, "common_pid"))
+			for (int32_t k = 0; k < (int32_t)cc->n && j < cc->end; k++) {
+				if (k == c->cc_pid)
 					pid = int_of(&m->vals[j]);
-				else if (nm && !strcmp(nm, "common_flags"))
+				else if (k == c->cc_flags)
 					flags = int_of(&m->vals[j]);
 				j = m->vals[j].end;
 			}
@@ -950,12 +1043,15 @@ static int kernel_event(pwsink *w, const tio_msg *m, pcls *c)
 		put_typed(w, b, m, c, &next_tid);
 	} else {
 		pb_begin(b, 327); /* GenericFtraceEvent */
-		put_text(w, b, 1, c->ec->name ? c->ec->name : "", c->ec->name ? strlen(c->ec->name) : 0);
+		if (!pb_room(b, c->goff[0])) { /* event_name */
+			memcpy(b->p + b->len, c->gname.p, c->goff[0]);
+			b->len += c->goff[0];
+		}
 		if (c->src != SRC_FTRACE) { /* trace.dat's common fields are pid and common_flags above */
 			put_generic_fields(w, b, m, m->scope[TIO_SCOPE_EV_COMMON_CTX], NULL, 0);
 			put_generic_fields(w, b, m, m->scope[TIO_SCOPE_EV_SPEC_CTX], NULL, 0);
 		}
-		put_generic_fields(w, b, m, m->scope[TIO_SCOPE_PAYLOAD], NULL, 0);
+		put_generic_payload(w, b, m, c);
 		pb_end(b);
 	}
 	pb_end(b);
@@ -1252,6 +1348,8 @@ static void pw_fini(tio_sink *s)
 			continue;
 		free(w->cls[i]->map);
 		free(w->cls[i]->ann);
+		free(w->cls[i]->goff);
+		pb_free(&w->cls[i]->gname);
 		free(w->cls[i]);
 	}
 	free(w->cls);
