@@ -8,6 +8,8 @@ pkgs="cmake make gcc clang pkg-config zlib1g-dev libzstd-dev libjson-c-dev libxm
 pkgs="$pkgs python3-dev python3-numpy python3-setuptools"
 if [ "$1" = test ]; then
 	pkgs="$pkgs babeltrace2 babeltrace trace-cmd xz-utils lttng-tools liblttng-ust-dev python3 bc time man-db groff-base"
+	# protoc reads the Perfetto writer's output (tests/perfetto)
+	pkgs="$pkgs protobuf-compiler"
 	# the Python module's tests: pytest, DataFrames, babeltrace2's Python bindings to compare with
 	pkgs="$pkgs python3-pytest python3-pandas python3-bt2"
 fi

@@ -1,6 +1,6 @@
 /*
  * traceio convert: read every input, merge them by time and hand the
- * messages to a writer sink ("ctf", "tracedat"...).  The writer is chosen
+ * messages to a writer sink ("ctf", "tracedat", "perfetto"...).  The writer is chosen
  * by name (--to, or guessed from the output path): a new writer needs one
  * line in `writers` below.
  */
@@ -70,8 +70,10 @@ static void help(void)
 	       "the end; an existing OUT is replaced only with --force.\n"
 	       "\n"
 	       "  -o, --output OUT      the output path (required)\n"
-	       "  -t, --to FORMAT       ctf (a CTF 1.8 directory), tracedat, ltt, lttng0; default:\n"
-	       "                        tracedat when OUT ends in .dat, else ctf\n"
+	       "  -t, --to FORMAT       ctf (a CTF 1.8 directory), tracedat, ltt, lttng0, perfetto\n"
+	       "                        (Perfetto's protobuf trace: docs/formats/perfetto.md); default:\n"
+	       "                        tracedat when OUT ends in .dat, perfetto when it ends in\n"
+	       "                        .pftrace, else ctf\n"
 	       "  --ctf-version 1.8|2   ctf: CTF 1.8 (TSDL metadata, the default) or CTF 2 (JSON)\n"
 	       "  -i, --format FMT      read the inputs as FMT instead of guessing\n"
 	       "  -b, --begin TIME      drop events before TIME\n"
