@@ -12,7 +12,10 @@ event names, prio - 100).  Checks:
     (instant, slice begin X for X_entry, slice end);
   - per CPU, the sched_switch sequence (prev/next pid, comm, prio, state)
     equals the input's;
-  - typed wakeup events carry the input's pid, comm and target_cpu;
+  - every field of every typed message equals the input's (per format names,
+    LTTng prio + 100), and a field the input lacks is absent;
+  - every context and payload field of a track event is a debug annotation
+    with the input's value (integers, strings, floats to 7 digits);
   - generic events carry every payload field of the input's;
   - every thread of LTTng's statedump is in a ProcessTree;
   - every discarded-events message became a lost_events bundle or a
@@ -21,6 +24,7 @@ Prints one summary line; exit status 1 with the first differences.
 """
 import collections
 import json
+import math
 import re
 import sys
 
@@ -124,6 +128,47 @@ TARGET = ('target_cpu', 'target_cpu', 'cpu_id')
 PREV = ('prev_pid', 'prev_tid', 'prev_pid')
 NEXT = ('next_pid', 'next_tid', 'next_pid')
 STATEDUMP = (None, ('lttng_statedump_process_state', 'tid'), ('process_state', 'pid'))
+# every field of the typed messages: proto field -> its input name per format (None: absent there), kind
+W = [('pid', ('pid', 'tid', 'pid'), 'i32'), ('comm', ('comm', 'comm', None), 's'), ('prio', ('prio', 'prio', None), 'prio'),
+     ('success', ('success', 'success', None), 'i32'), ('target_cpu', ('target_cpu', 'target_cpu', 'cpu_id'), 'i32')]
+FIELDS = {
+    'sched_switch': [('prev_pid', PREV, 'i32'), ('next_pid', NEXT, 'i32'), ('prev_comm', ('prev_comm',) * 3, 's'),
+                     ('prev_prio', ('prev_prio',) * 3, 'prio'), ('prev_state', ('prev_state',) * 3, 'i64'),
+                     ('next_comm', ('next_comm',) * 3, 's'), ('next_prio', ('next_prio',) * 3, 'prio')],
+    'sched_waking': W, 'sched_wakeup': W, 'sched_wakeup_new': W,
+    'sched_process_fork': [('parent_pid', ('parent_pid', 'parent_tid', 'parent_pid'), 'i32'),
+                           ('child_pid', ('child_pid', 'child_tid', 'child_pid'), 'i32'),
+                           ('parent_comm', ('parent_comm',) * 3, 's'), ('child_comm', ('child_comm',) * 3, 's')],
+    'sched_process_exit': [('pid', PID, 'i32'), ('comm', ('comm',) * 3, 's'), ('tgid', ('tgid', 'pid', None), 'i32'),
+                           ('prio', ('prio',) * 3, 'prio')],
+    'sched_process_free': [('pid', PID, 'i32'), ('comm', ('comm',) * 3, 's'), ('prio', ('prio',) * 3, 'prio')],
+    'task_newtask': [('pid', PID, 'i32'), ('comm', ('comm',) * 3, 's'), ('clone_flags', ('clone_flags',) * 3, 'u64'),
+                     ('oom_score_adj', ('oom_score_adj',) * 3, 'i32')],
+    'task_rename': [('pid', PID, 'i32'), ('oldcomm', ('oldcomm',) * 3, 's'), ('newcomm', ('newcomm',) * 3, 's'),
+                    ('oom_score_adj', ('oom_score_adj',) * 3, 'i32')],
+    'cpu_frequency': [('state', ('state',) * 3, 'u32'), ('cpu_id', ('cpu_id',) * 3, 'u32')],
+    'cpu_idle': [('state', ('state',) * 3, 'u32'), ('cpu_id', ('cpu_id',) * 3, 'u32')],
+    'irq_handler_entry': [('irq', ('irq',) * 3, 'i32'), ('name', ('name',) * 3, 's')],
+    'irq_handler_exit': [('irq', ('irq',) * 3, 'i32'), ('ret', ('ret',) * 3, 'i32')],
+    'softirq_entry': [('vec', ('vec', 'vec', 'softirq_id'), 'u32')],
+    'softirq_exit': [('vec', ('vec', 'vec', 'softirq_id'), 'u32')],
+    'print': [('buf', ('buf',) * 3, 's'), ('ip', ('ip',) * 3, 'u64')],
+}
+
+
+def want_value(v, kind, lttng):
+    """The value Perfetto's message should hold for input value v."""
+    if kind == 's':
+        return v
+    if kind == 'prio':
+        v += 100 if lttng else 0
+        kind = 'i32'
+    if kind == 'i32':
+        v &= 0xffffffff
+        return v - (1 << 32) if v >= 1 << 31 else v
+    if kind == 'u32':
+        return v & 0xffffffff if v >= 0 else v
+    return v
 
 
 def flat_names(d, prefix=''):
@@ -151,6 +196,13 @@ def main():
     out_switch = collections.defaultdict(list)
     out_wake = collections.Counter()
     out_generic = {}  # (ns, name) -> field names (last seen)
+    out_typed = {}  # (cpu, ns, input name) -> [(message, body)]
+    out_args = {}  # (ns, input name) -> [{annotation name: value}] of track events
+    ann_names = {}
+    args_bad = 0
+    nargs = 0
+    typed_bad = 0
+    ntyped = 0
     tree_tids = set()
     lost = 0
     disc_instants = 0
@@ -174,6 +226,7 @@ def main():
                     out_generic[(ts, nm)] = {one(f, 'name') for f in body.get('field', [])}
                 elif k in TYPED:
                     nm = TYPED[k][li]
+                    out_typed.setdefault((cpu, ts, nm), []).append((k, body))
                 else:
                     errors.append('unexpected typed event ' + k)
                     continue
@@ -190,6 +243,8 @@ def main():
         for i in p.get('interned_data', []):
             for en in i.get('event_names', []):
                 names[one(en, 'iid')] = one(en, 'name')
+            for an in i.get('debug_annotation_names', []):
+                ann_names[one(an, 'iid')] = one(an, 'name')
         for te in p.get('track_event', []):
             ts = one(p, 'timestamp')
             typ = one(te, 'type')
@@ -204,6 +259,14 @@ def main():
             if typ == 'TYPE_SLICE_BEGIN':
                 nm = '*func_entry' if nm.startswith('0x') else nm + '_entry'
             out_ev[(None, ts, nm)] += 1
+            args = {}
+            for a in te.get('debug_annotations', []):
+                an = one(a, 'name') if 'name' in a else ann_names.get(one(a, 'name_iid'))
+                if an is None:
+                    errors.append('track event at %s: annotation name iid %s not interned before' % (ts, one(a, 'name_iid')))
+                vals = [a[k][0] for k in ('int_value', 'uint_value', 'string_value', 'double_value', 'bool_value') if k in a]
+                args[an] = vals[0] if vals else None
+            out_args.setdefault((ts, nm), []).append(args)
 
     # ---- input
     in_ev = collections.Counter()
@@ -243,6 +306,45 @@ def main():
             else:
                 in_ev[(cpu, ts, nm)] += 1
                 continue
+            if key_u[1:] in out_args and out_args[key_u[1:]] and out_ev[key_k] == 0:
+                got = out_args[key_u[1:]].pop(0)
+                for scope in ('common_context', 'specific_context', 'payload'):
+                    for an, v in (d.get(scope) or {}).items():
+                        nargs += 1
+                        if isinstance(v, dict) and 'value' in v:
+                            v = v['value']  # an enum: its integer
+                        if an not in got:
+                            ok = False
+                        elif isinstance(v, str) and isinstance(got[an], float):  # JSON's "nan", "inf"
+                            ok = (v == 'nan' and got[an] != got[an]) or (v != 'nan' and float(v) == got[an])
+                        elif isinstance(v, (int, str)) and not isinstance(v, bool):
+                            ok = got[an] == v
+                        elif isinstance(v, float):
+                            # JSON prints a binary32 with its shortest text: compare to 7 digits
+                            ok = isinstance(got[an], float) and (math.isclose(got[an], v, rel_tol=1e-6, abs_tol=1e-44)
+                                                                 or (v != v and got[an] != got[an]))
+                        else:
+                            ok = True  # compound values: written as text, not compared here
+                        if not ok:
+                            args_bad += 1
+                            if args_bad <= 3:
+                                errors.append('%s at %d: annotation %s = %r, input %r' % (nm, ts, an, got.get(an), v))
+            if key_k in out_typed and out_typed[key_k]:
+                k, body = out_typed[key_k].pop(0)
+                ntyped += 1
+                for pf, names, kind in FIELDS[k]:
+                    iname = names[li]
+                    if iname is None or iname not in pl:
+                        if pf in body:
+                            typed_bad += 1
+                            errors.append('%s at %d: %s set, the input has no %s' % (nm, ts, pf, iname))
+                        continue
+                    got = one(body, pf)
+                    want = want_value(pl[iname], kind, lttng)
+                    if got != want:
+                        typed_bad += 1
+                        if typed_bad <= 3:
+                            errors.append('%s at %d: %s = %r, input %s = %r' % (nm, ts, pf, got, iname, want))
             if nm == TYPED['sched_switch'][li]:
                 add = 100 if lttng else 0
                 in_switch[cpu].append((pl.get(PREV[li], 0), pl.get('prev_comm', ''), pl.get('prev_prio', -100) + add,
@@ -280,9 +382,10 @@ def main():
     if ndisc != lost + disc_instants:
         errors.append('%d discarded-events messages, %d lost_events bundles + %d instants' % (ndisc, lost, disc_instants))
     nsw = sum(len(v) for v in in_switch.values())
-    print('%d events (%d sched_switch on %d CPUs, %d track events: %d slice begins, %d ends), %d process-tree threads, '
-          '%d discarded-events messages' % (nin, nsw, len(in_switch), sum(nslices.values()),
-                                              nslices['TYPE_SLICE_BEGIN'], nslices['TYPE_SLICE_END'], len(tree_tids), ndisc))
+    print('%d events (%d typed, every field checked; %d sched_switch on %d CPUs, %d track events: %d slice begins, %d ends; '
+          '%d annotations checked), %d process-tree threads, '
+          '%d discarded-events messages' % (nin, ntyped, nsw, len(in_switch), sum(nslices.values()),
+                                              nslices['TYPE_SLICE_BEGIN'], nslices['TYPE_SLICE_END'], nargs, len(tree_tids), ndisc))
     if errors:
         print('\n'.join(errors[:10]))
         return 1
