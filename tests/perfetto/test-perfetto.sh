@@ -7,14 +7,16 @@
 #  - tests/tools/cmp-perfetto.py checks the decoded text against
 #    `traceio print --style json` of the input: every event once at the same
 #    ns (typed FtraceEvent, GenericFtraceEvent or TrackEvent), per CPU the
-#    sched_switch sequence (pids, comms, prios, states), wakeups, generic
+#    sched_switch sequence (pids, comms, prios, states), every field of the
+#    typed messages, the debug annotations of track events, generic events'
 #    fields, statedump threads in ProcessTrees, discarded events;
 #  - on trace.dat (tests/data and the peer samples), LTTng kernel CTF 1.8
 #    and CTF 2 (babeltrace's lttng-tracefile-rotation), LTTng-UST
 #    (tests/data: discard mode, cyg-profile slices) and LTT 0.x;
 #  - three golden decoded outputs (tests/perfetto/golden, reviewed by hand);
 #  - refusals: an existing OUT without --force (OUT unchanged), an
-#    unreadable output directory (nothing left behind).
+#    unwritable output directory (nothing left; not as root), a truncated
+#    input (error, exit 1).
 . "$(dirname "$0")/../lib.sh"
 command -v protoc >/dev/null || { notok "protoc installed" "install it: scripts/deps.sh test"; exit 0; }
 PY=/usr/bin/python3
