@@ -909,7 +909,7 @@ static void put_generic_fields(pwsink *w, pb *b, const tio_msg *m, const tio_val
 		char full[256];
 		if (prefix)
 			snprintf(full, sizeof(full), "%s.%s", prefix, nm);
-		if (x->fc->kind == TIO_FC_STRUCT && depth < 4) {
+		if (x->fc->kind == TIO_FC_STRUCT && x->n && depth < 4) {
 			put_generic_fields(w, b, m, x, prefix ? full : nm, depth + 1);
 			continue;
 		}
@@ -967,8 +967,8 @@ static void put_generic_payload(pwsink *w, pb *b, const tio_msg *m, const pcls *
 			b->len += pb_varint_at(b->p + b->len, u);
 			continue;
 		}
-		if (x->fc->kind == TIO_FC_STRUCT) {
-			/* a nested structure: its members named "member.sub" */
+		if (x->fc->kind == TIO_FC_STRUCT && x->n) {
+			/* a nested structure: its members named "member.sub" (an empty one: "{}") */
 			const char *nm = v->fc->st.members[k].name ? v->fc->st.members[k].name : "";
 			put_generic_fields(w, b, m, x, nm, 1);
 			continue;

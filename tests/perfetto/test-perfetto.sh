@@ -11,8 +11,9 @@
 #    typed messages, the debug annotations of track events, generic events'
 #    fields, statedump threads in ProcessTrees, discarded events;
 #  - on trace.dat (tests/data and the peer samples), LTTng kernel CTF 1.8
-#    and CTF 2 (babeltrace's lttng-tracefile-rotation), LTTng-UST
-#    (tests/data: discard mode, cyg-profile slices) and LTT 0.x;
+#    and CTF 2 (babeltrace's lttng-tracefile-rotation), kernel + UST with
+#    discarded kernel events (multi-domains), LTTng-UST (tests/data: discard
+#    mode, cyg-profile slices) and LTT 0.x;
 #  - three golden decoded outputs (tests/perfetto/golden, reviewed by hand);
 #  - refusals: an existing OUT without --force (OUT unchanged), an
 #    unwritable output directory (nothing left; not as root), a truncated
@@ -67,6 +68,13 @@ check "LTTng kernel CTF 1.8 lttng-tracefile-rotation" --lttng "$ROT/1/succeed/lt
 check "LTTng kernel CTF 2 lttng-tracefile-rotation" --lttng "$ROT/2/succeed/lttng-tracefile-rotation/kernel"
 check "LTTng kernel, --begin/--end and --names" --lttng "$ROT/1/succeed/lttng-tracefile-rotation/kernel" \
 	-b 1571261795.6 -e 1571261795.9 -n sched_switch,sched_waking,sched_process_fork
+if check "LTTng kernel + UST in one output (multi-domains: 728 kernel events discarded)" --lttng "$ROT/1/succeed/multi-domains"; then
+	if grep -q 'lost_events: true' "$TMP/dec.txt" && grep -q 'track_event {' "$TMP/dec.txt"; then
+		ok "multi-domains: a lost_events bundle, kernel bundles and UST track events"
+	else
+		notok "multi-domains: a lost_events bundle, kernel bundles and UST track events"
+	fi
+fi
 check "LTTng-UST discard mode (discarded events)" "" "$TIO_TOP/tests/data/ctf/lttng-ust-discard"
 check "LTTng-UST 2.0 wk-heartbeat-u" "" "$TIO_TOP/tests/data/ctf/wk-heartbeat-u"
 if check "LTTng-UST cyg-profile slices" "" "$TIO_TOP/tests/data/ctf/lttng-ust-cyg"; then
