@@ -164,6 +164,7 @@ typedef struct pcls {
 	pb gname;
 	uint32_t *goff; /* payload member k's name: gname.p + goff[k] .. goff[k + 1] */
 	int32_t cc_pid, cc_flags; /* trace.dat: common_pid / common_flags index in the common context, -1 */
+	int32_t idm[2][3]; /* thread contexts (idmap_make) */
 } pcls;
 
 /* A thread (or a stream, for events of unknown thread) with a track or a ProcessTree entry. */
@@ -625,6 +626,8 @@ static int gnames_make(pwsink *w, pcls *c)
 	return c->gname.err;
 }
 
+static void idmap_make(pcls *c);
+
 /* The writer's record of m's event class, made at its first event; NULL on error. */
 static pcls *cls_get(pwsink *w, const tio_msg *m)
 {
@@ -660,6 +663,7 @@ static pcls *cls_get(pwsink *w, const tio_msg *m)
 	pcls *c = cls_make(m);
 	if (!c)
 		return NULL;
+	idmap_make(c);
 	if (c->kind == K_GENERIC && gnames_make(w, c)) {
 		pb_free(&c->gname);
 		free(c->goff);
@@ -829,34 +833,65 @@ typedef struct ident {
 	const tio_val *procname;
 } ident;
 
-/* Find the pid/tid/procname contexts of m (common and specific contexts). */
-static void ident_of(const tio_msg *m, ident *id)
+/*
+ * Where the thread contexts are: for the common and the specific context,
+ * the member index of the thread id (vtid, else tid), process id (vpid,
+ * else pid) and procname, -1 when absent.  Made once per class.
+ */
+static void idmap_make(pcls *c)
+{
+	const tio_fc *sc[2] = {c->ec->sc ? c->ec->sc->ev_common_ctx : NULL, c->ec->spec_ctx};
+	for (int s = 0; s < 2; s++) {
+		int32_t *k3 = c->idm[s];
+		k3[0] = k3[1] = k3[2] = -1;
+		bool vt = false, vp = false;
+		for (uint32_t k = 0; sc[s] && sc[s]->kind == TIO_FC_STRUCT && k < sc[s]->st.nmembers && k < INT32_MAX; k++) {
+			const char *nm = sc[s]->st.members[k].name;
+			const tio_fc *fc = sc[s]->st.members[k].fc;
+			if (!nm)
+				continue;
+			if (*nm == '_')
+				nm++;
+			bool num = fc->kind == TIO_FC_INT || fc->kind == TIO_FC_ENUM || fc->kind == TIO_FC_VARINT;
+			if (!strcmp(nm, "procname"))
+				k3[2] = (int32_t)k;
+			else if (num && !strcmp(nm, "vtid"))
+				k3[0] = (int32_t)k, vt = true;
+			else if (num && !strcmp(nm, "tid") && !vt)
+				k3[0] = (int32_t)k;
+			else if (num && !strcmp(nm, "vpid"))
+				k3[1] = (int32_t)k, vp = true;
+			else if (num && !strcmp(nm, "pid") && !vp)
+				k3[1] = (int32_t)k;
+		}
+	}
+}
+
+/* The pid/tid/procname contexts of m (the specific context's win), by the class's idmap. */
+static void ident_of(const tio_msg *m, const pcls *c, ident *id)
 {
 	id->pid = id->tid = -1;
 	id->procname = NULL;
 	const tio_val *scopes[2] = {m->scope[TIO_SCOPE_EV_COMMON_CTX], m->scope[TIO_SCOPE_EV_SPEC_CTX]};
 	for (int s = 0; s < 2; s++) {
+		const int32_t *k3 = c->idm[s];
 		const tio_val *v = scopes[s];
-		if (!v || v->fc->kind != TIO_FC_STRUCT)
+		int32_t last = k3[0] > k3[1] ? k3[0] : k3[1];
+		if (k3[2] > last)
+			last = k3[2];
+		if (!v || last < 0 || v->fc->kind != TIO_FC_STRUCT)
 			continue;
 		uint32_t j = (uint32_t)(v - m->vals) + 1;
-		for (uint32_t k = 0; k < v->n && j < v->end && k < v->fc->st.nmembers; k++) {
-			const char *nm = v->fc->st.members[k].name;
+		for (int32_t k = 0; k <= last && (uint32_t)k < v->n && j < v->end; k++) {
 			const tio_val *x = &m->vals[j];
 			j = x->end;
-			if (!nm)
-				continue;
-			if (*nm == '_')
-				nm++;
 			bool sg;
-			if (!strcmp(nm, "procname"))
-				id->procname = x;
-			else if (!is_int(x, &sg))
-				continue;
-			else if (!strcmp(nm, "vtid") || (!strcmp(nm, "tid") && id->tid < 0))
+			if (k == k3[0] && is_int(x, &sg))
 				id->tid = x->v.i;
-			else if (!strcmp(nm, "vpid") || (!strcmp(nm, "pid") && id->pid < 0))
+			else if (k == k3[1] && is_int(x, &sg))
 				id->pid = x->v.i;
+			else if (k == k3[2])
+				id->procname = x;
 		}
 	}
 }
@@ -1014,7 +1049,7 @@ static int kernel_event(pwsink *w, const tio_msg *m, pcls *c)
 			}
 		}
 	} else {
-		ident_of(m, &id);
+		ident_of(m, c, &id);
 		pid = id.tid >= 0 ? id.tid : pc->cur_tid;
 		if (id.tid >= 0 && id.pid >= 0) {
 			pthr *t = thr_get(w, 2 | (uint64_t)id.pid << 2, (uint64_t)id.tid);
@@ -1103,10 +1138,10 @@ static void track_pkt_begin(pwsink *w, int64_t ns)
 }
 
 /* The track of m's thread (or stream), its TrackDescriptor written first; 0 on error. */
-static uint64_t track_of(pwsink *w, const tio_msg *m)
+static uint64_t track_of(pwsink *w, const tio_msg *m, const pcls *c)
 {
 	ident id;
-	ident_of(m, &id);
+	ident_of(m, c, &id);
 	pthr *t;
 	if (id.tid >= 0)
 		t = thr_get(w, 2 | (uint64_t)(id.pid >= 0 ? id.pid : id.tid) << 2, (uint64_t)id.tid);
@@ -1159,12 +1194,26 @@ static void put_annotations(pwsink *w, const tio_msg *m, pcls *c, const tio_val 
 			put_text(w, &w->t, 2, nm, strlen(nm));
 			pb_end(&w->t);
 		}
+		bool sg;
+		if (iid && is_int(x, &sg)) { /* the common case: its length known, nothing moved */
+			uint32_t f = x->fc->kind == TIO_FC_BOOL ? 2 : sg ? 4 : 3;
+			uint64_t u = f == 2 ? x->v.u != 0 : x->v.u;
+			size_t len = 1 + pb_varint_size(*iid) + 1 + pb_varint_size(u);
+			if (pb_room(b, len + 2))
+				return;
+			b->p[b->len++] = 4 << 3 | 2;
+			b->p[b->len++] = (uint8_t)len; /* < 128 */
+			b->p[b->len++] = 1 << 3;
+			b->len += pb_varint_at(b->p + b->len, *iid);
+			b->p[b->len++] = (uint8_t)(f << 3);
+			b->len += pb_varint_at(b->p + b->len, u);
+			continue;
+		}
 		pb_begin(b, 4); /* DebugAnnotation */
 		if (iid)
 			pb_uint(b, 1, *iid);
 		else
 			pb_str(b, 10, nm);
-		bool sg;
 		if (is_int(x, &sg)) {
 			if (x->fc->kind == TIO_FC_BOOL)
 				pb_uint(b, 2, x->v.u != 0);
@@ -1187,7 +1236,7 @@ static void put_annotations(pwsink *w, const tio_msg *m, pcls *c, const tio_val 
 /* A user-space event as a TrackEvent (instant, slice begin or slice end). */
 static int track_event(pwsink *w, const tio_msg *m, pcls *c)
 {
-	uint64_t uuid = track_of(w, m);
+	uint64_t uuid = track_of(w, m, c);
 	if (!uuid)
 		return w->o.err ? w->o.err : TIO_ERR_NOMEM;
 	w->t.len = 0;
