@@ -198,6 +198,7 @@ typedef struct pwsink {
 	uint64_t next_iid, next_uuid;
 	bool clock_done, track_seq_started;
 	uint64_t nevents;
+	uint64_t nnegative; /* events before the clock origin, written at time 0 */
 } pwsink;
 
 /* ---------------------------------------------------------------- output */
@@ -217,6 +218,12 @@ static int pw_open(pwsink *w)
 		return r;
 	w->opened = true;
 	return 0;
+}
+
+/* A message's time for Perfetto (unsigned ns): before the origin, or without a clock, 0. */
+static uint64_t ts_of(const tio_msg *m)
+{
+	return m->has_ts && m->ns > 0 ? (uint64_t)m->ns : 0;
 }
 
 /* Write the buffered packets to the file. */
@@ -720,11 +727,11 @@ static pthr *thr_get(pwsink *w, uint64_t k1, uint64_t k2)
 static int clock_snapshot(pwsink *w, const tio_msg *m)
 {
 	w->clock_done = true;
-	pkt_begin(w, SEQ_META, true, m->ns);
+	pkt_begin(w, SEQ_META, true, (int64_t)ts_of(m));
 	pb_begin(&w->o, TP_CLOCK_SNAPSHOT);
 	pb_begin(&w->o, 1);
 	pb_uint(&w->o, 1, 6); /* BUILTIN_CLOCK_BOOTTIME: the default trace clock */
-	pb_uint(&w->o, 2, m->ns < 0 ? 0 : (uint64_t)m->ns);
+	pb_uint(&w->o, 2, ts_of(m));
 	pb_end(&w->o);
 	/* a clock whose origin is the Unix epoch (CTF: LTTng's clocks are) gives REALTIME too */
 	const tio_stream_class *sc = m->stream ? m->stream->sc : NULL;
@@ -732,10 +739,10 @@ static int clock_snapshot(pwsink *w, const tio_msg *m)
 	const tio_clock *ck = tc && sc->clock >= 0 && (uint32_t)sc->clock < tc->nclocks ? tc->clocks[sc->clock] : NULL;
 	bool unix_origin = ck && (ck->origin_unix || (m->stream->trace && m->stream->trace->fmt &&
 						      !strcmp(m->stream->trace->fmt->name, "ctf")));
-	if (unix_origin && m->ns > 0) {
+	if (unix_origin && ts_of(m) > 0) {
 		pb_begin(&w->o, 1);
 		pb_uint(&w->o, 1, 1); /* BUILTIN_CLOCK_REALTIME */
-		pb_uint(&w->o, 2, (uint64_t)m->ns);
+		pb_uint(&w->o, 2, ts_of(m));
 		pb_end(&w->o);
 	}
 	pb_uint(&w->o, 2, 6); /* primary_trace_clock */
@@ -904,6 +911,10 @@ static void put_typed(pwsink *w, pb *b, const tio_msg *m, const pcls *c, int64_t
 	const tdesc *td = c->td;
 	const tio_val *v = m->scope[TIO_SCOPE_PAYLOAD];
 	pb_begin(b, td->num);
+	if (!v || v->fc->kind != TIO_FC_STRUCT) {
+		pb_end(b);
+		return;
+	}
 	uint32_t j = (uint32_t)(v - m->vals) + 1;
 	for (uint32_t k = 0; k < v->n && j < v->end; k++) {
 		const tio_val *x = &m->vals[j];
@@ -1061,14 +1072,14 @@ static int kernel_event(pwsink *w, const tio_msg *m, pcls *c)
 				size_t n = 0;
 				if (id.procname)
 					text_of(w, m, id.procname, &p, &n);
-				int r = process_tree(w, m->ns, id.tid, id.pid, -1, p, n);
+				int r = process_tree(w, (int64_t)ts_of(m), id.tid, id.pid, -1, p, n);
 				if (r)
 					return r;
 			}
 		}
 	}
 	pb_begin(b, 2); /* FtraceEvent */
-	pb_uint(b, 1, m->ns < 0 ? 0 : (uint64_t)m->ns);
+	pb_uint(b, 1, ts_of(m));
 	if (pid >= 0)
 		pb_uint(b, 2, (uint64_t)pid);
 	if (flags >= 0)
@@ -1119,7 +1130,7 @@ static int kernel_event(pwsink *w, const tio_msg *m, pcls *c)
 			size_t nl = 0;
 			if (nmv)
 				text_of(w, m, nmv, &p, &nl);
-			int r = process_tree(w, m->ns, tid, tgid, ppid, p, nl);
+			int r = process_tree(w, (int64_t)ts_of(m), tid, tgid, ppid, p, nl);
 			if (r)
 				return r;
 		}
@@ -1152,7 +1163,7 @@ static uint64_t track_of(pwsink *w, const tio_msg *m, const pcls *c)
 	if (t->uuid)
 		return t->uuid;
 	t->uuid = ++w->next_uuid;
-	track_pkt_begin(w, m->ns);
+	track_pkt_begin(w, (int64_t)ts_of(m));
 	pb_begin(&w->o, TP_TRACK_DESCRIPTOR);
 	pb_uint(&w->o, 1, t->uuid);
 	if (id.tid >= 0) {
@@ -1251,7 +1262,7 @@ static int track_event(pwsink *w, const tio_msg *m, pcls *c)
 		put_text(w, &w->t, 2, nm, l);
 		pb_end(&w->t);
 	}
-	track_pkt_begin(w, m->ns);
+	track_pkt_begin(w, (int64_t)ts_of(m));
 	pb_begin(&w->o, TP_TRACK_EVENT);
 	pb_uint(&w->o, 9, c->slice == SL_BEGIN ? 1 : c->slice == SL_END ? 2 : 3);
 	pb_uint(&w->o, 11, uuid);
@@ -1285,7 +1296,7 @@ static int track_event(pwsink *w, const tio_msg *m, pcls *c)
 /* Discarded events: a lost_events bundle on the CPU (kernel) or an instant on the stream's track. */
 static int discarded(pwsink *w, const tio_msg *m)
 {
-	int64_t ns = m->has_range ? m->end_ns : m->ns;
+	int64_t ns = m->has_range ? m->end_ns : (int64_t)ts_of(m);
 	if (src_of(m) != SRC_USER) {
 		uint64_t cpu = 0;
 		if (!tio_msg_cpu(m, &cpu))
@@ -1356,6 +1367,8 @@ static int pw_consume(tio_sink *s, const tio_msg *m)
 		return r;
 	if (m->type != TIO_MSG_EVENT && m->type != TIO_MSG_DISCARDED_EVENTS)
 		return 0;
+	if (m->has_ts && m->ns < 0) /* Perfetto's timestamps are unsigned: written as 0 */
+		w->nnegative++;
 	if (!w->clock_done && ((r = system_info(w, m)) || (r = clock_snapshot(w, m))))
 		return r;
 	if (m->type == TIO_MSG_DISCARDED_EVENTS)
@@ -1384,6 +1397,9 @@ static int pw_finish(tio_sink *s)
 	}
 	w->done = true;
 	w->opened = false;
+	if (w->nnegative && s->err)
+		fprintf(s->err, "traceio: perfetto: %" PRIu64 " events before the clock origin (negative times) written at time 0\n",
+			w->nnegative);
 	return tio_outfile_commit(&w->of);
 }
 

@@ -85,6 +85,12 @@ if check "LTTng-UST cyg-profile slices" "" "$TIO_TOP/tests/data/ctf/lttng-ust-cy
 		notok "LTTng-UST cyg-profile: slices / thread tracks" "$(head -1 "$TMP/cmp")" "$(grep -c 'thread {' "$TMP/dec.txt") thread tracks"
 	fi
 fi
+# odd CTF traces of babeltrace's suites (no clock, no packet context, variants, discarded
+# events without times, CTF 2's own field classes): user-space events
+for t in 1/succeed/smalltrace 1/succeed/no-packet-context 1/succeed/meta-variant-reserved-keywords \
+	1/succeed/array-align-elem 1/succeed/ev-disc-no-ts-begin-end 1/succeed/debug-info 2/succeed/fl-bm; do
+	[ -d "$ROT/$t" ] && check "babeltrace suite ${t%%/*}/${t##*/}" "" "$ROT/$t"
+done
 check "LTT 0.x trace-15316events_nolost_newformat" --ltt "$PEER/ltt0x/traces/trace-15316events_nolost_newformat"
 
 # golden decoded outputs (reviewed by hand): one per kind of source

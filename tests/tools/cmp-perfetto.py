@@ -295,7 +295,7 @@ def main():
             nin += 1
             cpu = cpu_of.get(sk, d.get('stream_id'))
             nm = d['event_class']
-            ts = d['ns']
+            ts = d.get('ns', 0)  # an event without a clock: written at time 0
             pl = d.get('payload') or {}
             key_k = (cpu, ts, nm)
             key_u = (None, ts, '*func_entry' if nm.endswith('func_entry') and 'cyg_profile' in nm else nm)
