@@ -119,6 +119,7 @@ static inline void pb_bytes(pb *b, uint32_t f, const void *s, size_t n)
 	b->len += n;
 }
 
+/* A NUL-terminated string field. */
 static inline void pb_str(pb *b, uint32_t f, const char *s) { pb_bytes(b, f, s, strlen(s)); }
 
 /* Open the nested message field `f`; close it with pb_end(). */

@@ -1343,6 +1343,7 @@ static int discarded(pwsink *w, const tio_msg *m)
 
 /* ---------------------------------------------------------------- sink ops */
 
+/* Options: output=PATH, force (replace an existing output). */
 static int pw_set(tio_sink *s, const char *key, const char *value)
 {
 	pwsink *w = (pwsink *)s;
@@ -1359,6 +1360,7 @@ static int pw_set(tio_sink *s, const char *key, const char *value)
 /* An input: the output is created now, so that a trace with nothing in range is still written. */
 static int pw_add_trace(tio_sink *s, const tio_trace *t) { return pw_open((pwsink *)s); }
 
+/* A message: events and discarded-events messages are written, the others (packets, streams) ignored. */
 static int pw_consume(tio_sink *s, const tio_msg *m)
 {
 	pwsink *w = (pwsink *)s;
@@ -1382,6 +1384,7 @@ static int pw_consume(tio_sink *s, const tio_msg *m)
 	return c->kind == K_TRACK ? track_event(w, m, c) : kernel_event(w, m, c);
 }
 
+/* The end: write every CPU's open bundle and the buffer, then rename the file into place. */
 static int pw_finish(tio_sink *s)
 {
 	pwsink *w = (pwsink *)s;
@@ -1403,6 +1406,7 @@ static int pw_finish(tio_sink *s)
 	return tio_outfile_commit(&w->of);
 }
 
+/* Free everything; an output not finished is removed (its temporary file). */
 static void pw_fini(tio_sink *s)
 {
 	pwsink *w = (pwsink *)s;
