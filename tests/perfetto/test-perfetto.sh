@@ -85,6 +85,21 @@ if check "LTTng-UST cyg-profile slices" "" "$TIO_TOP/tests/data/ctf/lttng-ust-cy
 		notok "LTTng-UST cyg-profile: slices / thread tracks" "$(head -1 "$TMP/cmp")" "$(grep -c 'thread {' "$TMP/dec.txt") thread tracks"
 	fi
 fi
+# LTTng kernel events with pid/tid/procname contexts (no such recording here: the cyg-profile
+# trace rewritten as CTF by traceio, its environment saying domain = "kernel"): generic
+# kernel events, the thread in FtraceEvent.pid and each thread in a ProcessTree
+if "$TIO" convert -q --to ctf -o "$TMP/kctx" "$TIO_TOP/tests/data/ctf/lttng-ust-cyg" 2>/dev/null &&
+	sed -i 's/domain = "ust";/domain = "kernel";/' "$TMP/kctx/metadata" && grep -q 'domain = "kernel"' "$TMP/kctx/metadata"; then
+	if check "LTTng kernel events with pid/tid/procname contexts" --lttng "$TMP/kctx"; then
+		if [ "$(grep -c 'process_tree {' "$TMP/dec.txt")" = 3 ] && ! grep -q 'track_event {' "$TMP/dec.txt"; then
+			ok "kernel contexts: 3 threads in ProcessTrees, no track events"
+		else
+			notok "kernel contexts: 3 threads in ProcessTrees, no track events" "$(grep -c 'process_tree {' "$TMP/dec.txt")"
+		fi
+	fi
+else
+	notok "cyg-profile trace rewritten as a kernel CTF trace"
+fi
 # odd CTF traces of babeltrace's suites (no clock, no packet context, variants, discarded
 # events without times, CTF 2's own field classes): user-space events
 for t in 1/succeed/smalltrace 1/succeed/no-packet-context 1/succeed/meta-variant-reserved-keywords \

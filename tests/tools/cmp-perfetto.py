@@ -17,7 +17,8 @@ event names, prio - 100).  Checks:
   - every context and payload field of a track event is a debug annotation
     with the input's value (integers, strings, floats to 7 digits);
   - generic events carry every payload field of the input's;
-  - every thread of LTTng's statedump is in a ProcessTree;
+  - every thread of LTTng's statedump (and of an LTTng kernel event's
+    pid/tid contexts) is in a ProcessTree;
   - every discarded-events message became a lost_events bundle or a
     "discarded events" instant.
 Prints one summary line; exit status 1 with the first differences.
@@ -355,6 +356,11 @@ def main():
                 in_wake[(cpu, ts, k, pl.get(PID[li], 0), pl.get('comm', ''), pl.get(TARGET[li], 0))] += 1
             elif STATEDUMP[li] and nm == STATEDUMP[li][0]:
                 statedump_tids.add(pl.get(STATEDUMP[li][1]))
+            if lttng and key_k not in in_ev:  # a kernel event's thread contexts name a thread of the tree
+                cx = dict(d.get('common_context') or {}, **(d.get('specific_context') or {}))
+                t = cx.get('vtid', cx.get('tid'))
+                if isinstance(t, int) and isinstance(cx.get('vpid', cx.get('pid')), int):
+                    statedump_tids.add(t)
             if (ts, nm) in out_generic:
                 want = {n.split('.')[0] for n in pl}
                 got = {n.split('.')[0] for n in out_generic[(ts, nm)]}
