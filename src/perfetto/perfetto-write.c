@@ -184,7 +184,7 @@ typedef struct pwsink {
 	char *out_path;
 	bool force;
 	tio_outfile of;
-	bool opened, done;
+	bool opened;
 	pb o;	  /* packets to write */
 	pb t;	  /* scratch: a track event packet's interned data */
 	tio_buf text; /* scratch: values rendered as text */
@@ -197,7 +197,6 @@ typedef struct pwsink {
 	size_t nthr, capthr;
 	uint64_t next_iid, next_uuid;
 	bool clock_done, track_seq_started;
-	uint64_t nevents;
 	uint64_t nnegative; /* events before the clock origin, written at time 0 */
 } pwsink;
 
@@ -1380,7 +1379,6 @@ static int pw_consume(tio_sink *s, const tio_msg *m)
 	pcls *c = cls_get(w, m);
 	if (!c)
 		return TIO_ERR_NOMEM;
-	w->nevents++;
 	return c->kind == K_TRACK ? track_event(w, m, c) : kernel_event(w, m, c);
 }
 
@@ -1398,7 +1396,6 @@ static int pw_finish(tio_sink *s)
 		w->opened = false;
 		return r;
 	}
-	w->done = true;
 	w->opened = false;
 	if (w->nnegative && s->err)
 		fprintf(s->err, "traceio: perfetto: %" PRIu64 " events before the clock origin (negative times) written at time 0\n",
