@@ -37,7 +37,7 @@ best() {
 }
 
 for trace in "$@"; do
-	events=$("$TIO" info "$trace" | awk '/^  events:/ {s += $2} END {print s + 0}')
+	events=$("$TIO" info --count "$trace" | awk '/^  events:/ {s += $2} END {print s + 0}')
 	echo "input: $trace ($events events, $(du -sh "$trace" | cut -f1))"
 	best "decode only" "$TIO" print -o dummy "$trace"
 	dcpu=$cpu
