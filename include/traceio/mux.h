@@ -59,8 +59,8 @@ void tio_mux_set_skip_classes(tio_mux *m, tio_mux_skip_class_fn wants, void *arg
  * number of times, forwards or backwards.  Each stream goes straight to
  * the packet that holds its first message at or after `ns` through its
  * packet index (built on first use: CTF packets, trace.dat pages and
- * chunks), in O(log packets) plus that packet's decoding; a stream without
- * an index (LTT formats, a damaged or untimed CTF stream) is read again
+ * chunks, LTTng 0.x blocks), in O(log packets) plus that packet's decoding; a stream without
+ * an index (the 2008 LTTng layout and new LTT, a damaged or untimed CTF stream) is read again
  * from its beginning.  A begin bound set before the first message seeks
  * the same way, unless a skip hook is set (it must see the events before
  * the bound).  A skip hook does not see what a seek passes over.

@@ -61,8 +61,9 @@ const char *tio_trace_warning(const tio_trace *t, size_t i);
 /*
  * What a trace's packet index tells without decoding events (built on
  * first use from packet headers only: CTF packet contexts, trace.dat page
- * headers and the first and last pages' records).  LTT formats have no
- * index yet: their streams count in `streams` but not in `indexed`.
+ * headers and the first and last pages' records, LTTng 0.x block headers).
+ * The 2008 LTTng layout and new LTT have no index yet: their streams count
+ * in `streams` but not in `indexed`.
  */
 typedef struct tio_index_info {
 	bool has_range;		  /* begin_ns and end_ns are known */

@@ -1801,9 +1801,10 @@ static int ctf_seek(tio_stream *base, int64_t ns)
 }
 
 /*
- * Events in the first packets that have some (up to 8), decoded by a copy
- * of the stream that shares its files: *bits, the bits of event records
- * they hold.  For ctf_index's estimate; the stream itself is not moved.
+ * Events in the first packets that have some (up to 8, until 10000
+ * events), decoded by a copy of the stream that shares its files: *bits,
+ * the bits of event records they hold.  For ctf_index's estimate; the
+ * stream itself is not moved, and the pages read are dropped again.
  */
 static uint64_t sample_events(ctf_stream *s, uint64_t *bits)
 {
@@ -1819,14 +1820,18 @@ static uint64_t sample_events(ctf_stream *s, uint64_t *bits)
 	c.d.slots = tio_calloc(s->ct->nslots ? s->ct->nslots : 1, sizeof(uint64_t));
 	uint64_t n = 0;
 	*bits = 0;
-	for (uint32_t k = 0, used = 0; c.d.slots && k < s->npk && used < 8; k++) {
+	for (uint32_t k = 0, used = 0; c.d.slots && k < s->npk && used < 8 && n < 10000; k++) {
 		c.cur = s->pk[k].file;
 		c.pkt_off = s->pk[k].off;
+		c.ahead_file = c.cur; /* no read-ahead: only the pages decoded are touched */
+		c.ahead_upto = UINT64_MAX;
 		if (begin_packet(&c) < 0)
 			break;
 		uint64_t from = c.d.pos, got = 0;
 		while (c.d.pos < c.content_bits && !decode_event(&c))
 			got++;
+		if (c.cur != s->cur || s->state == ST_DONE)
+			tio_map_drop(&s->files[c.cur].map, c.pkt_off, s->pk[k].sig[2] / 8);
 		if (!got)
 			continue;
 		n += got;

@@ -113,7 +113,19 @@ typedef struct ltt0x_tf {
 	tio_val *vals;
 	uint32_t nvals_cap;
 	tio_msg msg;
+	/* block index (tf_seek, tf_index), built on first use */
+	struct ltt0x_bix *bix;
+	uint32_t nbix;
+	int8_t bix_state; /* 0 not built, 1 every block located and in time order, -1 not */
 } ltt0x_tf;
+
+/* A block of the index: where it is, its times, and its counters (carried over by tf_seek). */
+typedef struct ltt0x_bix {
+	uint64_t off;
+	uint64_t end_tsc;
+	int64_t begin_ns;
+	uint32_t lost, corrupt, data_size;
+} ltt0x_bix;
 
 /* ---------------------------------------------------------------- small helpers */
 
@@ -743,28 +755,135 @@ static void tf_free(tio_stream *s)
 	ltt0x_tf *tf = (ltt0x_tf *)s;
 	tio_map_close(&tf->map);
 	free(tf->vals);
+	free(tf->bix);
 	free(tf);
 }
 
 /*
- * tio_stream_ops.seek: back to the first block, as after opening (the
- * stream begins again with its STREAM_BEGIN).  No block index yet: the
- * mux drops the events before `ns` (docs/API.md, "Seeking").
+ * The tracefile's block index: every block header (sub-buffers follow one
+ * another, sb_size bytes each), read once.  Seekable when every header
+ * parses, every block fits the file, and begin times never go back; else
+ * tf_seek goes to the beginning.
+ */
+static void build_bix(ltt0x_tf *tf)
+{
+	tf->bix_state = -1;
+	size_t cap = 0;
+	int64_t last = INT64_MIN;
+	for (uint64_t off = 0; off < tf->map.size;) {
+		bool be = tf->tr->be;
+		ltt0x_block b;
+		if (parse_block(&tf->map, off, &be, false, &b) || b.sb_size > tf->map.size - off) {
+			tio_err_clear();
+			return;
+		}
+		int64_t ns = tsc_ns(tf->tr, b.begin_tsc);
+		if (ns < last)
+			return;
+		if (tf->nbix == cap) {
+			size_t nc = cap ? 2 * cap : 64;
+			ltt0x_bix *nb = nc < UINT32_MAX ? realloc(tf->bix, nc * sizeof(*nb)) : NULL;
+			if (!nb)
+				return;
+			tf->bix = nb;
+			cap = nc;
+		}
+		tf->bix[tf->nbix++] = (ltt0x_bix){off, b.end_tsc, ns, b.events_lost, b.subbuf_corrupt, b.data_size};
+		last = ns;
+		off += b.sb_size;
+	}
+	tf->bix_state = 1;
+}
+
+/*
+ * tio_stream_ops.seek: to the last block that begins before `ns`, with the
+ * previous block's end time and lost/corrupt counters as reading up to it
+ * sets them (the stream begins again with its STREAM_BEGIN, as a read from
+ * the beginning through a begin bound shows it).  The latest TSC for
+ * tio_msg_out_of_order starts from the previous block's end.
  */
 static int tf_seek(tio_stream *s, int64_t ns)
 {
-	(void)ns;
 	ltt0x_tf *tf = (ltt0x_tf *)s;
-	tf->blk = 0;
+	uint32_t k = 0;
+	if (ns != INT64_MIN) {
+		if (!tf->bix_state)
+			build_bix(tf);
+		if (tf->bix_state > 0) {
+			uint32_t lo = 0, hi = tf->nbix;
+			while (lo < hi) {
+				uint32_t mid = lo + (hi - lo) / 2;
+				if (tf->bix[mid].begin_ns < ns)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			k = lo ? lo - 1 : 0;
+		}
+	}
 	tf->in_block = tf->done = tf->begun = tf->cut = tf->oversize = tf->have_prev = false;
 	tf->have_max = tf->back = false;
 	tf->lost = tf->corrupt = 0;
 	tf->last_mk = NULL;
-	tio_map_rewind(&tf->map, 0);
+	tf->blk = 0;
+	if (k > 0) {
+		const ltt0x_bix *p = &tf->bix[k - 1];
+		tf->blk = tf->bix[k].off;
+		tf->have_prev = true;
+		tf->prev_end_tsc = p->end_tsc;
+		tf->lost = p->lost;
+		tf->corrupt = p->corrupt;
+		tf->have_max = true;
+		tf->max_tsc = p->end_tsc;
+	}
+	tio_map_rewind(&tf->map, tf->blk);
 	return 0;
 }
 
-static const tio_stream_ops tf_ops = {.next = tf_next, .free = tf_free, .seek = tf_seek};
+/* tio_stream_ops.index: blocks, their time range and bytes of events; events estimated from the first block. */
+static int tf_index(tio_stream *s, tio_stream_index *out)
+{
+	ltt0x_tf *tf = (ltt0x_tf *)s;
+	if (!tf->bix_state)
+		build_bix(tf);
+	memset(out, 0, sizeof(*out));
+	out->seekable = tf->bix_state > 0;
+	if (tf->bix_state <= 0 || !tf->nbix)
+		return 0;
+	out->packets = tf->nbix;
+	for (uint32_t i = 0; i < tf->nbix; i++)
+		out->bytes += tf->bix[i].data_size - LTT0X_HDR;
+	out->has_range = true;
+	out->begin_ns = tf->bix[0].begin_ns;
+	out->end_ns = tsc_ns(tf->tr, tf->bix[tf->nbix - 1].end_tsc);
+	out->has_discarded = true;
+	out->discarded = tf->bix[tf->nbix - 1].lost;
+	/* events of the first block with events, read by a copy of the tracefile sharing its map */
+	ltt0x_tf c = *tf;
+	c.vals = NULL;
+	c.nvals_cap = 0;
+	c.bix = NULL;
+	for (uint32_t i = 0; i < tf->nbix && i < 8; i++) {
+		c.blk = tf->bix[i].off;
+		c.in_block = c.done = false;
+		uint64_t n = 0;
+		if (open_block(&c)) {
+			tio_err_clear();
+			break;
+		}
+		while (c.pos < c.end && read_event(&c) == 1)
+			n++;
+		tio_err_clear();
+		if (n && c.end > LTT0X_HDR) {
+			out->events = (uint64_t)((double)out->bytes * (double)n / (double)(c.end - LTT0X_HDR) + 0.5);
+			break;
+		}
+	}
+	free(c.vals);
+	return 0;
+}
+
+static const tio_stream_ops tf_ops = {.next = tf_next, .free = tf_free, .seek = tf_seek, .index = tf_index};
 
 /* ---------------------------------------------------------------- opening */
 

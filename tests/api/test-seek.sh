@@ -64,7 +64,7 @@ group "tests/data/ctf" "$D"/ctf/*/
 group "tests/data/ftrace" "$D"/ftrace/*.dat
 group "trace.dat samples" "$PEER"/tracedat/samples/*.dat
 group "trace.dat converted by trace-cmd" "$PEER"/tracedat/converted-by-trace-cmd-3.1.6/*.dat
-group "LTTng 0.x (no index: from the beginning)" "$PEER"/ltt0x/traces/*/
+group "LTTng 0.x (block index)" "$PEER"/ltt0x/traces/*/
 group "several inputs at once" "$D/ctf/wk-heartbeat-u|$D/ctf/lttng-ust-discard" \
 	"$D/ftrace/funcs-v6.dat|$D/ftrace/kvm-v7-zstd.dat"
 
@@ -110,6 +110,10 @@ begin_same "lttng-ust-discard (discarded events)" "$D/ctf/lttng-ust-discard"
 begin_same "wk-heartbeat-u" "$D/ctf/wk-heartbeat-u"
 for t in "$B"/1/succeed/multi-domains "$D"/ftrace/kvm-v7-zstd.dat "$D"/ftrace/funcs-v6.dat; do
 	[ -e "$t" ] && begin_same "$(basename "$t")" "$t"
+done
+STYLES="json lttv"
+for t in "$PEER"/ltt0x/traces/*/; do
+	[ -e "$t" ] && begin_same "LTTng 0.x $(basename "$t")" "$t"
 done
 # the trace-cmd style reads the events before --begin (comm names, function
 # stacks, function-graph entries), passing over the classes it has no use
