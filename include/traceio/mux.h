@@ -54,6 +54,17 @@ typedef int (*tio_mux_skip_class_fn)(void *arg, const tio_event_class *ec);
 void tio_mux_set_skip_classes(tio_mux *m, tio_mux_skip_class_fn wants, void *arg);
 
 /*
+ * Only the events of the classes `wants` accepts (TIO_SKIP_WANT; asked once
+ * per class and stream, before the first message) are needed: streams
+ * that tell an event's class without decoding it (trace.dat) pass over the
+ * others without decoding them; the other streams still return them, so a
+ * caller checks the class anyway.  A lost-events message of a trace.dat
+ * page then comes with the page's first event that is returned.  Call it
+ * before the first tio_mux_next.
+ */
+void tio_mux_set_event_classes(tio_mux *m, tio_mux_skip_class_fn wants, void *arg);
+
+/*
  * Go to time `ns` (ns from origin): the next messages are those at or
  * after it, as if the begin bound were `ns` (the end bound stays).  Any
  * number of times, forwards or backwards.  Each stream goes straight to

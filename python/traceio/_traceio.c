@@ -2298,6 +2298,13 @@ static int collect_plan(collector *c, const tio_event_class *ec, plan **out)
  * columns (dict name -> array), else every class with events: dict class
  * name -> dict of columns.
  */
+/* tio_mux_set_event_classes: only the requested class's events (trace.dat skips the others undecoded). */
+static int cols_wants(void *arg, const tio_event_class *ec)
+{
+	const char *want = arg, *n = tio_event_class_name(ec);
+	return n && !strcmp(n, want) ? TIO_SKIP_WANT : TIO_SKIP_NONE;
+}
+
 static PyObject *Trace_columns(TraceObj *self, PyObject *args, PyObject *kw)
 {
 	static char *kwl[] = {"event", "fields", "lisa", NULL};
@@ -2362,6 +2369,7 @@ static PyObject *Trace_columns(TraceObj *self, PyObject *args, PyObject *kw)
 			PyErr_Format(PyExc_KeyError, "%U: no event class of that name", c.want);
 			goto out;
 		}
+		tio_mux_set_event_classes(p->mux, cols_wants, (void *)w);
 	}
 	const tio_event_class *last_ec = NULL;
 	plan *last = NULL;

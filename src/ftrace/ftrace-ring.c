@@ -352,7 +352,7 @@ static int make_event(td_stream *s, const uint8_t *rec, uint32_t len, uint64_t r
  */
 static bool want_record(td_stream *s, const uint8_t *rec, uint32_t len)
 {
-	if (s->ts >= s->want_until) {
+	if (s->ts >= s->want_until && s->want_until != UINT64_MAX) {
 		s->filtering = false;
 		return true;
 	}
@@ -451,7 +451,10 @@ static int td_next(tio_stream *st, const tio_msg **out)
 		s->ts += delta;
 		s->off = ptr + length;
 		if (TIO_UNLIKELY(s->filtering) && !want_record(s, s->pdata + ptr, length)) {
-			s->first_in_page = false; /* its lost-events count went with it: before begin */
+			/* before begin, the page's lost-events count goes with it; for
+			   good (a class choice), it comes with the next event returned */
+			if (s->want_until != UINT64_MAX)
+				s->first_in_page = false;
 			continue;
 		}
 		bool first = s->first_in_page;
@@ -497,7 +500,8 @@ static void td_skip_filter(tio_stream *st, int64_t until_ns, int (*want)(void *a
 {
 	td_stream *s = (td_stream *)st;
 	int64_t off = s->f->ts_offset;
-	if ((off > 0 && until_ns < INT64_MIN + off) || (off < 0 && until_ns > INT64_MAX + off) || until_ns - off <= 0)
+	if (until_ns != INT64_MAX &&
+	    ((off > 0 && until_ns < INT64_MIN + off) || (off < 0 && until_ns > INT64_MAX + off) || until_ns - off <= 0))
 		return;
 	if (!s->want)
 		s->want = tio_calloc(UINT16_MAX + 1, 1);
@@ -505,7 +509,7 @@ static void td_skip_filter(tio_stream *st, int64_t until_ns, int (*want)(void *a
 		s->want_ec = tio_calloc(UINT16_MAX + 1, sizeof(*s->want_ec));
 	if (!s->want || !s->want_ec)
 		return; /* no filtering: every record is decoded, as without it */
-	s->want_until = (uint64_t)(until_ns - off);
+	s->want_until = until_ns == INT64_MAX ? UINT64_MAX : (uint64_t)(until_ns - off);
 	s->want_fn = want;
 	s->want_arg = arg;
 	s->filtering = true;
@@ -580,7 +584,8 @@ static int load_chunk(td_stream *s, uint32_t c)
 /* Back to the first page (and chunk) of the CPU's data. */
 static void td_rewind(td_stream *s)
 {
-	s->filtering = false;
+	if (s->want_until != UINT64_MAX) /* a class choice stays */
+		s->filtering = false;
 	s->in_page = false;
 	s->held = false;
 	s->done = false;

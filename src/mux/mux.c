@@ -36,6 +36,9 @@ struct tio_mux {
 	void *skip_arg;
 	tio_mux_skip_class_fn skip_class_fn; /* the classes skip_fn needs (NULL: all) */
 	void *skip_class_arg;
+	tio_mux_skip_class_fn class_fn; /* the classes the caller needs (NULL: all) */
+	void *class_arg;
+	bool class_set;
 	uint64_t errors;
 };
 
@@ -278,7 +281,14 @@ static __attribute__((noinline)) int mux_next_slow(tio_mux *m, const tio_msg **o
 		if ((fr = place_top(m, s, fr, fr > 0 ? (slot){s, msg, msg_key(msg)} : (slot){0})) < 0)
 			return fr;
 	}
-	if (!m->started && m->has_begin && m->skip_fn && m->skip_class_fn && !m->seeked && seek_ok()) {
+	if (m->class_fn && !m->class_set) {
+		m->class_set = true;
+		for (size_t i = 0; i < m->nall; i++)
+			if (m->all[i]->ops->skip_filter)
+				m->all[i]->ops->skip_filter(m->all[i], INT64_MAX, m->class_fn, m->class_arg);
+	}
+	if (!m->started && m->has_begin && m->skip_fn && m->skip_class_fn && !m->seeked && !m->class_fn &&
+	    seek_ok()) {
 		/* the skip hook needs some classes only: the others may be passed over */
 		m->seeked = true;
 		for (size_t i = 0; i < m->nall; i++)
@@ -416,6 +426,12 @@ void tio_mux_set_skip_hook(tio_mux *m, tio_mux_skip_fn fn, void *arg)
 {
 	m->skip_fn = fn;
 	m->skip_arg = arg;
+}
+
+void tio_mux_set_event_classes(tio_mux *m, tio_mux_skip_class_fn fn, void *arg)
+{
+	m->class_fn = fn;
+	m->class_arg = arg;
 }
 
 void tio_mux_set_skip_classes(tio_mux *m, tio_mux_skip_class_fn fn, void *arg)
