@@ -117,6 +117,23 @@ int fz_drain(const char *path, const char *format, const char *sink_name)
 			break;
 		}
 	}
+	/* the packet index, then seeks on the same mux (back to the start, the
+	   range's ends and middle), each followed by a bounded read */
+	tio_index_info x;
+	if (!tio_trace_index(t, &x)) {
+		int64_t at[5] = {INT64_MIN, x.begin_ns, x.begin_ns / 2 + x.end_ns / 2, x.end_ns, INT64_MAX};
+		for (int i = 0; i < 5; i++) {
+			if (tio_mux_seek(m, at[i]))
+				continue;
+			for (int k = 0; k < 2000; k++) {
+				const tio_msg *msg;
+				int r = tio_mux_next(m, &msg);
+				if (r == 0 || r == TIO_ERR_NOMEM)
+					break;
+			}
+		}
+	}
+	tio_error_clear();
 	tio_sink_finish(s);
 	if (verbose)
 		fprintf(stderr, "%lu messages, %d errors\n", nmsg, errors);
