@@ -97,7 +97,12 @@ static uint64_t check_trace(const check_opts *o, tio_trace *trace)
 	if (!o->quiet)
 		printf("%s: %s\n", path, tio_trace_format(trace));
 	fflush(stdout);
-	/* what the reader found on opening and read past (e.g. a clock offset out of range) */
+	/* what the reader found on opening and read past (e.g. a clock offset out
+	   of range), and in building the packet index (e.g. LTTng's index/ files
+	   disagreeing with the packet headers) */
+	tio_index_info ix;
+	if (tio_trace_index(trace, &ix))
+		tio_error_clear();
 	const char *w;
 	for (size_t k = 0; (w = tio_trace_warning(trace, k)); k++)
 		problem(o, &t, "%s", w);

@@ -85,19 +85,23 @@ typedef struct dec {
 	const char *scope;
 } dec;
 
-/* A packet listed by LTTng's index (index/FILE.idx): offset and size in bytes. */
+/* A packet listed by LTTng's index (index/FILE.idx): offset and size in bytes, and
+   (entries of 48 bytes or more) its begin/end timestamps and discarded counter. */
 typedef struct ctf_idx {
 	uint64_t off, size;
+	uint64_t begin, end, disc;
 } ctf_idx;
 
 typedef struct ctf_file {
 	tio_map map;
 	uint64_t first_ts; /* the first packet's timestamp_begin, to order a stream's files */
 	bool has_first_ts;
-	/* read only to recover a trace without packet magic (see resync()) */
+	/* read to recover a trace without packet magic (see resync()) and to
+	   cross-check the packet index (build_packets) */
 	ctf_idx *idx;
 	uint32_t nidx;
 	bool idx_read;
+	bool idx_times; /* entries hold begin, end and discarded */
 } ctf_file;
 
 enum { ST_NEED_PACKET, ST_IN_PACKET, ST_DONE };
@@ -1450,9 +1454,16 @@ static void read_index(ctf_file *f)
 	if (tio_be32(p) == 0xC1F1DCC1u && tio_be32(p + 4) == 1 && esize >= 24 && esize <= 4096 &&
 	    (f->nidx = (uint32_t)((len - 16) / esize < 65536 * 16 ? (len - 16) / esize : 0)) &&
 	    (f->idx = tio_calloc(f->nidx, sizeof(ctf_idx)))) {
+		f->idx_times = esize >= 48;
 		for (uint32_t i = 0; i < f->nidx; i++) {
-			f->idx[i].off = tio_be64(p + 16 + (size_t)i * esize);
-			f->idx[i].size = tio_be64(p + 16 + (size_t)i * esize + 8) / 8;
+			const uint8_t *e = p + 16 + (size_t)i * esize;
+			f->idx[i].off = tio_be64(e);
+			f->idx[i].size = tio_be64(e + 8) / 8;
+			if (f->idx_times) {
+				f->idx[i].begin = tio_be64(e + 24);
+				f->idx[i].end = tio_be64(e + 32);
+				f->idx[i].disc = tio_be64(e + 40);
+			}
 		}
 	} else {
 		f->nidx = 0;
@@ -1670,6 +1681,8 @@ static void ctf_stream_free(tio_stream *base)
  * index/ files are not needed: the packet headers say the same, one page
  * read per packet.
  */
+static void cross_check_idx(ctf_stream *s, uint32_t fi, uint32_t first, uint32_t n);
+
 static void build_packets(ctf_stream *s)
 {
 	s->pk_state = -1;
@@ -1679,6 +1692,7 @@ static void build_packets(ctf_stream *s)
 	for (uint32_t fi = 0; ok && fi < s->nfiles; fi++) {
 		ctf_file *f = &s->files[fi];
 		uint64_t off = 0;
+		uint32_t first = s->npk;
 		while (off < f->map.size) {
 			uint64_t pkt, content;
 			if (!packet_head(s, fi, off, &pkt, &content)) {
@@ -1725,11 +1739,59 @@ static void build_packets(ctf_stream *s)
 			last_begin = e.begin_ns;
 			off = end;
 		}
+		if (ok)
+			cross_check_idx(s, fi, first, s->npk - first);
 		if (fi != s->cur || s->state == ST_DONE)
 			tio_map_drop(&f->map, 0, f->map.size);
 	}
 	if (ok)
 		s->pk_state = 1;
+}
+
+/*
+ * LTTng's index/FILE.idx against the packets the headers of file fi gave
+ * (pk[first, first + n)): the same packets at the same offsets, sizes,
+ * times and discarded counters, or a warning of the trace (traceio check
+ * lists it); the headers are what is used either way.
+ */
+static void cross_check_idx(ctf_stream *s, uint32_t fi, uint32_t first, uint32_t n)
+{
+	ctf_file *f = &s->files[fi];
+	if (!f->idx_read)
+		read_index(f);
+	if (!f->nidx)
+		return;
+	const char *what = NULL;
+	uint32_t i = 0;
+	uint64_t want = 0, got = 0;
+	if (f->nidx != n) {
+		what = "packets";
+		want = n;
+		got = f->nidx;
+	}
+	for (; !what && i < n; i++) {
+		const ctf_pkt *p = &s->pk[first + i];
+		const ctf_idx *e = &f->idx[i];
+		if (e->off != p->off)
+			what = "offset", want = p->off, got = e->off;
+		else if (e->size != p->sig[2] / 8)
+			what = "packet size (bytes)", want = p->sig[2] / 8, got = e->size;
+		else if (f->idx_times && (p->has & PK_BEGIN) && e->begin != p->sig[0])
+			what = "timestamp_begin", want = p->sig[0], got = e->begin;
+		else if (f->idx_times && (p->has & PK_END) && e->end != p->sig[1])
+			what = "timestamp_end", want = p->sig[1], got = e->end;
+		else if (f->idx_times && (p->has & PK_DISC) && e->disc != p->sig[5])
+			what = "events_discarded", want = p->sig[5], got = e->disc;
+		if (what)
+			break;
+	}
+	if (!what)
+		return;
+	char at[32] = "";
+	if (f->nidx == n)
+		snprintf(at, sizeof(at), " at entry %u", i);
+	tio_trace_class_warn(s->base.trace->tc, "%s: LTTng's index of this file says %s %llu%s, the packet headers %llu: the headers are used",
+			     f->map.path, what, (unsigned long long)got, at, (unsigned long long)want);
 }
 
 /* Back to the beginning, or to packet k of the index, as if read up to it. */

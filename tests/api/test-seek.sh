@@ -152,3 +152,34 @@ EOF
 for t in "$D"/ctf/lttng-ust-discard "$D"/ctf/wk-heartbeat-u "$D"/ftrace/kvm-v7-zstd.dat "$D"/ftrace/funcs-v6.dat; do
 	[ -e "$t" ] && index_vs_read "$t"
 done
+
+# LTTng's index/*.idx files are cross-checked against the packet headers when
+# the packet index is built: `traceio check` is clean on a trace whose index
+# agrees, and warns (a problem, exit 1) naming the file, field and entry when
+# one entry's timestamp_end is changed; the packet headers are used either way
+M=$B/2/succeed/multi-domains
+if [ -d "$M/ust/index" ]; then
+	"$TIO" check "$M" >"$TMP/chk" 2>&1 && ok "idx: check agrees with LTTng's index files of multi-domains" ||
+		notok "idx: check on multi-domains" "$(tail -5 "$TMP/chk")"
+	cp -r "$M" "$TMP/md"
+	idx=$TMP/md/ust/index/ust2_channel_0.idx
+	# entry 0 starts at byte 16; its timestamp_end is the u64 at +32
+	python3 - "$idx" <<'PY'
+import sys
+p = sys.argv[1]
+b = bytearray(open(p, "rb").read())
+b[16 + 32 + 7] ^= 1
+open(p, "wb").write(b)
+PY
+	"$TIO" check "$TMP/md" >"$TMP/chk" 2>&1
+	rc=$?
+	if [ $rc -ne 0 ] && grep -q "ust2_channel_0: LTTng's index of this file says timestamp_end .* at entry 0, the packet headers" "$TMP/chk"; then
+		ok "idx: a changed timestamp_end in index/ust2_channel_0.idx is reported by check (exit $rc)"
+	else
+		notok "idx: changed index entry not reported (exit $rc)" "$(head -8 "$TMP/chk")"
+	fi
+	"$TIO" print "$M" >"$TMP/a" 2>&1
+	"$TIO" print --begin 0 "$TMP/md" >"$TMP/b" 2>&1
+	sed -i "s|$TMP/md|$M|g" "$TMP/b"
+	cmp -s "$TMP/a" "$TMP/b" && ok "idx: the packet headers are used (same text)" || notok "idx: text changed" "$(diff "$TMP/a" "$TMP/b" | head -4)"
+fi
