@@ -234,9 +234,15 @@ static ecrole *role_of(struct dstate *d, const tio_msg *m)
 		break;
 	}
 	if (!r->tracedat) { /* LTTng contexts name threads too */
-		r->has_ctx[0] = res(ec, "context", "tid", &r->ctx[0]) || res(ec, "context", "vtid", &r->ctx[0]);
-		r->has_ctx[1] = res(ec, "context", "pid", &r->ctx[1]) || res(ec, "context", "vpid", &r->ctx[1]);
-		r->has_ctx[2] = res(ec, "context", "procname", &r->ctx[2]);
+		static const char *const sc[] = {"context", "common_context"};
+		for (int k = 0; k < 2; k++) {
+			if (!r->has_ctx[0])
+				r->has_ctx[0] = res(ec, sc[k], "tid", &r->ctx[0]) || res(ec, sc[k], "vtid", &r->ctx[0]);
+			if (!r->has_ctx[1])
+				r->has_ctx[1] = res(ec, sc[k], "pid", &r->ctx[1]) || res(ec, sc[k], "vpid", &r->ctx[1]);
+			if (!r->has_ctx[2])
+				r->has_ctx[2] = res(ec, sc[k], "procname", &r->ctx[2]);
+		}
 	}
 	size_t k = mix((uintptr_t)ec) & (d->eccap - 1);
 	while (d->ecs[k])

@@ -688,11 +688,18 @@ static ecinfo *ecinfo_make(cursor *c, vtab *v, const tio_msg *m, const tio_event
 			if (resolve(ec, "common_context.common_pid", &e->tid))
 				e->has |= 1 | 4;
 		} else {
-			if (resolve(ec, "context.tid", &e->tid) || resolve(ec, "context.vtid", &e->tid))
-				e->has |= 1;
-			if (resolve(ec, "context.pid", &e->pid) || resolve(ec, "context.vpid", &e->pid))
-				e->has |= 2;
-			if (resolve(ec, "context.procname", &e->comm))
+			/* LTTng: contexts of the event class or of the channel (common context) */
+			static const char *const tids[] = {"context.tid", "context.vtid", "common_context.tid",
+							   "common_context.vtid"};
+			static const char *const pids[] = {"context.pid", "context.vpid", "common_context.pid",
+							   "common_context.vpid"};
+			for (int k = 0; k < 4 && !(e->has & 1); k++)
+				if (resolve(ec, tids[k], &e->tid))
+					e->has |= 1;
+			for (int k = 0; k < 4 && !(e->has & 2); k++)
+				if (resolve(ec, pids[k], &e->pid))
+					e->has |= 2;
+			if (resolve(ec, "context.procname", &e->comm) || resolve(ec, "common_context.procname", &e->comm))
 				e->has |= 4;
 		}
 	} else if (v->kind == TK_CLASS) {
