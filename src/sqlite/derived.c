@@ -528,9 +528,10 @@ static void on_switch(struct dstate *d, const tio_msg *m, const ecrole *r, int64
 		c->prio = has_prio ? prio : INT64_MIN;
 		snprintf(c->comm, sizeof(c->comm), "%s", next == 0 ? ncomm : (tn->comm[0] ? tn->comm : ncomm));
 	}
-	if (d->kind == TK_THREAD_STATE) {
-		thread_state_set(d, tp, ts, prev == next ? "Running" : st, prev == next ? (int64_t)cpu : -1);
-		if (prev != next)
+	if (d->kind == TK_THREAD_STATE) { /* the idle threads (tid 0, one per CPU) have no state of their own */
+		if (prev != 0)
+			thread_state_set(d, tp, ts, prev == next ? "Running" : st, prev == next ? (int64_t)cpu : -1);
+		if (prev != next && next != 0)
 			thread_state_set(d, tn, ts, "Running", (int64_t)cpu);
 	}
 }
@@ -593,7 +594,7 @@ static void on_event(struct dstate *d, const tio_msg *m, int64_t ts)
 				break;
 			if (get_text(m, &r->ref[1], r->has[1], text, sizeof(text)) && a != 0)
 				name_thread(t, text, false);
-			if (d->kind == TK_THREAD_STATE && (!t->open || (strcmp(t->state, "Running") && t->state[0] != 'R')))
+			if (d->kind == TK_THREAD_STATE && a != 0 && (!t->open || (strcmp(t->state, "Running") && t->state[0] != 'R')))
 				thread_state_set(d, t, ts, "R", -1);
 		}
 		break;

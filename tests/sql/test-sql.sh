@@ -28,17 +28,16 @@ fi
 # shellcheck disable=SC2086
 "$PY" "$TIO_TOP/tests/tools/sql-check.py" "$TIO" cli $traces
 few="$K $D/ftrace/v7-zstd-small.dat $D/ctf/wk-heartbeat-u $S/lisa-tests-assets-sched_load-arm64-v6.dat"
-# shellcheck disable=SC2086
-SQLITE_EXT=$EXT "$PY" "$TIO_TOP/tests/tools/sql-check.py" "$TIO" shell $few
-if [ -z "${ASAN_OPTIONS##*detect_leaks=1*}" ] && is_sanitized; then
-	: # Python's sqlite3 loading an ASan-built extension needs the ASan runtime preloaded
-	ASAN_RT=$(clang -print-file-name=libclang_rt.asan-x86_64.so 2>/dev/null)
-	# shellcheck disable=SC2086
-	LD_PRELOAD=$ASAN_RT ASAN_OPTIONS=detect_leaks=0 SQLITE_EXT=$EXT "$PY" "$TIO_TOP/tests/tools/sql-check.py" "$TIO" python $few
-else
-	# shellcheck disable=SC2086
-	SQLITE_EXT=$EXT "$PY" "$TIO_TOP/tests/tools/sql-check.py" "$TIO" python $few
+# a program loading the ASan-built extension needs the ASan runtime first
+PRE=()
+if is_sanitized; then
+	PRE=(env LD_PRELOAD="$(clang -print-file-name=libclang_rt.asan-x86_64.so)" ASAN_OPTIONS=detect_leaks=0)
 fi
+# shellcheck disable=SC2086
+"${PRE[@]}" env SQLITE_EXT="$EXT" "$PY" "$TIO_TOP/tests/tools/sql-check.py" "$TIO" shell $few
+# shellcheck disable=SC2086
+"${PRE[@]}" env SQLITE_EXT="$EXT" "$PY" "$TIO_TOP/tests/tools/sql-check.py" "$TIO" python $few
+sqlite3() { "${PRE[@]}" command sqlite3 "$@"; }
 
 # ts bounds (pushed to the reader) give the rows a full scan filtered by Python gives
 "$TIO" print --style json "$K" | "$PY" -c '

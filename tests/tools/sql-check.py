@@ -69,7 +69,8 @@ def column_names(ev):
 
 def expected(traceio, trace):
     """Per class: [count, {column: [sum, all_fit_int64]}] from the JSON output."""
-    out = subprocess.run([traceio, "print", "--style", "json", trace], capture_output=True, text=True)
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}  # (the ASan runtime for the extension)
+    out = subprocess.run([traceio, "print", "--style", "json", trace], capture_output=True, text=True, env=env)
     per = {}
     for line in out.stdout.splitlines():
         ev = json.loads(line)
@@ -145,7 +146,8 @@ def main():
             args = [traceio, "sql", "--json", trace]
             for q in qs:
                 args += ["-q", q[3]]
-            r = subprocess.run(args, capture_output=True, text=True)
+            env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+            r = subprocess.run(args, capture_output=True, text=True, env=env)
             if r.returncode != 0:
                 print("not ok cli %s: exit %d: %s" % (trace, r.returncode, r.stderr[:300]))
                 allok = False
