@@ -37,7 +37,7 @@ fi
 "${PRE[@]}" env SQLITE_EXT="$EXT" "$PY" "$TIO_TOP/tests/tools/sql-check.py" "$TIO" shell $few
 # shellcheck disable=SC2086
 "${PRE[@]}" env SQLITE_EXT="$EXT" "$PY" "$TIO_TOP/tests/tools/sql-check.py" "$TIO" python $few
-sqlite3() { "${PRE[@]}" command sqlite3 "$@"; }
+sqlite3() { "${PRE[@]}" "$(command -v sqlite3)" "$@"; }
 
 # ts bounds (pushed to the reader) give the rows a full scan filtered by Python gives
 "$TIO" print --style json "$K" | "$PY" -c '
