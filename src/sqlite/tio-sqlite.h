@@ -65,4 +65,24 @@ void tio_sqlite_args_free(tio_sqlite_args *a);
  */
 int tio_sqlite_attach(tio_sqlite *s, sqlite3 *db, const char *schema, const tio_sqlite_args *a, char **err);
 
+/*
+ * `traceio convert --to sqlite`: every table of the traces (the event
+ * classes that have events) copied into a database file at `out`, with an
+ * index on ts; written to a temporary file renamed at the end.  0, or an
+ * SQLite code with *err set (sqlite3_malloc'd).  *warnings: damaged parts
+ * skipped.
+ */
+int tio_sqlite_materialize(const tio_sqlite_args *a, const char *out, tio_sqlite_warn_fn warn, void *warn_arg,
+			   uint64_t *warnings, char **err);
+
+/*
+ * `traceio convert --to sqlite`: every table of the traces (the event
+ * classes that have events) copied into a database file at `out`, with an
+ * index on ts; written to a temporary file renamed at the end.  0, or an
+ * SQLite code with *err set (sqlite3_malloc'd).  *warnings: damaged parts
+ * skipped.
+ */
+int tio_sqlite_materialize(const tio_sqlite_args *a, const char *out, tio_sqlite_warn_fn warn, void *warn_arg,
+			   uint64_t *warnings, char **err);
+
 #endif

@@ -37,7 +37,8 @@ fi
 "${PRE[@]}" env SQLITE_EXT="$EXT" "$PY" "$TIO_TOP/tests/tools/sql-check.py" "$TIO" shell $few
 # shellcheck disable=SC2086
 "${PRE[@]}" env SQLITE_EXT="$EXT" "$PY" "$TIO_TOP/tests/tools/sql-check.py" "$TIO" python $few
-sqlite3() { "${PRE[@]}" "$(command -v sqlite3)" "$@"; }
+SQLITE3=$(command -v sqlite3)
+sqlite3() { "${PRE[@]}" "$SQLITE3" "$@"; }
 
 # ts bounds (pushed to the reader) give the rows a full scan filtered by Python gives
 "$TIO" print --style json "$K" | "$PY" -c '
@@ -147,4 +148,27 @@ if [ $rc -eq 1 ] && [ "$(cat "$TMP/d.out")" = "$(cat "$TMP/n")" ] &&
 	ok "damaged packet: warning with file@offset and field, $(cat "$TMP/n") events as print, exit 1"
 else
 	notok "damaged packet" "exit $rc, $(cat "$TMP/d.out") vs $(cat "$TMP/n")" "$(cat "$TMP/d.err")"
+fi
+
+# convert --to sqlite: the same tables in a database file that the sqlite3 shell reads, an index on ts
+"$TIO" convert -o "$TMP/k.db" "$K" 2>"$TMP/c.err"; rc=$?
+want=$("$TIO" sql --csv --no-header "$K" "SELECT (SELECT count(*) FROM events), (SELECT count(*) FROM sched_switch), (SELECT sum(next_tid) FROM sched_switch), (SELECT count(*) || ':' || sum(dur) FROM sched_slice), (SELECT count(*) FROM thread)")
+got=$(sqlite3 -csv "$TMP/k.db" "SELECT (SELECT count(*) FROM events), (SELECT count(*) FROM sched_switch), (SELECT sum(next_tid) FROM sched_switch), (SELECT count(*) || ':' || sum(dur) FROM sched_slice), (SELECT count(*) FROM thread)" | tr -d '"')
+idx=$(sqlite3 "$TMP/k.db" "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND sql LIKE '%(ts)'")
+plan=$(sqlite3 "$TMP/k.db" "EXPLAIN QUERY PLAN SELECT * FROM sched_switch WHERE ts > 5")
+if [ $rc -eq 0 ] && [ "$got" = "$want" ] && [ "$idx" -ge 10 ] && [[ "$plan" == *"USING INDEX"* ]] &&
+	[ "$(sqlite3 "$TMP/k.db" 'PRAGMA integrity_check')" = ok ]; then
+	ok "convert --to sqlite: the sqlite3 shell reads the same rows ($got), $idx indexes on ts"
+else
+	notok "convert --to sqlite" "exit $rc" "got  $got" "want $want" "$idx indexes; $plan" "$(cat "$TMP/c.err")"
+fi
+"$TIO" convert -o "$TMP/k.db" "$K" 2>"$TMP/c.err"; rc1=$?
+"$TIO" convert --force --to sqlite -o "$TMP/k.db" "$D/ctf/wk-heartbeat-u" 2>>"$TMP/c.err"; rc2=$?
+n=$(sqlite3 "$TMP/k.db" "SELECT count(*) FROM events")
+"$TIO" convert -o "$TMP/bad.db" /nonexistent 2>>"$TMP/c.err"; rc3=$?
+if [ $rc1 -ne 0 ] && [ $rc2 -eq 0 ] && [ "$n" = 20 ] && [ $rc3 -ne 0 ] && [ ! -e "$TMP/bad.db" ] &&
+	[ -z "$(ls "$TMP" | grep tmp-)" ]; then
+	ok "convert --to sqlite: refuses to replace without --force, replaces with it, a failure leaves no file"
+else
+	notok "convert --to sqlite: replace/failure" "$rc1 $rc2 $n $rc3" "$(ls "$TMP")" "$(cat "$TMP/c.err")"
 fi
