@@ -74,7 +74,14 @@ typedef struct ecinfo {
 	tio_field_ref tid, pid, comm;
 	tio_field_ref *refs; /* TK_CLASS: one per column */
 	bool *ok;
+	uint64_t count; /* grouped scan: rows of this class */
 } ecinfo;
+
+/* Grouped scan: a name and how many rows have it. */
+typedef struct group {
+	const char *name; /* NULL: unnamed class */
+	uint64_t n;
+} group;
 
 typedef struct cursor {
 	sqlite3_vtab_cursor base;
@@ -99,6 +106,11 @@ typedef struct cursor {
 	/* derived tables */
 	struct dstate *d;
 	int dready, di;
+	/* grouped scan (events: only `name` read, grouped by it) */
+	bool grouped;
+	group *groups;
+	size_t ngroups, gi;
+	uint64_t gleft;
 } cursor;
 
 /* ------------------------------------------------------------ warnings */
@@ -586,6 +598,17 @@ static int vt_best_index(sqlite3_vtab *base, sqlite3_index_info *info)
 		info->aConstraintUsage[i].omit = 0;
 	}
 	codes[argi] = 0;
+	/*
+	 * events read for their name alone and grouped by it (GROUP BY name,
+	 * DISTINCT name): one pass counts the rows of each class, then each
+	 * name's rows come out together, sorted, and SQLite needs no sorter
+	 */
+	if (v->kind == TK_EVENTS && info->nOrderBy == 1 && info->aOrderBy[0].iColumn == EV_NAME &&
+	    !info->aOrderBy[0].desc && (info->colUsed & ~((sqlite3_uint64)1 << EV_NAME)) == 0 &&
+	    sqlite3_vtab_distinct(info) >= 1) {
+		info->orderByConsumed = 1;
+		info->idxNum = 1;
+	}
 	if (argi) {
 		info->idxStr = sqlite3_mprintf("%s", codes);
 		if (!info->idxStr)
@@ -640,6 +663,11 @@ static void cursor_reset(cursor *c)
 	c->eof = true;
 	c->rowid = 0;
 	c->ti = c->ri = 0;
+	free(c->groups);
+	c->groups = NULL;
+	c->ngroups = c->gi = 0;
+	c->gleft = 0;
+	c->grouped = false;
 }
 
 static int vt_close(sqlite3_vtab_cursor *base)
@@ -911,10 +939,68 @@ static int next_derived(cursor *c, vtab *v)
 	return SQLITE_OK;
 }
 
+/* Order of groups: by name as SQLite's BINARY collation, NULL first. */
+static int group_cmp(const void *a, const void *b)
+{
+	const group *x = a, *y = b;
+	if (!x->name || !y->name)
+		return !!x->name - !!y->name;
+	return strcmp(x->name, y->name);
+}
+
+/* Grouped scan: count the rows of every class in one pass, then make the groups. */
+static int grouped_start(cursor *c, vtab *v)
+{
+	int rc;
+	c->grouped = true;
+	while ((rc = next_event(c, v)) == SQLITE_OK && !c->eof)
+		c->cur->count++;
+	if (rc != SQLITE_OK)
+		return rc;
+	if (c->mapn && !(c->groups = calloc(c->mapn, sizeof(*c->groups))))
+		return SQLITE_NOMEM;
+	for (size_t i = 0; i < c->mapcap; i++) {
+		ecinfo *e = c->map[i];
+		if (!e || !e->count)
+			continue;
+		const char *name = tio_event_class_name(e->ec);
+		size_t k;
+		for (k = 0; k < c->ngroups; k++)
+			if ((!name && !c->groups[k].name) ||
+			    (name && c->groups[k].name && !strcmp(name, c->groups[k].name)))
+				break;
+		if (k == c->ngroups)
+			c->groups[c->ngroups++] = (group){name, 0};
+		c->groups[k].n += e->count;
+	}
+	qsort(c->groups, c->ngroups, sizeof(*c->groups), group_cmp);
+	c->gi = 0;
+	c->gleft = c->ngroups ? c->groups[0].n : 0;
+	c->eof = c->ngroups == 0;
+	c->rowid = 1;
+	return SQLITE_OK;
+}
+
+/* Grouped scan: the next row (the same name until its count is used up). */
+static int grouped_next(cursor *c)
+{
+	if (c->gleft > 1) {
+		c->gleft--;
+	} else if (++c->gi < c->ngroups) {
+		c->gleft = c->groups[c->gi].n;
+	} else {
+		c->eof = true;
+	}
+	c->rowid++;
+	return SQLITE_OK;
+}
+
 static int vt_next(sqlite3_vtab_cursor *base)
 {
 	cursor *c = (cursor *)base;
 	vtab *v = (vtab *)base->pVtab;
+	if (c->grouped)
+		return grouped_next(c);
 	switch (v->kind) {
 	case TK_EVENTS:
 	case TK_CLASS:
@@ -1055,6 +1141,8 @@ static int vt_filter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr, 
 		tio_mux_set_begin(c->mux, c->begin);
 	if (c->has_end)
 		tio_mux_set_end(c->mux, c->end);
+	if (v->kind == TK_EVENTS && (idxNum & 1))
+		return grouped_start(c, v);
 	return vt_next(base);
 }
 
@@ -1258,6 +1346,11 @@ static int vt_column(sqlite3_vtab_cursor *base, sqlite3_context *ctx, int col)
 	vtab *v = (vtab *)base->pVtab;
 	switch (v->kind) {
 	case TK_EVENTS:
+		if (c->grouped) {
+			if (col == EV_NAME && c->gi < c->ngroups && c->groups[c->gi].name)
+				sqlite3_result_text(ctx, c->groups[c->gi].name, -1, SQLITE_TRANSIENT);
+			break;
+		}
 		events_column(c, ctx, col);
 		break;
 	case TK_CLASS:
