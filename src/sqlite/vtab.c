@@ -1347,8 +1347,9 @@ static int vt_column(sqlite3_vtab_cursor *base, sqlite3_context *ctx, int col)
 	switch (v->kind) {
 	case TK_EVENTS:
 		if (c->grouped) {
+			/* static: the name lives in the cursor's traces until its next xFilter or xClose */
 			if (col == EV_NAME && c->gi < c->ngroups && c->groups[c->gi].name)
-				sqlite3_result_text(ctx, c->groups[c->gi].name, -1, SQLITE_TRANSIENT);
+				sqlite3_result_text(ctx, c->groups[c->gi].name, -1, SQLITE_STATIC);
 			break;
 		}
 		events_column(c, ctx, col);
