@@ -108,6 +108,13 @@ typedef struct cursor {
 	int dready, di;
 	/* grouped scan (events: only `name` read, grouped by it) */
 	bool grouped;
+	/*
+	 * events, class and discarded tables: the traces and mux stay open from
+	 * one xFilter to the next (the inner loop of a join) and the next query
+	 * seeks (tio_mux_seek) instead of opening them again; the end bound is
+	 * then checked here (reusable: every stream in time order, no LTTng 0.x)
+	 */
+	bool reusable;
 	group *groups;
 	size_t ngroups, gi;
 	uint64_t gleft;
@@ -633,24 +640,28 @@ static int vt_open(sqlite3_vtab *base, sqlite3_vtab_cursor **out)
 }
 
 /* Forget what the previous query of this cursor opened. */
-static void cursor_reset(cursor *c)
+static void cursor_reset(cursor *c, bool keep)
 {
-	for (size_t i = 0; i < c->mapcap; i++) {
-		if (c->map[i]) {
-			free(c->map[i]->refs);
-			free(c->map[i]->ok);
-			free(c->map[i]);
+	if (!keep) {
+		for (size_t i = 0; i < c->mapcap; i++) {
+			if (c->map[i]) {
+				free(c->map[i]->refs);
+				free(c->map[i]->ok);
+				free(c->map[i]);
+			}
 		}
+		free(c->map);
+		c->map = NULL;
+		c->mapcap = c->mapn = 0;
+		if (c->mux)
+			tio_mux_free(c->mux);
+		c->mux = NULL;
+		free_traces(c->traces, c->ntraces);
+		c->traces = NULL;
+		c->ntraces = 0;
+		c->reusable = false;
+		c->cur = NULL;
 	}
-	free(c->map);
-	c->map = NULL;
-	c->mapcap = c->mapn = 0;
-	if (c->mux)
-		tio_mux_free(c->mux);
-	c->mux = NULL;
-	free_traces(c->traces, c->ntraces);
-	c->traces = NULL;
-	c->ntraces = 0;
 	if (c->d)
 		tio_derived_free(c->d);
 	c->d = NULL;
@@ -659,7 +670,6 @@ static void cursor_reset(cursor *c)
 	c->name_eq = NULL;
 	c->has_cpu = c->has_stream = c->has_begin = c->has_end = false;
 	c->msg = NULL;
-	c->cur = NULL;
 	c->eof = true;
 	c->rowid = 0;
 	c->ti = c->ri = 0;
@@ -673,7 +683,7 @@ static void cursor_reset(cursor *c)
 static int vt_close(sqlite3_vtab_cursor *base)
 {
 	cursor *c = (cursor *)base;
-	cursor_reset(c);
+	cursor_reset(c, false);
 	jb_free(&c->scratch);
 	sqlite3_free(c);
 	return SQLITE_OK;
@@ -821,6 +831,17 @@ static int next_msg(cursor *c, vtab *v, const tio_msg **m)
 	}
 }
 
+/* With reused traces the end bound is ours: a message past it ends the query (eof set). */
+static bool past_end(cursor *c, const tio_msg *m)
+{
+	int64_t ns;
+	if (tio_msg_time_ns(m, &ns) && ns > c->end) {
+		c->eof = true;
+		return true;
+	}
+	return false;
+}
+
 /* Advance an events or per-class cursor to its next row. */
 static int next_event(cursor *c, vtab *v)
 {
@@ -835,6 +856,8 @@ static int next_event(cursor *c, vtab *v)
 		}
 		if (tio_msg_kind(m) != TIO_MSG_KIND_EVENT)
 			continue;
+		if (c->reusable && c->has_end && past_end(c, m))
+			return SQLITE_OK;
 		ecinfo *e = ecinfo_get(c, v, m);
 		if (!e)
 			return SQLITE_NOMEM;
@@ -872,6 +895,8 @@ static int next_discarded(cursor *c, vtab *v)
 		int k = tio_msg_kind(m);
 		if (k != TIO_MSG_KIND_DISCARDED_EVENTS && k != TIO_MSG_KIND_DISCARDED_PACKETS)
 			continue;
+		if (c->reusable && c->has_end && past_end(c, m))
+			return SQLITE_OK;
 		if (c->has_cpu) {
 			uint64_t cpu;
 			if (!tio_msg_cpu(m, &cpu) || cpu != c->cpu)
@@ -1039,7 +1064,8 @@ static int vt_filter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr, 
 {
 	cursor *c = (cursor *)base;
 	vtab *v = (vtab *)base->pVtab;
-	cursor_reset(c);
+	bool keep = c->reusable && c->mux && !(idxNum & 1);
+	cursor_reset(c, keep);
 	c->eof = false;
 	for (int i = 0; idxStr && idxStr[i] && i < argc; i++) {
 		int64_t ns;
@@ -1122,6 +1148,18 @@ static int vt_filter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr, 
 		c->ri = (size_t)-1;
 		return next_static(c, v);
 	}
+	if (keep) { /* the traces of the previous query: go to the begin bound */
+		if (v->kind == TK_EVENTS) /* the name = constraint may differ */
+			for (size_t i = 0; i < c->mapcap; i++)
+				if (c->map[i]) {
+					const char *n = tio_event_class_name(c->map[i]->ec);
+					c->map[i]->match = !c->name_eq || (n && !strcmp(n, c->name_eq));
+				}
+		int r = tio_mux_seek(c->mux, c->has_begin ? c->begin : INT64_MIN);
+		if (r < 0)
+			return vt_error(v, r);
+		return vt_next(base);
+	}
 	char *err = NULL;
 	int rc = open_traces(&v->set->args, &c->traces, &c->ntraces, &err);
 	if (rc != SQLITE_OK) {
@@ -1131,6 +1169,9 @@ static int vt_filter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr, 
 	}
 	if (tio_mux_new(c->traces, c->ntraces, &c->mux))
 		return vt_error(v, TIO_ERR_NOMEM);
+	c->reusable = v->kind == TK_EVENTS || v->kind == TK_CLASS || v->kind == TK_DISCARDED;
+	for (size_t i = 0; i < c->ntraces && c->reusable; i++)
+		c->reusable = strncmp(tio_trace_format(c->traces[i]), "lttng0", 6) != 0;
 	if (v->kind >= TK_SCHED_SLICE) {
 		if (!(c->d = tio_derived_new(v->kind)))
 			return SQLITE_NOMEM;
@@ -1139,7 +1180,7 @@ static int vt_filter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr, 
 	}
 	if (c->has_begin)
 		tio_mux_set_begin(c->mux, c->begin);
-	if (c->has_end)
+	if (c->has_end && !c->reusable)
 		tio_mux_set_end(c->mux, c->end);
 	if (v->kind == TK_EVENTS && (idxNum & 1))
 		return grouped_start(c, v);
