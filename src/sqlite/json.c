@@ -587,4 +587,5 @@ void tio_sqlite_result_field(sqlite3_context *ctx, const tio_field *f, jbuf *scr
 		return;
 	}
 	sqlite3_result_text(ctx, scratch->p ? scratch->p : "", (int)scratch->len, SQLITE_TRANSIENT);
+	sqlite3_result_subtype(ctx, 'J'); /* SQLite's JSON subtype: json_object() embeds it as JSON */
 }

@@ -1292,6 +1292,7 @@ static void events_column(cursor *c, sqlite3_context *ctx, int col)
 			return;
 		}
 		sqlite3_result_text(ctx, c->scratch.p, (int)c->scratch.len, SQLITE_TRANSIENT);
+		sqlite3_result_subtype(ctx, 'J'); /* JSON for json_object(), json_array()... */
 		return;
 	}
 	}
@@ -1441,7 +1442,7 @@ static bool is_fixed_table(const char *name)
 	for (int i = 0; fixed_tables[i]; i++)
 		if (!sqlite3_stricmp(name, fixed_tables[i]))
 			return true;
-	return false;
+	return !sqlite3_strnicmp(name, "sqlite_", 7); /* SQLite's own names: refused as table names */
 }
 
 /* The arguments of a table of set `a` as module arguments: path='...', ..., table='...'. */

@@ -191,3 +191,5 @@ q="SELECT count(*), sum(s.next_tid), sum(length(e.args)) FROM events e JOIN sche
 a=$("$TIO" sql --csv --no-header "$K" "$q")
 b=$("$TIO" sql --csv --no-header "$K" "WITH s AS MATERIALIZED (SELECT * FROM sched_switch) ${q/JOIN sched_switch s/JOIN s}")
 [ "$a" = "$b" ] && [ "${a%%,*}" = 4687 ] && ok "join on ts (inner table seeks per row) = materialized join ($a)" || notok "join on ts" "$a" "$b"
+j=$("$TIO" sql --csv --no-header "$K" "SELECT json_type(json_object('a', args), '\$.a') FROM events LIMIT 1")
+[ "$j" = object ] && ok "args carries SQLite's JSON subtype: json_object() embeds it as an object" || notok "args JSON subtype" "$j"
