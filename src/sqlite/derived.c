@@ -768,9 +768,9 @@ static void on_end(struct dstate *d)
 
 int tio_derived_feed(struct dstate *d, const tio_msg *m)
 {
-	d->nrows = 0;
-	if (d->ended)
+	if (d->ended) /* the last rows stay (tio_derived_rows) */
 		return 0;
+	d->nrows = 0;
 	if (!d->nthreads && (d->kind == TK_THREAD || d->kind == TK_PROCESS || d->kind == TK_SCHED_SLICE ||
 			     d->kind == TK_THREAD_STATE)) {
 		thread *t = thread_get(d, 0, false); /* utid 0: the idle thread, as Perfetto */
@@ -875,4 +875,9 @@ void tio_derived_column(struct dstate *d, int i, int col, sqlite3_context *ctx)
 		}
 		break;
 	}
+}
+
+int tio_derived_rows(const struct dstate *d)
+{
+	return d->ended ? (int)d->nrows : 0;
 }

@@ -57,6 +57,8 @@ void tio_derived_free(struct dstate *d);
  * when out of memory.
  */
 int tio_derived_feed(struct dstate *d, const tio_msg *m);
+/* After the end: the rows ready (thread, process: every row, kept for another query); else 0. */
+int tio_derived_rows(const struct dstate *d);
 /* Column `col` of the ready row `i` (0-based) into ctx. */
 void tio_derived_column(struct dstate *d, int i, int col, sqlite3_context *ctx);
 

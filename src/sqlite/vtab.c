@@ -1065,6 +1065,18 @@ static int vt_filter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr, 
 	cursor *c = (cursor *)base;
 	vtab *v = (vtab *)base->pVtab;
 	bool keep = c->reusable && c->mux && !(idxNum & 1);
+	/*
+	 * thread and process (rows: one per thread or process, kept when the
+	 * walk ended): read again from memory, as the inner table of a join
+	 */
+	if ((v->kind == TK_THREAD || v->kind == TK_PROCESS) && c->d && !c->mux && c->eof && c->dready >= 0 &&
+	    tio_derived_rows(c->d) > 0) {
+		c->dready = tio_derived_rows(c->d);
+		c->di = 0;
+		c->rowid = 1;
+		c->eof = false;
+		return SQLITE_OK;
+	}
 	cursor_reset(c, keep);
 	c->eof = false;
 	for (int i = 0; idxStr && idxStr[i] && i < argc; i++) {

@@ -193,3 +193,8 @@ b=$("$TIO" sql --csv --no-header "$K" "WITH s AS MATERIALIZED (SELECT * FROM sch
 [ "$a" = "$b" ] && [ "${a%%,*}" = 4687 ] && ok "join on ts (inner table seeks per row) = materialized join ($a)" || notok "join on ts" "$a" "$b"
 j=$("$TIO" sql --csv --no-header "$K" "SELECT json_type(json_object('a', args), '\$.a') FROM events LIMIT 1")
 [ "$j" = object ] && ok "args carries SQLite's JSON subtype: json_object() embeds it as an object" || notok "args JSON subtype" "$j"
+# thread and process as the inner table of a join: their rows are kept by the cursor, not recomputed
+got=$("$TIO" sql --csv --no-header "$K" -q "SELECT count(*) FROM thread_state t1 JOIN thread t2 USING (utid)" -q "SELECT count(*) FROM thread_state" \
+	-q "SELECT count(*) FROM thread t1 JOIN thread t2 USING (utid)" -q "SELECT count(*) FROM thread" | tr '\n' ' ')
+set -- $got
+[ "$1" = "$2" ] && [ "$3" = "$4" ] && [ "$1" -gt 1000 ] && ok "thread as the inner table of joins ($got)" || notok "thread in joins" "$got"
