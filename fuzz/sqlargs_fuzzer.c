@@ -10,6 +10,7 @@
 #include "fuzz.h"
 #include "tio-sqlite.h"
 
+/* Split the input at NUL bytes into arguments and parse them. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *buf = malloc(size + 1);

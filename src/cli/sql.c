@@ -28,6 +28,7 @@ typedef struct sqlcli {
 	int status;
 } sqlcli;
 
+/* traceio sql --help (also the man page traceio-sql.1). */
 static void help(void)
 {
 	printf("usage: traceio sql [OPTIONS] TRACE... ['QUERY']\n"
@@ -464,6 +465,7 @@ static int interactive(sqlcli *c)
 	return status;
 }
 
+/* traceio sql: options, the tables, then each query or the prompt.  Exit status. */
 int cli_sql(int argc, char **argv)
 {
 	sqlcli c = {.mode = MODE_TABLE, .header = true};

@@ -84,6 +84,7 @@ static bool add_path(tio_sqlite_args *a, char *p)
 	return true;
 }
 
+/* Split the module's arguments into paths, table and options (tio-sqlite.h). */
 int tio_sqlite_parse_args(int argc, const char *const *argv, tio_sqlite_args *a, char **err)
 {
 	int npos = 0;
@@ -178,6 +179,7 @@ fail:
 	return -1;
 }
 
+/* Free what tio_sqlite_parse_args made. */
 void tio_sqlite_args_free(tio_sqlite_args *a)
 {
 	for (size_t i = 0; i < a->npaths; i++)

@@ -122,6 +122,7 @@ struct dstate {
 	bool has_last;
 };
 
+/* The columns of each derived table, as CREATE TABLE wants them. */
 const char *tio_derived_schema(int kind)
 {
 	switch (kind) {
@@ -141,6 +142,7 @@ const char *tio_derived_schema(int kind)
 	return "x";
 }
 
+/* A fresh state for one walk of the traces. */
 struct dstate *tio_derived_new(int kind)
 {
 	struct dstate *d = calloc(1, sizeof(*d));
@@ -149,6 +151,7 @@ struct dstate *tio_derived_new(int kind)
 	return d;
 }
 
+/* Free a state and its tables of CPUs, threads, processes and rows. */
 void tio_derived_free(struct dstate *d)
 {
 	if (!d)
@@ -766,6 +769,7 @@ static void on_end(struct dstate *d)
 	}
 }
 
+/* One message in (NULL at the end), the rows it completes out (see internal.h). */
 int tio_derived_feed(struct dstate *d, const tio_msg *m)
 {
 	if (d->ended) /* the last rows stay (tio_derived_rows) */
@@ -817,6 +821,7 @@ static void put_t(sqlite3_context *ctx, const char *s, unsigned nulls, unsigned 
 		sqlite3_result_text(ctx, s, -1, SQLITE_TRANSIENT);
 }
 
+/* One column of a ready row, NULL where the row does not know it. */
 void tio_derived_column(struct dstate *d, int i, int col, sqlite3_context *ctx)
 {
 	if (!d || i < 0 || (size_t)i >= d->nrows)
@@ -877,6 +882,7 @@ void tio_derived_column(struct dstate *d, int i, int col, sqlite3_context *ctx)
 	}
 }
 
+/* The rows left after the end (thread, process keep theirs for the next query). */
 int tio_derived_rows(const struct dstate *d)
 {
 	return d->ended ? (int)d->nrows : 0;

@@ -375,6 +375,7 @@ static void jb_children(jbuf *b, const tio_field *f, uint64_t n, bool names, int
 	}
 }
 
+/* One value as JSON text, recursively (compounds: their members or elements). */
 void jb_json_value(jbuf *b, const tio_field *f, int depth)
 {
 	const tio_field_class *fc = tio_field_get_class(f);

@@ -128,12 +128,14 @@ static void warn_stderr(void *arg, const char *msg)
 	fprintf(stderr, "traceio: warning: %s\n", msg);
 }
 
+/* Where warnings go (damaged parts skipped); NULL: stderr. */
 void tio_sqlite_set_warn(tio_sqlite *s, tio_sqlite_warn_fn fn, void *arg)
 {
 	s->warn = fn ? fn : warn_stderr;
 	s->warn_arg = arg;
 }
 
+/* How many warnings the tables gave (the CLI exits 1 when any). */
 uint64_t tio_sqlite_warnings(const tio_sqlite *s)
 {
 	return s->warnings;
@@ -629,6 +631,7 @@ static int vt_best_index(sqlite3_vtab *base, sqlite3_index_info *info)
 
 /* ------------------------------------------------------------ cursors */
 
+/* xOpen: an empty cursor; xFilter opens the traces. */
 static int vt_open(sqlite3_vtab *base, sqlite3_vtab_cursor **out)
 {
 	cursor *c = sqlite3_malloc(sizeof(*c));
@@ -680,6 +683,7 @@ static void cursor_reset(cursor *c, bool keep)
 	c->grouped = false;
 }
 
+/* xClose: the cursor's traces, mux and buffers go. */
 static int vt_close(sqlite3_vtab_cursor *base)
 {
 	cursor *c = (cursor *)base;
@@ -1020,6 +1024,7 @@ static int grouped_next(cursor *c)
 	return SQLITE_OK;
 }
 
+/* xNext: by table kind (a grouped scan first). */
 static int vt_next(sqlite3_vtab_cursor *base)
 {
 	cursor *c = (cursor *)base;
@@ -1199,11 +1204,13 @@ static int vt_filter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr, 
 	return vt_next(base);
 }
 
+/* xEof. */
 static int vt_eof(sqlite3_vtab_cursor *base)
 {
 	return ((cursor *)base)->eof;
 }
 
+/* xRowid: the row's number in this query (not stable across queries). */
 static int vt_rowid(sqlite3_vtab_cursor *base, sqlite3_int64 *rowid)
 {
 	*rowid = ((cursor *)base)->rowid;
@@ -1394,6 +1401,7 @@ static void static_column(cursor *c, vtab *v, sqlite3_context *ctx, int col)
 	}
 }
 
+/* xColumn: values are read only for the columns a query asks for. */
 static int vt_column(sqlite3_vtab_cursor *base, sqlite3_context *ctx, int col)
 {
 	cursor *c = (cursor *)base;
@@ -1471,6 +1479,7 @@ static char *module_args(const tio_sqlite_args *a, const char *table)
 	return sqlite3_str_finish(s);
 }
 
+/* Create every table of the traces in `schema` (tio-sqlite.h). */
 int tio_sqlite_attach(tio_sqlite *s, sqlite3 *db, const char *schema, const tio_sqlite_args *a, char **err)
 {
 	tset *t = NULL;
@@ -1615,6 +1624,7 @@ static void state_free(void *p)
 	free(s);
 }
 
+/* Register module "traceio" and traceio_attach() on db (tio-sqlite.h). */
 int tio_sqlite_register(sqlite3 *db, tio_sqlite **out)
 {
 	tio_sqlite *s = calloc(1, sizeof(*s));
