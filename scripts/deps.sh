@@ -4,6 +4,8 @@
 #   scripts/deps.sh test     also the peers the tests compare with
 set -e
 pkgs="cmake make gcc clang pkg-config zlib1g-dev libzstd-dev libjson-c-dev libxml2-dev"
+# SQL over traces (src/sqlite/, traceio sql's prompt)
+pkgs="$pkgs libsqlite3-dev libedit-dev"
 # the Python module (python/, built by `make build` for /usr/bin/python3)
 pkgs="$pkgs python3-dev python3-numpy python3-setuptools"
 if [ "$1" = test ]; then
@@ -12,6 +14,8 @@ if [ "$1" = test ]; then
 	pkgs="$pkgs protobuf-compiler"
 	# the Python module's tests: pytest, DataFrames, babeltrace2's Python bindings to compare with
 	pkgs="$pkgs python3-pytest python3-pandas python3-bt2"
+	# the SQLite extension read by the sqlite3 shell; the prompt on a terminal
+	pkgs="$pkgs sqlite3 tmux"
 fi
 missing=""
 for p in $pkgs; do

@@ -12,6 +12,7 @@ int cli_print(int argc, char **argv);
 int cli_info(int argc, char **argv);
 int cli_convert(int argc, char **argv);
 int cli_check(int argc, char **argv);
+int cli_sql(int argc, char **argv);
 
 bool cli_path_exists(const char *path);
 const char *cli_format_list(void);

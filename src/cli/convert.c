@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "tio-sqlite.h"
 
 /* --to NAME -> sink name, and the output names it is guessed from. */
 static const struct writer {
@@ -24,6 +25,7 @@ static const struct writer {
 	{"ltt", "ltt", NULL},
 	{"lttng0", "lttng0", NULL},
 	{"perfetto", "perfetto", ".pftrace"},
+	{"sqlite", NULL, ".db"}, /* not a sink: the SQL tables materialized (src/sqlite/materialize.c) */
 };
 
 /*
@@ -50,6 +52,11 @@ static const char *writer_list(void)
 	buf[0] = 0;
 	for (size_t i = 0; i < sizeof(writers) / sizeof(writers[0]); i++) {
 		const char *const *s = tio_sinks();
+		if (!writers[i].sink) {
+			strncat(buf, buf[0] ? ", " : "", sizeof(buf) - strlen(buf) - 1);
+			strncat(buf, writers[i].to, sizeof(buf) - strlen(buf) - 1);
+			continue;
+		}
 		for (size_t k = 0; s[k]; k++)
 			if (!strcmp(s[k], writers[i].sink)) {
 				if (buf[0])
@@ -71,9 +78,15 @@ static void help(void)
 	       "\n"
 	       "  -o, --output OUT      the output path (required)\n"
 	       "  -t, --to FORMAT       ctf (a CTF 1.8 directory), tracedat, ltt, lttng0, perfetto\n"
-	       "                        (Perfetto's protobuf trace: docs/formats/perfetto.md); default:\n"
-	       "                        tracedat when OUT ends in .dat, perfetto when it ends in\n"
-	       "                        .pftrace, else ctf\n"
+	       "                        (Perfetto's protobuf trace: docs/formats/perfetto.md),\n"
+	       "                        sqlite; default: tracedat when OUT ends in .dat, perfetto\n"
+	       "                        when it ends in .pftrace, sqlite when it ends in .db, else\n"
+	       "                        ctf\n"
+	       "                        sqlite: an SQLite database with the tables of traceio sql\n"
+	       "                        (events, each event class that has events, discarded,\n"
+	       "                        clocks, env, sched_slice, thread_state, thread, process,\n"
+	       "                        counter; docs/sql.md) and an index on ts; takes\n"
+	       "                        --format, --clock-exact, --force only\n"
 	       "  --ctf-version 1.8|2   ctf: CTF 1.8 (TSDL metadata, the default) or CTF 2 (JSON)\n"
 	       "  -i, --format FMT      read the inputs as FMT instead of guessing\n"
 	       "  -b, --begin TIME      drop events before TIME\n"
@@ -201,6 +214,31 @@ static int run(tio_mux *mux, tio_sink *sink, const char *names, bool strict, boo
 	return status;
 }
 
+/* Warnings of the SQL tables (damaged parts skipped): stderr. */
+static void sql_warn(void *arg, const char *msg)
+{
+	fprintf(stderr, "traceio: warning: %s\n", msg);
+}
+
+/* --to sqlite: the tables of `traceio sql` into a database file.  Exit status. */
+static int convert_sqlite(char **inputs, size_t ninputs, const char *format, bool clock_exact, const char *out)
+{
+	tio_sqlite_args a = {.paths = inputs, .npaths = ninputs, .format = (char *)format, .clock_exact = clock_exact};
+	char *err = NULL;
+	uint64_t warnings = 0;
+	tio_trace **t;
+	size_t n;
+	if (cli_open_inputs(inputs, ninputs, format, &t, &n)) /* errors and warnings of opening, once */
+		return 1;
+	cli_free_traces(t, n);
+	if (tio_sqlite_materialize(&a, out, sql_warn, NULL, &warnings, &err) != SQLITE_OK) {
+		fprintf(stderr, "%s%s\n", err && !strncmp(err, "traceio:", 8) ? "" : "traceio: convert: ", err ? err : "error");
+		sqlite3_free(err);
+		return 1;
+	}
+	return warnings ? 1 : 0;
+}
+
 int cli_convert(int argc, char **argv)
 {
 	const char *out = NULL, *to = NULL, *format = NULL, *begin = NULL, *end = NULL, *names = NULL;
@@ -309,6 +347,25 @@ int cli_convert(int argc, char **argv)
 		}
 	} else {
 		w = guess(out);
+	}
+	if (!w->sink) { /* sqlite */
+		if (begin || end || names || packet_size || ctf_version || file_version || compression || packetize ||
+		    strict || ropts.ltt_tsc) {
+			fprintf(stderr, "traceio: --to sqlite takes --format, --clock-exact and --force only\n");
+			goto done;
+		}
+		for (size_t k = 0; k < NWOPTS; k++) {
+			if (wvals[k]) {
+				fprintf(stderr, "traceio: %s is for --to %s\n", wopts[k].opt, wopts[k].writers);
+				goto done;
+			}
+		}
+		if (!force && cli_path_exists(out)) {
+			fprintf(stderr, "traceio: %s: already exists (--force replaces it)\n", out);
+			goto done;
+		}
+		status = convert_sqlite(inputs, ninputs, format, ropts.clock_exact, out);
+		goto done;
 	}
 	if (!sink_exists(w->sink)) {
 		fprintf(stderr, "traceio: writing %s is not available yet (see README.md)\n", w->to);

@@ -25,6 +25,11 @@ static void usage(FILE *f)
 		"                    write every INPUT, merged by time, as one trace in another\n"
 		"                    format: CTF 1.8 or 2, trace.dat, new LTT, LTTng 2008 layout\n"
 		"                    (see traceio help convert)\n"
+		"  sql TRACE... 'SELECT ...'\n"
+		"                    SQL (SQLite) over the traces, read directly: events, one\n"
+		"                    table per event class, sched_slice, thread_state...\n"
+		"                    (see traceio help sql; the same tables in the sqlite3\n"
+		"                    shell: .load libtraceio_sqlite)\n"
 		"  help [COMMAND]    this text, or the options of COMMAND\n"
 		"\n"
 		"formats read: %s\n"
@@ -49,6 +54,8 @@ int main(int argc, char **argv)
 			return cli_info(2, (char *[]){"info", "--help", NULL});
 		if (argc > 2 && !strcmp(argv[2], "check"))
 			return cli_check(2, (char *[]){"check", "--help", NULL});
+		if (argc > 2 && !strcmp(argv[2], "sql"))
+			return cli_sql(2, (char *[]){"sql", "--help", NULL});
 		if (argc > 2 && !strcmp(argv[2], "convert"))
 			return cli_convert(2, (char *[]){"convert", "--help", NULL});
 		usage(stdout);
@@ -66,6 +73,8 @@ int main(int argc, char **argv)
 		return cli_check(argc - 1, argv + 1);
 	if (!strcmp(cmd, "convert"))
 		return cli_convert(argc - 1, argv + 1);
+	if (!strcmp(cmd, "sql"))
+		return cli_sql(argc - 1, argv + 1);
 	if (cmd[0] == '-' || strchr(cmd, '/') || cli_path_exists(cmd))
 		return cli_print(argc, argv); /* argv[0] stands for "print" */
 	fprintf(stderr, "traceio: unknown command '%s' (try 'traceio --help')\n", cmd);
