@@ -216,6 +216,15 @@ const tio_field_class *tio_field_class_member_class(const tio_field_class *fc, u
 uint32_t tio_field_class_option_range_count(const tio_field_class *fc, uint32_t i);
 int tio_field_class_option_range(const tio_field_class *fc, uint32_t i, uint32_t k, uint64_t *lo, uint64_t *hi);
 
+/*
+ * The value (and its children) as JSON text, as `traceio print --style
+ * json` writes it (docs/formats/json.md), appended at (*buf)[*len]: *buf is
+ * a malloc'd buffer of *cap bytes (NULL and 0 to start; realloc'd as
+ * needed), NUL-terminated after.  0, or TIO_ERR_NOMEM (the buffer is then
+ * freed and *buf NULL).
+ */
+int tio_field_json(const tio_field *f, char **buf, size_t *len, size_t *cap);
+
 #ifdef __cplusplus
 }
 #endif

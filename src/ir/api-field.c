@@ -6,7 +6,7 @@
  * Values are stored in pre-order; a value's `end` is the index (in its
  * message's array) just past its subtree.  Walking from a field alone needs
  * the field's own index: a leaf's is its `end` - 1, so the index of any
- * value is found by going down its first children to a leaf (idx_of).
+ * value is found by going down its first children to a leaf (tio_val_index).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -66,8 +66,8 @@ static bool has_children(const tio_val *v)
 	}
 }
 
-/* The value's index in its message's array. */
-static uint32_t idx_of(const tio_val *v)
+/* The value's index in its message's array (declared in ir.h: json.c uses it too). */
+uint32_t tio_val_index(const tio_val *v)
 {
 	uint32_t depth = 0;
 	while (has_children(v)) {
@@ -83,7 +83,7 @@ static const tio_val *child(const tio_val *v, uint64_t k)
 	const tio_val *c = v + 1;
 	if (!k)
 		return c;
-	const tio_val *base = v - idx_of(v);
+	const tio_val *base = v - tio_val_index(v);
 	for (uint64_t i = 0; i < k; i++)
 		c = base + c->end;
 	return c;
@@ -348,9 +348,9 @@ int tio_field_next_child(const tio_field *parent, const tio_field *child, const 
 		return tio_err_set(TIO_ERR_USAGE, "tio_field_next_child: no parent, child or output");
 	if (!has_children(parent))
 		return tio_err_set(TIO_ERR_USAGE, "tio_field_next_child: the parent has no member or element values");
-	uint32_t pi = idx_of(parent);
+	uint32_t pi = tio_val_index(parent);
 	const tio_val *base = parent - pi;
-	uint32_t ci = idx_of(child);
+	uint32_t ci = tio_val_index(child);
 	if (base + ci != child || ci <= pi || ci >= parent->end)
 		return tio_err_set(TIO_ERR_USAGE, "tio_field_next_child: the child is not a value of the parent");
 	*out = child->end < parent->end ? base + child->end : NULL;

@@ -451,6 +451,10 @@ struct tio_format_ops {
 
 /* ---------------------------------------------------------------- helpers (ir.c) */
 
+/* The index of a value in its message's array (its subtree's `end`s are
+   indexes there): the first leaf under it knows its own (api-field.c). */
+uint32_t tio_val_index(const tio_val *v);
+
 tio_fc *tio_fc_new(tio_fc_kind kind);
 void tio_fc_free(tio_fc *fc);
 tio_fc *tio_fc_copy(const tio_fc *fc);

@@ -439,6 +439,33 @@ static uint32_t put_value(tio_buf *b, const tio_val *vals, uint32_t i, int depth
 
 /* ---------------------------------------------------------------- messages */
 
+/*
+ * Public (traceio/field.h): one value as JSON text, as `print --style
+ * json` writes it, appended to a caller's growable buffer (so that a
+ * program, or the SQLite module, writes the same JSON as the CLI without
+ * a second writer).
+ */
+int tio_field_json(const tio_field *f, char **buf, size_t *len, size_t *cap)
+{
+	if (!f || !buf || !len || !cap || *len > *cap)
+		return tio_err_set(TIO_ERR_USAGE, "tio_field_json: no field or buffer");
+	tio_buf b = {*buf, *len, *cap};
+	tio_err_clear(); /* a failed allocation leaves its message: the only sign of it */
+	uint32_t at = tio_val_index(f);
+	put_value(&b, f - at, at, 0);
+	if (!b.p || strstr(tio_error_message(), "out of memory") || (b.len + 1 > b.cap && tio_buf_reserve(&b, 1))) {
+		free(b.p);
+		*buf = NULL;
+		*len = *cap = 0;
+		return tio_err_oom();
+	}
+	*buf = b.p;
+	b.p[b.len] = 0;
+	*len = b.len;
+	*cap = b.cap;
+	return 0;
+}
+
 static void put_key(tio_buf *b, const char *key_with_quotes_and_colon, size_t n)
 {
 	tio_buf_add(b, key_with_quotes_and_colon, n);
