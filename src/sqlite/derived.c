@@ -1,11 +1,14 @@
 /*
  * Derived tables with Perfetto's names and meanings (docs/sql.md):
- * sched_slice, thread_state, thread, process, counter.  Computed while the
- * cursor walks the traces, from sched_switch, sched_waking/wakeup(_new),
+ * sched_slice, thread_state, thread, process, counter.  Computed in one
+ * walk of the traces (a table's first query; vtab.c keeps them for every
+ * later query) from sched_switch, sched_waking/wakeup(_new),
  * sched_process_fork/exit/exec, task_rename, LTTng's statedump and
  * contexts, cpu_frequency/cpu_idle.  trace.dat and LTTng kernel traces name
- * the fields differently: one mapping per format (maps[] below).  State is
- * per CPU and per thread, never per event.
+ * the fields differently: one mapping per format (maps[] below).  The
+ * walk's state is per CPU and per thread; the rows (one per slice, state
+ * interval, counter event, thread, process) are kept, sorted by ts where
+ * the table has one.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +62,7 @@ typedef struct drow {
 	int64_t ts, dur, cpu, utid, tid, pid, upid, prio, end_ts, ppid;
 	double value;
 	unsigned nulls; /* bit per field below that is NULL */
+	uint32_t seq;	/* order of making: ties of ts keep it when the rows are sorted */
 	char text[64];	/* comm / name */
 	char state[16]; /* end_state / state / counter name */
 } drow;
@@ -305,6 +309,7 @@ static drow *row_new(struct dstate *d)
 	}
 	drow *r = &d->rows[d->nrows++];
 	memset(r, 0, sizeof(*r));
+	r->seq = (uint32_t)(d->nrows - 1);
 	return r;
 }
 
@@ -769,12 +774,60 @@ static void on_end(struct dstate *d)
 	}
 }
 
-/* One message in (NULL at the end), the rows it completes out (see internal.h). */
+/* Order of rows by ts, then by the order they were made in (sched_slice, thread_state, counter). */
+static int row_cmp(const void *a, const void *b)
+{
+	const drow *x = a, *y = b;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Whether a table's rows are sorted by ts once made (its ts bounds then searched). */
+bool tio_derived_by_ts(int kind)
+{
+	return kind == TK_SCHED_SLICE || kind == TK_THREAD_STATE || kind == TK_COUNTER;
+}
+
+/*
+ * After the end: rows sorted by ts where the table has one, and the walk's
+ * state (threads, processes, CPUs, event classes of traces about to be
+ * closed) freed: only the rows stay.
+ */
+static void finish(struct dstate *d)
+{
+	if (tio_derived_by_ts(d->kind) && d->nrows > 1)
+		qsort(d->rows, d->nrows, sizeof(*d->rows), row_cmp);
+	for (size_t i = 0; i < d->eccap; i++)
+		free(d->ecs[i]);
+	free(d->ecs);
+	free(d->cpus);
+	free(d->threads);
+	free(d->tidx);
+	free(d->procs);
+	free(d->pidx);
+	d->ecs = NULL;
+	d->cpus = NULL;
+	d->threads = NULL;
+	d->tidx = d->pidx = NULL;
+	d->procs = NULL;
+	d->eccap = d->ecn = d->ncpus = d->nthreads = d->capthreads = d->tidcap = 0;
+	d->nprocs = d->capprocs = d->pidcap = 0;
+	d->last = NULL;
+	if (d->caprows > d->nrows && d->nrows) { /* give back the doubling's slack */
+		drow *v = realloc(d->rows, d->nrows * sizeof(*v));
+		if (v) {
+			d->rows = v;
+			d->caprows = d->nrows;
+		}
+	}
+}
+
+/* One message in (NULL at the end): every row is kept (see internal.h); 0, or -1 when out of memory. */
 int tio_derived_feed(struct dstate *d, const tio_msg *m)
 {
-	if (d->ended) /* the last rows stay (tio_derived_rows) */
+	if (d->ended)
 		return 0;
-	d->nrows = 0;
 	if (!d->nthreads && (d->kind == TK_THREAD || d->kind == TK_PROCESS || d->kind == TK_SCHED_SLICE ||
 			     d->kind == TK_THREAD_STATE)) {
 		thread *t = thread_get(d, 0, false); /* utid 0: the idle thread, as Perfetto */
@@ -793,6 +846,8 @@ int tio_derived_feed(struct dstate *d, const tio_msg *m)
 	if (!m) {
 		d->ended = true;
 		on_end(d);
+		if (!d->oom)
+			finish(d);
 	} else if (tio_msg_kind(m) == TIO_MSG_KIND_EVENT) {
 		int64_t ts;
 		if (tio_msg_time_ns(m, &ts)) {
@@ -802,9 +857,7 @@ int tio_derived_feed(struct dstate *d, const tio_msg *m)
 			on_event(d, m, ts);
 		}
 	}
-	if (d->oom)
-		return -1;
-	return (int)d->nrows;
+	return d->oom || (d->nrows >= UINT32_MAX) ? -1 : 0;
 }
 
 /* Put an integer, or NULL when its bit is set. */
@@ -822,9 +875,9 @@ static void put_t(sqlite3_context *ctx, const char *s, unsigned nulls, unsigned 
 }
 
 /* One column of a ready row, NULL where the row does not know it. */
-void tio_derived_column(struct dstate *d, int i, int col, sqlite3_context *ctx)
+void tio_derived_column(const struct dstate *d, size_t i, int col, sqlite3_context *ctx)
 {
-	if (!d || i < 0 || (size_t)i >= d->nrows)
+	if (!d || i >= d->nrows)
 		return;
 	const drow *r = &d->rows[i];
 	switch (d->kind) {
@@ -882,8 +935,37 @@ void tio_derived_column(struct dstate *d, int i, int col, sqlite3_context *ctx)
 	}
 }
 
-/* The rows left after the end (thread, process keep theirs for the next query). */
-int tio_derived_rows(const struct dstate *d)
+/* The rows made by the walk, once it has ended; 0 before. */
+size_t tio_derived_rows(const struct dstate *d)
 {
-	return d->ended ? (int)d->nrows : 0;
+	return d->ended ? d->nrows : 0;
+}
+
+/* Row i's ts (sched_slice, thread_state, counter: the rows are in ts order). */
+int64_t tio_derived_ts(const struct dstate *d, size_t i)
+{
+	return d->rows[i].ts;
+}
+
+/* Row i's cpu; false when NULL or the table has none. */
+bool tio_derived_cpu(const struct dstate *d, size_t i, int64_t *cpu)
+{
+	if (!tio_derived_by_ts(d->kind) || (d->rows[i].nulls & N_CPU))
+		return false;
+	*cpu = d->rows[i].cpu;
+	return true;
+}
+
+/* The first row whose ts is >= ts (binary search; tables in ts order), tio_derived_rows() when none. */
+size_t tio_derived_lower(const struct dstate *d, int64_t ts)
+{
+	size_t lo = 0, hi = d->ended ? d->nrows : 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (d->rows[mid].ts < ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }

@@ -48,18 +48,25 @@ enum tio_table_kind {
 struct dstate;
 /* Column declarations of a derived table ("ts INTEGER, dur INTEGER, ..."). */
 const char *tio_derived_schema(int kind);
+/* Whether a derived table's rows are in ts order (sched_slice, thread_state, counter). */
+bool tio_derived_by_ts(int kind);
 /* A derived table's state over one walk of the traces. */
 struct dstate *tio_derived_new(int kind);
 void tio_derived_free(struct dstate *d);
 /*
- * Feed one message (NULL: the end of the traces).  Returns the number of
- * rows now ready (read with tio_derived_row before the next feed), or -1
- * when out of memory.
+ * Feed one message (NULL: the end of the traces).  Every row is kept;
+ * at the end they are sorted by ts (tio_derived_by_ts) and the walk's
+ * state is freed, so the traces may then be closed.  0, or -1 when out
+ * of memory.
  */
 int tio_derived_feed(struct dstate *d, const tio_msg *m);
-/* After the end: the rows ready (thread, process: every row, kept for another query); else 0. */
-int tio_derived_rows(const struct dstate *d);
-/* Column `col` of the ready row `i` (0-based) into ctx. */
-void tio_derived_column(struct dstate *d, int i, int col, sqlite3_context *ctx);
+/* After the end: the number of rows (0 before the end). */
+size_t tio_derived_rows(const struct dstate *d);
+/* Row i's ts, its cpu (false when NULL), the first row with ts >= a bound (tables in ts order). */
+int64_t tio_derived_ts(const struct dstate *d, size_t i);
+bool tio_derived_cpu(const struct dstate *d, size_t i, int64_t *cpu);
+size_t tio_derived_lower(const struct dstate *d, int64_t ts);
+/* Column `col` of row `i` (0-based) into ctx. */
+void tio_derived_column(const struct dstate *d, size_t i, int col, sqlite3_context *ctx);
 
 #endif

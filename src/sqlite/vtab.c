@@ -5,6 +5,10 @@
  * paths and shared by the tables of that set); each query (xFilter) opens
  * the traces again, merges their streams with a tio_mux and walks the
  * messages: nothing is imported and memory does not grow with the trace.
+ * The derived tables (sched_slice, thread_state, thread, process, counter)
+ * are the exception: one walk on a table's first query makes their rows,
+ * kept in the table (struct vtab) for every later query and cursor, a ts
+ * bound found by binary search.
  * `ts` bounds go to tio_mux_set_begin/end, `cpu`, `stream` and (events)
  * `name` equalities are checked before a row is made, and a per-class
  * table looks its event classes up by pointer.  Values are read only for
@@ -51,6 +55,7 @@ typedef struct vtab {
 	char *cls; /* TK_CLASS: the event class name */
 	colinfo *cols; /* TK_CLASS: the columns after the fixed ones */
 	size_t ncols;
+	struct dstate *d; /* derived tables: the rows, made by the first query (NULL before) */
 } vtab;
 
 /* Fixed columns. */
@@ -103,9 +108,8 @@ typedef struct cursor {
 	jbuf scratch;
 	/* clocks, env: trace index and row within it */
 	size_t ti, ri;
-	/* derived tables */
-	struct dstate *d;
-	int dready, di;
+	/* derived tables: the row of the table's rows (vtab.d) */
+	size_t di;
 	/* grouped scan (events: only `name` read, grouped by it) */
 	bool grouped;
 	/*
@@ -435,6 +439,7 @@ static void vtab_free(vtab *v)
 	}
 	free(v->cols);
 	free(v->cls);
+	tio_derived_free(v->d);
 	set_put(v->s, v->set);
 	sqlite3_free(v);
 }
@@ -560,6 +565,9 @@ static void key_columns(const vtab *v, int *ts, int *cpu, int *stream, int *name
 	} else if (v->kind == TK_DISCARDED) {
 		*cpu = DI_CPU;
 		*stream = DI_STREAM;
+	} else if (tio_derived_by_ts(v->kind)) { /* sched_slice, thread_state: cpu 2; counter: cpu 3 */
+		*ts = 0;
+		*cpu = v->kind == TK_COUNTER ? 3 : 2;
 	}
 }
 
@@ -665,10 +673,7 @@ static void cursor_reset(cursor *c, bool keep)
 		c->reusable = false;
 		c->cur = NULL;
 	}
-	if (c->d)
-		tio_derived_free(c->d);
-	c->d = NULL;
-	c->dready = c->di = 0;
+	c->di = 0;
 	sqlite3_free(c->name_eq);
 	c->name_eq = NULL;
 	c->has_cpu = c->has_stream = c->has_begin = c->has_end = false;
@@ -935,37 +940,78 @@ static int next_static(cursor *c, vtab *v)
 	return SQLITE_OK;
 }
 
-/* Advance a derived table: feed messages until a row is ready. */
-static int next_derived(cursor *c, vtab *v)
+/*
+ * Make a derived table's rows: one walk of the traces (opened for it and
+ * closed after), the rows kept in the table for every later query.  Not
+ * kept when the walk fails (the next query tries again).
+ */
+static int derived_make(vtab *v)
 {
-	if (++c->di < c->dready) {
-		c->rowid++;
+	tio_trace **t = NULL;
+	size_t n = 0;
+	tio_mux *mux = NULL;
+	char *err = NULL;
+	int rc = open_traces(&v->set->args, &t, &n, &err);
+	if (rc != SQLITE_OK) {
+		sqlite3_free(v->base.zErrMsg);
+		v->base.zErrMsg = err;
+		return rc;
+	}
+	struct dstate *d = tio_derived_new(v->kind);
+	if (!d || tio_mux_new(t, n, &mux)) {
+		rc = SQLITE_NOMEM;
+		goto out;
+	}
+	for (;;) {
+		const tio_msg *m = NULL;
+		int r = tio_mux_next(mux, &m);
+		if (r == TIO_ERR_NOMEM) {
+			rc = SQLITE_NOMEM;
+			goto out;
+		}
+		if (r < 0) {
+			warn_skip(v);
+			continue;
+		}
+		if (tio_derived_feed(d, r ? m : NULL) < 0) {
+			rc = SQLITE_NOMEM;
+			goto out;
+		}
+		if (r == 0)
+			break;
+	}
+	v->d = d;
+	d = NULL;
+out:
+	tio_derived_free(d);
+	if (mux)
+		tio_mux_free(mux);
+	free_traces(t, n);
+	return rc;
+}
+
+/* A derived table's cursor at row c->di or the next that passes the end and cpu bounds (else eof). */
+static int settle_derived(cursor *c, vtab *v)
+{
+	size_t n = tio_derived_rows(v->d);
+	for (; c->di < n; c->di++) {
+		if (c->has_end && tio_derived_ts(v->d, c->di) > c->end)
+			break; /* the rows are in ts order */
+		int64_t cpu;
+		if (c->has_cpu && (!tio_derived_cpu(v->d, c->di, &cpu) || (uint64_t)cpu != c->cpu))
+			continue;
+		c->rowid = (sqlite3_int64)c->di + 1;
 		return SQLITE_OK;
 	}
-	c->di = 0;
-	c->dready = 0;
-	while (!c->eof) {
-		const tio_msg *m = NULL;
-		int r = c->mux ? next_msg(c, v, &m) : 0;
-		if (r < 0)
-			return -r;
-		if (r == 0) {
-			tio_mux_free(c->mux);
-			c->mux = NULL;
-			m = NULL;
-		}
-		int n = tio_derived_feed(c->d, m);
-		if (n < 0)
-			return SQLITE_NOMEM;
-		if (n > 0) {
-			c->dready = n;
-			c->rowid++;
-			return SQLITE_OK;
-		}
-		if (!m)
-			c->eof = true;
-	}
+	c->eof = true;
 	return SQLITE_OK;
+}
+
+/* Advance a derived table: its next row in memory. */
+static int next_derived(cursor *c, vtab *v)
+{
+	c->di++;
+	return settle_derived(c, v);
 }
 
 /* Order of groups: by name as SQLite's BINARY collation, NULL first. */
@@ -1070,18 +1116,6 @@ static int vt_filter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr, 
 	cursor *c = (cursor *)base;
 	vtab *v = (vtab *)base->pVtab;
 	bool keep = c->reusable && c->mux && !(idxNum & 1);
-	/*
-	 * thread and process (rows: one per thread or process, kept when the
-	 * walk ended): read again from memory, as the inner table of a join
-	 */
-	if ((v->kind == TK_THREAD || v->kind == TK_PROCESS) && c->d && !c->mux && c->eof && c->dready >= 0 &&
-	    tio_derived_rows(c->d) > 0) {
-		c->dready = tio_derived_rows(c->d);
-		c->di = 0;
-		c->rowid = 1;
-		c->eof = false;
-		return SQLITE_OK;
-	}
 	cursor_reset(c, keep);
 	c->eof = false;
 	for (int i = 0; idxStr && idxStr[i] && i < argc; i++) {
@@ -1165,6 +1199,13 @@ static int vt_filter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr, 
 		c->ri = (size_t)-1;
 		return next_static(c, v);
 	}
+	if (v->kind >= TK_SCHED_SLICE) { /* rows in memory, made by the table's first query */
+		int rc = v->d ? SQLITE_OK : derived_make(v);
+		if (rc != SQLITE_OK)
+			return rc;
+		c->di = c->has_begin && tio_derived_by_ts(v->kind) ? tio_derived_lower(v->d, c->begin) : 0;
+		return settle_derived(c, v);
+	}
 	if (keep) { /* the traces of the previous query: go to the begin bound */
 		if (v->kind == TK_EVENTS) /* the name = constraint may differ */
 			for (size_t i = 0; i < c->mapcap; i++)
@@ -1189,12 +1230,6 @@ static int vt_filter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr, 
 	c->reusable = v->kind == TK_EVENTS || v->kind == TK_CLASS || v->kind == TK_DISCARDED;
 	for (size_t i = 0; i < c->ntraces && c->reusable; i++)
 		c->reusable = strncmp(tio_trace_format(c->traces[i]), "lttng0", 6) != 0;
-	if (v->kind >= TK_SCHED_SLICE) {
-		if (!(c->d = tio_derived_new(v->kind)))
-			return SQLITE_NOMEM;
-		c->di = -1;
-		return next_derived(c, v);
-	}
 	if (c->has_begin)
 		tio_mux_set_begin(c->mux, c->begin);
 	if (c->has_end && !c->reusable)
@@ -1433,7 +1468,7 @@ static int vt_column(sqlite3_vtab_cursor *base, sqlite3_context *ctx, int col)
 		static_column(c, v, ctx, col);
 		break;
 	default:
-		tio_derived_column(c->d, c->di, col, ctx);
+		tio_derived_column(v->d, c->di, col, ctx);
 	}
 	return SQLITE_OK;
 }
