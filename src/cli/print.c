@@ -35,7 +35,6 @@ static const sink_opt sink_opts[] = {
 	{"lttv-trace-path", 0, true, "trace-path", "PATH: --style lttv: the trace path to print (default: as given)"},
 	{"raw", 'R', false, "raw", "--style trace-cmd: print raw fields (trace-cmd report -R)"},
 	{"ns", 't', false, "ns", "--style trace-cmd: nanosecond timestamps (trace-cmd report -t)"},
-	{"cpu", 0, true, "cpu", "N[,M-K...]: --style trace-cmd: only events of these CPUs"},
 };
 
 static void print_help(void)
@@ -56,6 +55,9 @@ static void print_help(void)
 	       "                        'YYYY-MM-DD HH:MM[:SS[.NS]]' or 'HH:MM[:SS[.NS]]' (the first\n"
 	       "                        event's day), in local time (UTC with --clock-gmt)\n"
 	       "  --strict              stop at the first error instead of skipping the damaged packet\n"
+	       CLI_FILTER_OPTS_HELP
+	       "  --cpu N[,M-K...]      only the events of these CPUs (trace.dat, LTTng's per-CPU\n"
+	       "                        streams, LTT; --style trace-cmd: as trace-cmd report --cpu)\n"
 	       CLI_READER_OPTS_HELP,
 	       cli_format_list());
 	for (size_t i = 0; i < sizeof(sink_opts) / sizeof(sink_opts[0]); i++) {
@@ -157,6 +159,8 @@ int cli_print(int argc, char **argv)
 	const char *begin = NULL, *end = NULL;
 	bool strict = false, gmt = false;
 	cli_reader_opts ropts = {0};
+	cli_filter_opts fopts = {0};
+	cli_filter cf = {0};
 	char **inputs = calloc((size_t)argc, sizeof(char *));
 	const char **keys = calloc((size_t)argc, sizeof(char *));
 	const char **vals = calloc((size_t)argc, sizeof(char *));
@@ -192,6 +196,11 @@ int cli_print(int argc, char **argv)
 		if (ro < 0)
 			goto out;
 		if (ro)
+			continue;
+		int fo = cli_filter_opt(argc, argv, &i, &fopts);
+		if (fo < 0)
+			goto out;
+		if (fo)
 			continue;
 		/* --key=value or --key value */
 		char name[64] = "";
@@ -303,6 +312,18 @@ int cli_print(int argc, char **argv)
 			}
 		}
 	}
+	/* trace-cmd's --cpu is the sink's (it peeks at the other CPUs as trace-cmd does) */
+	bool cpu_in_sink = !strcmp(sink_name, "trace-cmd");
+	if (cpu_in_sink && fopts.cpus && tio_sink_set(sink, "cpu", fopts.cpus)) {
+		cli_error("--cpu");
+		status = 2;
+		goto out;
+	}
+	int fs = cli_filter_build(&fopts, traces, ntraces, cpu_in_sink, &cf);
+	if (fs) {
+		status = fs;
+		goto out;
+	}
 	/* sinks that print per input (trace-cmd: file-name prefixes) learn them up front */
 	for (size_t i = 0; i < ntraces; i++) {
 		if (tio_sink_add_trace(sink, traces[i])) {
@@ -343,12 +364,13 @@ int cli_print(int argc, char **argv)
 		else
 			tio_mux_set_end(mux, ns);
 	}
-	status = cli_run(mux, sink, strict);
+	status = cli_run(mux, sink, strict, &cf);
 	if (fflush(stdout)) {
 		perror("traceio: stdout");
 		status = 1;
 	}
 out:
+	cli_filter_free(&cf);
 	free(range_copy);
 	tio_sink_free(sink);
 	tio_mux_free(mux);
