@@ -451,9 +451,10 @@ int fx_parse(const char *text, fx_filter *f)
 		return TIO_ERR_NOMEM;
 	/*
 	 * Where the event list ends: at the first ':', as in libtraceevent,
-	 * except that a ':' followed at once by a name and another ':', a ',' or
-	 * the end belongs to an LTTng "provider:event" name, so that those can
-	 * be written as they are ("corpus:ints: v > 3", "corpus:ints").
+	 * except that a ':' followed at once by a name (or a regex of one) and
+	 * another ':', a ',' or the end belongs to an LTTng "provider:event"
+	 * name, so that those can be written as they are ("corpus:ints: v > 3",
+	 * "corpus:ints", "corpus:.*").
 	 */
 	const char *colon = NULL;
 	for (const char *q = text;;) {
@@ -461,7 +462,7 @@ int fx_parse(const char *text, fx_filter *f)
 		if (!c)
 			break;
 		const char *w = c + 1;
-		while (isalnum((unsigned char)*w) || *w == '_')
+		while (isalnum((unsigned char)*w) || (*w && strchr("_.*?[]^$", *w)))
 			w++;
 		if (w > c + 1 && (*w == ':' || *w == ',' || !*w)) {
 			q = w;

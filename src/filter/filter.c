@@ -20,8 +20,10 @@
  *     procname context, or the trace.dat saved command line of common_pid
  *     ("<...>" when unknown); CPU is the message's CPU (tio_msg_cpu);
  *   - trace.dat's kernel_stack/user_stack events (system ftrace) that no
- *     positive filter names pass when the event before them on their CPU
- *     passed.
+ *     positive filter names pass when the last event of their CPU that a
+ *     positive filter kept (or a stack trace so passed) was not dropped by
+ *     an inverted one (trace-cmd 3.1.6's tracecmd_filter_match: events no
+ *     positive filter keeps do not change that state).
  */
 #define _GNU_SOURCE
 #include <fnmatch.h>
@@ -41,6 +43,8 @@ enum c_src {
 	S_UINT,	    /* unsigned integer field, enum, bool */
 	S_FLOAT,    /* floating point field (truncated to an integer) */
 	S_STR,	    /* string field */
+	S_BYTES,    /* BLOB: its bytes up to the first NUL, as a string */
+	S_ARR8,	    /* array of 8-bit integers not marked as text (char arrays of some traces) */
 	S_CPU,	    /* the message's CPU */
 	S_COMM_PID, /* the saved command line of a pid field */
 };
@@ -285,6 +289,12 @@ static int32_t cadd(fclass *c, const cnode *n)
 	return (int32_t)c->nnodes++;
 }
 
+/* Whether a source gives text (the others give integers). */
+static bool is_str_src(int src)
+{
+	return src == S_STR || src == S_BYTES || src == S_ARR8 || src == S_COMM_PID;
+}
+
 /*
  * How a comparison reads `name` in class ec: sets *src and, for fields, the
  * ref (appended to c->refs, its index in *ref).  false: the class has no
@@ -332,17 +342,26 @@ static bool resolve_source(fclass *c, const char *name, uint8_t *src, int32_t *r
 	case TIO_FIELD_DYNAMIC_STRING:
 		*src = S_STR;
 		break;
-	case TIO_FIELD_ARRAY:
-	case TIO_FIELD_SEQUENCE:
-		if (!tio_field_class_is_text(fc))
-			return false;
-		*src = S_STR;
+	case TIO_FIELD_STATIC_BLOB:
+	case TIO_FIELD_DYNAMIC_BLOB:
+		*src = S_BYTES;
 		break;
+	case TIO_FIELD_ARRAY:
+	case TIO_FIELD_SEQUENCE: {
+		const tio_field_class *el = tio_field_class_element(fc);
+		if (tio_field_class_is_text(fc))
+			*src = S_STR;
+		else if (el && tio_field_class_kind(el) == TIO_FIELD_INT && tio_field_class_int_size(el) == 8)
+			*src = S_ARR8;
+		else
+			return false;
+		break;
+	}
 	default:
 		return false;
 	}
 	if (comm) {
-		if (*src == S_STR || *src == S_FLOAT)
+		if (is_str_src(*src) || *src == S_FLOAT)
 			return false;
 		*src = S_COMM_PID;
 	}
@@ -384,13 +403,13 @@ static int compile_node(fclass *c, const fx_filter *x, int32_t i, int32_t *out)
 			break;
 		}
 		if (n->kind == FX_ARITH) {
-			k.kind = k.src == S_STR || k.src == S_COMM_PID ? C_FALSE : C_ARITH;
+			k.kind = is_str_src(k.src) ? C_FALSE : C_ARITH;
 		} else if (n->vkind == FV_STR) {
 			k.kind = C_SCMP;
-			k.as_hex = k.src != S_STR && k.src != S_COMM_PID;
+			k.as_hex = !is_str_src(k.src);
 		} else {
 			/* a number compared with a string value: never true */
-			k.kind = k.src == S_STR || k.src == S_COMM_PID ? C_FALSE : C_ICMP;
+			k.kind = is_str_src(k.src) ? C_FALSE : C_ICMP;
 		}
 		break;
 	}
@@ -498,11 +517,62 @@ static bool read_int(const fclass *c, const cnode *k, const tio_msg *m, uint64_t
 /* A NUL-terminated copy of [p, p + len) in the filter's scratch buffer. */
 static const char *cstr(tio_filter *f, const char *p, size_t len)
 {
+	if (p == f->scratch.p && len == f->scratch.len) { /* already there (S_ARR8) */
+		if (tio_buf_reserve(&f->scratch, 1))
+			return NULL;
+		f->scratch.p[len] = 0;
+		return f->scratch.p;
+	}
 	tio_buf_reset(&f->scratch);
 	if (tio_buf_add(&f->scratch, p, len))
 		return NULL;
 	f->scratch.p[len] = 0;
 	return f->scratch.p;
+}
+
+/* Read a text source: *p, *len up to the first NUL; false when absent. */
+static bool read_str(tio_filter *f, const fclass *c, const cnode *k, const tio_msg *m, const char **p, size_t *len)
+{
+	const tio_field *fl = tio_msg_field(m, &c->refs[k->a]);
+	if (!fl)
+		return false;
+	if (k->src == S_STR) {
+		if (tio_field_string(fl, p, len))
+			return false;
+	} else if (k->src == S_BYTES) {
+		const uint8_t *b;
+		if (tio_field_bytes(fl, &b, len))
+			return false;
+		*p = (const char *)b;
+	} else { /* S_ARR8: the elements as bytes, in the scratch buffer */
+		const tio_field *e = NULL;
+		uint64_t n;
+		tio_buf_reset(&f->scratch);
+		if (tio_field_length(fl, &n) || (n && tio_field_element(fl, 0, &e)))
+			return false;
+		while (e) {
+			uint64_t v;
+			int64_t sv;
+			if (tio_field_class_int_signed(tio_field_get_class(e))) {
+				if (tio_field_int(e, &sv))
+					return false;
+				v = (uint8_t)sv;
+			} else if (tio_field_uint(e, &v)) {
+				return false;
+			}
+			if (!v || tio_buf_addc(&f->scratch, (char)v))
+				break;
+			if (tio_field_next_child(fl, e, &e))
+				return false;
+		}
+		*p = f->scratch.p ? f->scratch.p : "";
+		*len = f->scratch.len;
+		return true;
+	}
+	const char *z = memchr(*p, 0, *len);
+	if (z)
+		*len = (size_t)(z - *p);
+	return true;
 }
 
 /* Evaluate compiled node i on m. */
@@ -568,13 +638,8 @@ static bool eval(tio_filter *f, const fclass *c, int32_t i, const tio_msg *m)
 			if (!p)
 				p = "<...>";
 			len = strlen(p);
-		} else {
-			const tio_field *fl = tio_msg_field(m, &c->refs[k->a]);
-			if (!fl || tio_field_string(fl, &p, &len))
-				return false;
-			const char *z = memchr(p, 0, len);
-			if (z)
-				len = (size_t)(z - p);
+		} else if (!read_str(f, c, k, m, &p, &len)) {
+			return false;
 		}
 		const fx_node *x = k->x;
 		switch (k->op) {
@@ -631,24 +696,22 @@ int tio_filter_match(tio_filter *f, const tio_msg *m)
 		f->last_ec = ec;
 		f->last = c;
 	}
-	bool found = false, is_stack = false;
+	bool found = false;
 	uint8_t *pr = NULL;
 	if (c->track && !(pr = printed_flag(f, m)))
 		return TIO_ERR_NOMEM;
 	if (f->npos) {
 		for (size_t i = 0; i < f->npos && !found; i++)
 			found = c->root[i] != NOT_NAMED && eval(f, c, c->root[i], m);
-		if (!found) {
-			if (!c->stack || !pr || !*pr)
-				return 0;
-			is_stack = true;
-		}
+		/* a stack trace that no filter names follows what its CPU printed last */
+		if (!found && (!c->stack || !pr || !*pr))
+			return 0;
 	}
 	found = false;
 	for (size_t i = f->npos; i < f->nf && !found; i++)
 		found = c->root[i] != NOT_NAMED && eval(f, c, c->root[i], m);
-	if (pr)
-		*pr = !is_stack && !found;
+	if (pr) /* trace-cmd 3.1.6: a stack trace shown leaves it set */
+		*pr = !found;
 	return !found;
 }
 
