@@ -419,6 +419,11 @@ int cli_convert(int argc, char **argv)
 	if (cli_open_inputs(inputs, ninputs, format, &traces, &ntraces) ||
 	    cli_apply_reader_opts(traces, ntraces, &ropts))
 		goto done;
+	int fs = cli_filter_build(&fopts, traces, ntraces, false, &cf);
+	if (fs) {
+		status = fs;
+		goto done;
+	}
 	if (tio_sink_new(w->sink, stdout, stderr, &sink) || tio_sink_set(sink, "output", out) ||
 	    (force && tio_sink_set(sink, "force", "1")) || (packet_size && tio_sink_set(sink, "packet-size", packet_size)) ||
 	    (packetize && tio_sink_set(sink, "packetize-metadata", "1")) ||
@@ -435,11 +440,6 @@ int cli_convert(int argc, char **argv)
 			status = 2;
 			goto done;
 		}
-	}
-	int fs = cli_filter_build(&fopts, traces, ntraces, false, &cf);
-	if (fs) {
-		status = fs;
-		goto done;
 	}
 	for (size_t i = 0; i < ntraces; i++) {
 		if (tio_sink_add_trace(sink, traces[i])) {

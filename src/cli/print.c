@@ -31,7 +31,7 @@ static const sink_opt sink_opts[] = {
 	{"clock-offset", 0, true, "clock-offset", "SEC: add SEC seconds to every clock offset"},
 	{"clock-offset-ns", 0, true, "clock-offset-ns", "NS: add NS ns to every clock offset"},
 	{"color", 0, true, "color", "WHEN: never, auto, always"},
-	{"verbose", 'v', false, "verbose", "print every packet context field"},
+	{"verbose", 'v', false, "verbose", "print every packet context field (-v before a -F: see -v above)"},
 	{"lttv-trace-path", 0, true, "trace-path", "PATH: --style lttv: the trace path to print (default: as given)"},
 	{"raw", 'R', false, "raw", "--style trace-cmd: print raw fields (trace-cmd report -R)"},
 	{"ns", 't', false, "ns", "--style trace-cmd: nanosecond timestamps (trace-cmd report -t)"},

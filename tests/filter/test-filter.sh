@@ -73,6 +73,7 @@ SCHED=(
 	"--pid 2930"
 	"--comm bash"
 	"--comm sshd,bash --pid 1"
+	"--comm no_such_task"
 )
 # several filters per word group above: split the string into -F/-v words
 run_set() { # NAME FILE CASES...

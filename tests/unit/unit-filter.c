@@ -81,13 +81,13 @@ static void parse_tests(void)
 	TREE("s/: a == 1", "ERR: -F: expected SYSTEM/EVENT at 1");
 	TREE("[: a == 1", "ERR: -F: bad event name regular expression '[' at 1");
 	/* nesting is bounded */
-	char deep[2000];
+	char deep[2100];
 	memset(deep, '(', 1000);
 	strcpy(deep + 1000, "a == 1");
 	char *p = deep + strlen(deep);
 	memset(p, ')', 1000);
 	p[1000] = 0;
-	char text[2100];
+	char text[2200];
 	snprintf(text, sizeof(text), "e: %s", deep);
 	CHECK(strstr(dump(text), "nested too deeply"), "deep nesting: %s", dump(text));
 }
