@@ -45,7 +45,8 @@ enum c_src {
 	S_STR,	    /* string field */
 	S_BYTES,    /* BLOB: its bytes up to the first NUL, as a string */
 	S_ARR8,	    /* array of 8-bit integers not marked as text (char arrays of some traces) */
-	S_CPU,	    /* the message's CPU */
+	S_CPU,	    /* the message's CPU (tio_msg_cpu) */
+	S_CPU_CTX,  /* CTF: the packet context's cpu_id, by its resolved ref */
 	S_COMM_PID, /* the saved command line of a pid field */
 };
 
@@ -67,6 +68,7 @@ typedef struct fclass {
 	tio_field_ref *refs;
 	size_t nrefs, refcap;
 	bool stack; /* ftrace kernel_stack or user_stack */
+	bool ctf;   /* its trace is CTF */
 	bool track; /* its trace has stack events: remember what passed per stream */
 } fclass;
 
@@ -307,7 +309,20 @@ static bool resolve_source(fclass *c, const char *name, uint8_t *src, int32_t *r
 	if (tio_field_ref_resolve(c->ec, name, &r)) {
 		tio_error_clear();
 		if (!strcmp(name, "CPU")) {
+			/* CTF: the packet context's cpu_id (what tio_msg_cpu reads), resolved
+			   once rather than looked up by name per event */
 			*src = S_CPU;
+			if (c->ctf && !tio_field_ref_resolve(c->ec, "packet.context.cpu_id", &r)) {
+				const tio_field_class *cfc = (const tio_field_class *)r.fc;
+				int kd = tio_field_class_kind(cfc);
+				if ((kd == TIO_FIELD_INT || kd == TIO_FIELD_ENUM) && tio_field_class_int_size(cfc) <= 64 &&
+				    !tio_grow(&c->refs, &c->refcap, c->nrefs + 1, sizeof(*c->refs))) {
+					c->refs[c->nrefs] = r;
+					*ref = (int32_t)c->nrefs++;
+					*src = S_CPU_CTX;
+				}
+			}
+			tio_error_clear();
 			return true;
 		}
 		if (strcmp(name, "COMM"))
@@ -425,6 +440,8 @@ static fclass *compile_class(tio_filter *f, const tio_event_class *ec, const tio
 	if (!c)
 		return NULL;
 	c->ec = ec;
+	const tio_trace *tr = tio_stream_trace(tio_msg_stream(m));
+	c->ctf = tr && tio_trace_format(tr) && !strcmp(tio_trace_format(tr), "ctf");
 	c->root = tio_calloc(f->nf ? f->nf : 1, sizeof(*c->root));
 	if (!c->root)
 		goto fail;
@@ -482,6 +499,12 @@ static bool read_int(const fclass *c, const cnode *k, const tio_msg *m, uint64_t
 	if (!fl)
 		return false;
 	switch (k->src) {
+	case S_CPU_CTX: {
+		int64_t s;
+		if (!tio_field_uint(fl, v))
+			return true;
+		return !tio_field_int(fl, &s) && s >= 0 && (*v = (uint64_t)s, true);
+	}
 	case S_SINT:
 	case S_COMM_PID: {
 		int64_t s;
