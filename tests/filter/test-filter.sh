@@ -195,6 +195,16 @@ trace-cmd report --cpu 1 "$S/lisa-tests-assets-sched_load-arm64-v6.dat" 2> /dev/
 "$TIO" print "$TMP/conv1.dat" 2> /dev/null | grep -c '\[00[0-9]\]' > "$TMP/got"
 same "convert --cpu 1 keeps CPU 1's events only" "$TMP/exp" "$TMP/got"
 
+# --cpu on an LTTng 0.x trace (one tracefile per channel and CPU: channel_CPU)
+L=$PEER/ltt0x/traces/trace-15316events_nolost_newformat
+"$TIO" print --style json "$L" 2> /dev/null | /usr/bin/python3 -c '
+import json, sys
+print(sum(1 for l in sys.stdin if json.loads(l)["type"] == "event" and json.loads(l)["stream"].endswith("_1")))' > "$TMP/exp"
+"$TIO" print --style json --cpu 1 "$L" 2> /dev/null | grep -c '"type":"event"' > "$TMP/got"
+same "LTTng 0.x --cpu 1: the events of the *_1 tracefiles ($(cat "$TMP/exp"))" "$TMP/exp" "$TMP/got"
+"$TIO" print --style json -F '.*: CPU == 1' "$L" 2> /dev/null | grep -c '"type":"event"' > "$TMP/got"
+same "LTTng 0.x -F '.*: CPU == 1' keeps what --cpu 1 keeps" "$TMP/exp" "$TMP/got"
+
 # errors: a message naming the column, exit status 2
 err_case() { # EXPECTED_MESSAGE EXPR
 	"$TIO" print -o dummy -F "$2" "$UST" > /dev/null 2> "$TMP/err"
