@@ -27,7 +27,8 @@ static void open_traces(void)
 	if (done)
 		return;
 	done = true;
-	const char *paths[] = {TIO_FUZZ_DATA "/ftrace/funcs-v6.dat", TIO_FUZZ_DATA "/ctf/wk-heartbeat-u"};
+	const char *paths[] = {TIO_FUZZ_DATA "/ftrace/funcs-v6.dat",
+			       TIO_FUZZ_DATA "/ctf/wk-heartbeat-u"};
 	for (size_t i = 0; i < 2; i++)
 		if (!tio_trace_open(paths[i], NULL, &traces[ntraces]))
 			ntraces++;
@@ -47,7 +48,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	tio_filter *f = NULL;
 	if (tio_filter_new(&f))
 		goto out;
-	for (char *save = NULL, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+	for (char *save = NULL, *line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
 		bool inv = !strncmp(line, "-v ", 3);
 		if (inv)
 			line += 3;

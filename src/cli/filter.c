@@ -31,7 +31,9 @@ int cli_filter_opt(int argc, char **argv, int *i, cli_filter_opts *o)
 		if (!filter_follows(argc, argv, *i))
 			return 0;
 		if (o->invert) {
-			fprintf(stderr, "traceio: only one -v can be used (it inverts every -F after it)\n");
+			fprintf(
+			    stderr,
+			    "traceio: only one -v can be used (it inverts every -F after it)\n");
 			return -1;
 		}
 		o->invert = true;
@@ -166,27 +168,34 @@ static int pid_filter(const cli_filter_opts *o, tio_trace **traces, size_t n, ch
 	if (o->comms) {
 		if (!(list = strdup(o->comms)))
 			goto oom;
-		for (char *save = NULL, *c = strtok_r(list, ",", &save); c; c = strtok_r(NULL, ",", &save)) {
+		for (char *save = NULL, *c = strtok_r(list, ",", &save); c;
+		     c = strtok_r(NULL, ",", &save)) {
 			bool found = false;
 			for (size_t i = 0; i < n; i++) {
 				int64_t v[256];
 				size_t k = tio_trace_comm_pids(traces[i], c, v, 256);
 				for (size_t j = 0; j < k && j < 256; j++) {
-					snprintf(term, sizeof(term), "%s%lld", plen ? "," : "", (long long)v[j]);
+					snprintf(term, sizeof(term), "%s%lld", plen ? "," : "",
+						 (long long)v[j]);
 					if (!cat(&pids, &plen, term))
 						goto oom;
 				}
 				found |= k > 0;
 			}
 			if (!found && !other)
-				fprintf(stderr, "traceio: warning: --comm: '%s' is not in the saved command lines\n", c);
+				fprintf(stderr,
+					"traceio: warning: --comm: '%s' is not in the saved "
+					"command lines\n",
+					c);
 			if (other) {
 				if (strchr(c, '"')) {
 					fprintf(stderr, "traceio: --comm: a name with '\"'\n");
 					goto out;
 				}
-				snprintf(term, sizeof(term), "%s(procname==\"%s\")||(comm==\"%s\")||(next_comm==\"%s\")",
-					 any ? "||" : ".*:", c, c, c);
+				snprintf(
+				    term, sizeof(term),
+				    "%s(procname==\"%s\")||(comm==\"%s\")||(next_comm==\"%s\")",
+				    any ? "||" : ".*:", c, c, c);
 				if (!cat(&s, &len, term))
 					goto oom;
 				any = true;
@@ -197,15 +206,18 @@ static int pid_filter(const cli_filter_opts *o, tio_trace **traces, size_t n, ch
 		char *e;
 		long long v = strtoll(p, &e, 10);
 		if (e == p || (*e && *e != ',')) {
-			fprintf(stderr, "traceio: --pid '%s': expected PID[,PID...]\n", o->pids ? o->pids : "");
+			fprintf(stderr, "traceio: --pid '%s': expected PID[,PID...]\n",
+				o->pids ? o->pids : "");
 			goto out;
 		}
-		snprintf(term, sizeof(term), "%s(common_pid==%lld)||(pid==%lld)||(next_pid==%lld)", any ? "||" : ".*:", v,
-			 v, v);
+		snprintf(term, sizeof(term), "%s(common_pid==%lld)||(pid==%lld)||(next_pid==%lld)",
+			 any ? "||" : ".*:", v, v, v);
 		if (!cat(&s, &len, term))
 			goto oom;
 		if (other) {
-			snprintf(term, sizeof(term), "||(tid==%lld)||(vpid==%lld)||(vtid==%lld)||(next_tid==%lld)", v, v, v, v);
+			snprintf(term, sizeof(term),
+				 "||(tid==%lld)||(vpid==%lld)||(vtid==%lld)||(next_tid==%lld)", v,
+				 v, v, v);
 			if (!cat(&s, &len, term))
 				goto oom;
 		}
@@ -225,7 +237,8 @@ out:
 	return r;
 }
 
-int cli_filter_build(const cli_filter_opts *o, tio_trace **traces, size_t n, bool cpu_in_sink, cli_filter *cf)
+int cli_filter_build(const cli_filter_opts *o, tio_trace **traces, size_t n, bool cpu_in_sink,
+		     cli_filter *cf)
 {
 	memset(cf, 0, sizeof(*cf));
 	if (o->cpus && !cpu_in_sink && parse_cpus(o->cpus, &cf->cpus, &cf->ncpus))

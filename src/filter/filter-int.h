@@ -24,10 +24,25 @@ enum fx_kind {
 
 /* Comparison operators (FX_CMP), and arithmetic ones (FX_ARITH). */
 enum fx_op {
-	FO_EQ = 0, FO_NE, FO_LT, FO_LE, FO_GT, FO_GE,
-	FO_RE, FO_NRE,	   /* =~ !~ : POSIX basic regex, case-insensitive (libtraceevent) */
-	FO_GLOB, FO_NGLOB, /* ~ !~ is regex; `~` is the kernel's glob (fnmatch), an extension */
-	FO_ADD, FO_SUB, FO_MUL, FO_DIV, FO_MOD, FO_SHL, FO_SHR, FO_BAND, FO_BOR, FO_XOR,
+	FO_EQ = 0,
+	FO_NE,
+	FO_LT,
+	FO_LE,
+	FO_GT,
+	FO_GE,
+	FO_RE,
+	FO_NRE, /* =~ !~ : POSIX basic regex, case-insensitive (libtraceevent) */
+	FO_GLOB, /* ~ : the kernel's glob (fnmatch), an extension; !~ is the regex one */
+	FO_ADD,
+	FO_SUB,
+	FO_MUL,
+	FO_DIV,
+	FO_MOD,
+	FO_SHL,
+	FO_SHR,
+	FO_BAND,
+	FO_BOR,
+	FO_XOR,
 };
 
 /* What the right-hand value of an FX_CMP is. */
@@ -35,13 +50,13 @@ enum fx_vkind { FV_NUM = 0, FV_STR };
 
 typedef struct fx_node {
 	uint8_t kind, op, vkind;
-	int32_t a, b;	 /* children (AND, OR: both; NOT: a) */
-	uint32_t col;	 /* 1-based column of the field name in the -F text */
-	char *field;	 /* CMP, ARITH */
-	char *str;	 /* FV_STR value */
+	int32_t a, b; /* children (AND, OR: both; NOT: a) */
+	uint32_t col; /* 1-based column of the field name in the -F text */
+	char *field;  /* CMP, ARITH */
+	char *str;    /* FV_STR value */
 	size_t slen;
-	uint64_t num;	 /* FV_NUM value (two's complement when written negative) */
-	regex_t *re;	 /* FO_RE, FO_NRE: compiled once */
+	uint64_t num; /* FV_NUM value (two's complement when written negative) */
+	regex_t *re;  /* FO_RE, FO_NRE: compiled once */
 } fx_node;
 
 /* One SYSTEM/EVENT (or NAME) of the event list, as anchored regexes. */

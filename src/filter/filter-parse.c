@@ -35,8 +35,8 @@ typedef struct lexer {
 	int type;
 	const char *tp;
 	size_t tlen;
-	uint8_t op;	  /* T_OP: an fx_op, or OP_AND/OP_OR/OP_NOT */
-	char *sval;	  /* T_STR (owned) */
+	uint8_t op; /* T_OP: an fx_op, or OP_AND/OP_OR/OP_NOT */
+	char *sval; /* T_STR (owned) */
 	size_t slen;
 	uint64_t num;
 	int depth;
@@ -45,10 +45,7 @@ typedef struct lexer {
 enum { OP_AND = 100, OP_OR, OP_NOT };
 
 /* The 1-based column of `at` in the text. */
-static uint32_t col_of(const lexer *lx, const char *at)
-{
-	return (uint32_t)(at - lx->text) + 1;
-}
+static uint32_t col_of(const lexer *lx, const char *at) { return (uint32_t)(at - lx->text) + 1; }
 
 /* Set the usage error "-F: <what> at <column>". */
 static int fx_error(const lexer *lx, const char *at, const char *fmt, ...) TIO_PRINTF(3, 4);
@@ -67,18 +64,14 @@ static const struct {
 	const char *s;
 	uint8_t len, op;
 } ops[] = {
-	{"&&", 2, OP_AND}, {"||", 2, OP_OR}, {"==", 2, FO_EQ}, {"!=", 2, FO_NE},
-	{"<=", 2, FO_LE}, {">=", 2, FO_GE}, {"=~", 2, FO_RE}, {"!~", 2, FO_NRE},
-	{"<<", 2, FO_SHL}, {">>", 2, FO_SHR},
-	{"!", 1, OP_NOT}, {"<", 1, FO_LT}, {">", 1, FO_GT}, {"~", 1, FO_GLOB},
-	{"&", 1, FO_BAND}, {"|", 1, FO_BOR}, {"^", 1, FO_XOR}, {"+", 1, FO_ADD},
-	{"-", 1, FO_SUB}, {"*", 1, FO_MUL}, {"/", 1, FO_DIV}, {"%", 1, FO_MOD},
+    {"&&", 2, OP_AND}, {"||", 2, OP_OR}, {"==", 2, FO_EQ},  {"!=", 2, FO_NE},  {"<=", 2, FO_LE},
+    {">=", 2, FO_GE},  {"=~", 2, FO_RE}, {"!~", 2, FO_NRE}, {"<<", 2, FO_SHL}, {">>", 2, FO_SHR},
+    {"!", 1, OP_NOT},  {"<", 1, FO_LT},	 {">", 1, FO_GT},   {"~", 1, FO_GLOB}, {"&", 1, FO_BAND},
+    {"|", 1, FO_BOR},  {"^", 1, FO_XOR}, {"+", 1, FO_ADD},  {"-", 1, FO_SUB},  {"*", 1, FO_MUL},
+    {"/", 1, FO_DIV},  {"%", 1, FO_MOD},
 };
 
-static bool is_op_char(int c)
-{
-	return c && strchr("=!<>&|^+-*/%~", c);
-}
+static bool is_op_char(int c) { return c && strchr("=!<>&|^+-*/%~", c); }
 
 static bool is_ident_char(int c)
 {
@@ -137,7 +130,8 @@ static int lex_next(lexer *lx)
 		return 0;
 	}
 	if (c == '"' || c == '\'') {
-		/* a backslash keeps the quote or a backslash after it; other escapes stay (regexes) */
+		/* a backslash keeps the quote or a backslash after it; other escapes stay (regexes)
+		 */
 		const char *e = s + 1;
 		char *out = tio_malloc((size_t)(lx->end - s) + 1);
 		if (!out)
@@ -162,7 +156,8 @@ static int lex_next(lexer *lx)
 	}
 	if (is_op_char(c)) {
 		for (size_t i = 0; i < TIO_ARRAY_LEN(ops); i++) {
-			if ((size_t)(lx->end - s) >= ops[i].len && !memcmp(s, ops[i].s, ops[i].len)) {
+			if ((size_t)(lx->end - s) >= ops[i].len &&
+			    !memcmp(s, ops[i].s, ops[i].len)) {
 				lx->type = T_OP;
 				lx->op = ops[i].op;
 				lx->tlen = ops[i].len;
@@ -194,7 +189,8 @@ static const char *tok_desc(const lexer *lx, char *buf, size_t n)
 /* Append a node; its index or -1 (out of memory). */
 static int32_t add_node(fx_filter *f, const fx_node *x)
 {
-	if (f->nnodes >= INT32_MAX - 1 || tio_grow(&f->nodes, &f->cap, f->nnodes + 1, sizeof(*f->nodes)))
+	if (f->nnodes >= INT32_MAX - 1 ||
+	    tio_grow(&f->nodes, &f->cap, f->nnodes + 1, sizeof(*f->nodes)))
 		return -1;
 	f->nodes[f->nnodes] = *x;
 	return (int32_t)f->nnodes++;
@@ -240,7 +236,8 @@ static int parse_cond(lexer *lx, fx_filter *f, int32_t *out)
 		x.vkind = FV_NUM;
 		x.num = neg ? (uint64_t)0 - lx->num : lx->num;
 	} else if (lx->type == T_STR) {
-		/* libtraceevent: a one-character 'c' is that character's number, except for regexes */
+		/* libtraceevent: a one-character 'c' is that character's number, except for regexes
+		 */
 		if (*lx->tp == '\'' && lx->slen == 1 && x.op != FO_RE && x.op != FO_NRE &&
 		    x.op != FO_GLOB) {
 			x.vkind = FV_NUM;
@@ -252,8 +249,10 @@ static int parse_cond(lexer *lx, fx_filter *f, int32_t *out)
 			lx->sval = NULL;
 		}
 	} else if (lx->type == T_IDENT) {
-		r = fx_error(lx, lx->tp, "comparing field '%s' with field '%.*s' is not supported "
-					 "(nor by trace-cmd)", x.field, (int)lx->tlen, lx->tp);
+		r = fx_error(lx, lx->tp,
+			     "comparing field '%s' with field '%.*s' is not supported "
+			     "(nor by trace-cmd)",
+			     x.field, (int)lx->tlen, lx->tp);
 		goto fail;
 	} else {
 		r = fx_error(lx, lx->tp, "expected a number or a string, found %s",
@@ -264,13 +263,17 @@ static int parse_cond(lexer *lx, fx_filter *f, int32_t *out)
 		r = fx_error(lx, opp, "arithmetic on a string");
 		goto fail;
 	}
-	if (x.kind == FX_CMP && x.vkind == FV_STR && x.op != FO_EQ && x.op != FO_NE && x.op != FO_RE &&
-	    x.op != FO_NRE && x.op != FO_GLOB) {
+	if (x.kind == FX_CMP && x.vkind == FV_STR && x.op != FO_EQ && x.op != FO_NE &&
+	    x.op != FO_RE && x.op != FO_NRE && x.op != FO_GLOB) {
 		r = fx_error(lx, opp, "illegal comparison for a string (==, !=, =~, !~, ~)");
 		goto fail;
 	}
-	if (x.kind == FX_CMP && x.vkind == FV_NUM && (x.op == FO_RE || x.op == FO_NRE || x.op == FO_GLOB)) {
-		r = fx_error(lx, opp, "'%s' needs a string", x.op == FO_GLOB ? "~" : x.op == FO_RE ? "=~" : "!~");
+	if (x.kind == FX_CMP && x.vkind == FV_NUM &&
+	    (x.op == FO_RE || x.op == FO_NRE || x.op == FO_GLOB)) {
+		r = fx_error(lx, opp, "'%s' needs a string",
+			     x.op == FO_GLOB ? "~"
+			     : x.op == FO_RE ? "=~"
+					     : "!~");
 		goto fail;
 	}
 	if (x.op == FO_RE || x.op == FO_NRE) {
@@ -324,8 +327,8 @@ static int parse_unary(lexer *lx, fx_filter *f, int32_t *out)
 		if ((r = lex_next(lx)) || (r = parse_expr(lx, f, out)))
 			return r;
 		if (lx->type != T_RP)
-			return fx_error(lx, lx->tp, "expected ')' for the '(' at %u, found %s", col_of(lx, lp),
-					tok_desc(lx, buf, sizeof(buf)));
+			return fx_error(lx, lx->tp, "expected ')' for the '(' at %u, found %s",
+					col_of(lx, lp), tok_desc(lx, buf, sizeof(buf)));
 		if ((r = lex_next(lx)))
 			return r;
 	} else if (lx->type == T_IDENT) {
@@ -490,7 +493,9 @@ int fx_parse(const char *text, fx_filter *f)
 		char buf[64];
 		r = fx_error(&lx, lx.tp, "expected '&&', '||' or the end, found %s%s",
 			     tok_desc(&lx, buf, sizeof(buf)),
-			     lx.type == T_OP && lx.op <= FO_NGLOB ? " (compare a field, not an expression)" : "");
+			     lx.type == T_OP && lx.op <= FO_GLOB
+				 ? " (compare a field, not an expression)"
+				 : "");
 	}
 out:
 	free(lx.sval);
@@ -520,10 +525,10 @@ void fx_filter_fini(fx_filter *f)
 }
 
 static const char *const op_text[] = {
-	[FO_EQ] = "==", [FO_NE] = "!=", [FO_LT] = "<", [FO_LE] = "<=", [FO_GT] = ">", [FO_GE] = ">=",
-	[FO_RE] = "=~", [FO_NRE] = "!~", [FO_GLOB] = "~", [FO_NGLOB] = "!~",
-	[FO_ADD] = "+", [FO_SUB] = "-", [FO_MUL] = "*", [FO_DIV] = "/", [FO_MOD] = "%",
-	[FO_SHL] = "<<", [FO_SHR] = ">>", [FO_BAND] = "&", [FO_BOR] = "|", [FO_XOR] = "^",
+    [FO_EQ] = "==",  [FO_NE] = "!=",  [FO_LT] = "<",   [FO_LE] = "<=",	[FO_GT] = ">",
+    [FO_GE] = ">=",  [FO_RE] = "=~",  [FO_NRE] = "!~", [FO_GLOB] = "~",
+    [FO_ADD] = "+",  [FO_SUB] = "-",  [FO_MUL] = "*",  [FO_DIV] = "/",	[FO_MOD] = "%",
+    [FO_SHL] = "<<", [FO_SHR] = ">>", [FO_BAND] = "&", [FO_BOR] = "|",	[FO_XOR] = "^",
 };
 
 /* Print node i fully parenthesized. */
@@ -544,7 +549,8 @@ static int dump_node(const fx_filter *f, int32_t i, tio_buf *b)
 	default:
 		if (x->vkind == FV_STR)
 			return tio_buf_addf(b, "%s %s \"%s\"", x->field, op_text[x->op], x->str);
-		return tio_buf_addf(b, "%s %s %llu", x->field, op_text[x->op], (unsigned long long)x->num);
+		return tio_buf_addf(b, "%s %s %llu", x->field, op_text[x->op],
+				    (unsigned long long)x->num);
 	}
 }
 

@@ -62,7 +62,8 @@ typedef struct cnode {
 /* One event class compiled for every filter. */
 typedef struct fclass {
 	const tio_event_class *ec;
-	int32_t *root; /* per filter: root node, NOT_NAMED when the filter does not name the class */
+	int32_t
+	    *root; /* per filter: root node, NOT_NAMED when the filter does not name the class */
 	cnode *nodes;
 	size_t nnodes, cap;
 	tio_field_ref *refs;
@@ -85,13 +86,13 @@ struct tio_filter {
 	size_t npos; /* filters not inverted */
 	fclass **cls;
 	size_t ncls, clscap;
-	ptab ctab;		  /* event class -> cls index */
+	ptab ctab; /* event class -> cls index */
 	const tio_event_class *last_ec;
 	fclass *last;
-	ptab stab;		  /* stream -> last_printed index */
-	uint8_t *printed;	  /* per stream: the last event of the stream passed */
+	ptab stab;	  /* stream -> last_printed index */
+	uint8_t *printed; /* per stream: the last event of the stream passed */
 	size_t nprinted, pcap;
-	tio_buf scratch;	  /* NUL-terminated copies for regexec/fnmatch, hex numbers */
+	tio_buf scratch; /* NUL-terminated copies for regexec/fnmatch, hex numbers */
 };
 
 /* Hash a pointer into a table of `size` (a power of two) slots. */
@@ -205,10 +206,7 @@ int tio_filter_add(tio_filter *f, const char *expr, bool invert)
 	return 0;
 }
 
-size_t tio_filter_count(const tio_filter *f)
-{
-	return f ? f->nf : 0;
-}
+size_t tio_filter_count(const tio_filter *f) { return f ? f->nf : 0; }
 
 /*
  * The names an event class answers to: its system (trace.dat's, or the
@@ -266,7 +264,8 @@ int tio_filter_check(tio_filter *f, tio_trace *const *traces, size_t n)
 				size_t k = 0;
 				for (size_t i = 0; i < f->nf; i++)
 					for (size_t j = 0; j < f->f[i].nev; j++, k++)
-						if (!seen[k] && event_matches(&f->f[i].ev[j], full, sys, shortn))
+						if (!seen[k] && event_matches(&f->f[i].ev[j], full,
+									      sys, shortn))
 							seen[k] = true;
 			}
 		}
@@ -276,8 +275,9 @@ int tio_filter_check(tio_filter *f, tio_trace *const *traces, size_t n)
 	for (size_t i = 0; i < f->nf && !r; i++)
 		for (size_t j = 0; j < f->f[i].nev && !r; j++, k++)
 			if (!seen[k])
-				r = tio_err_set(TIO_ERR_USAGE, "-F: no event matches '%s' at %u (in '%s')",
-						f->f[i].ev[j].text, f->f[i].ev[j].col, f->f[i].text);
+				r = tio_err_set(
+				    TIO_ERR_USAGE, "-F: no event matches '%s' at %u (in '%s')",
+				    f->f[i].ev[j].text, f->f[i].ev[j].col, f->f[i].text);
 	free(seen);
 	return r;
 }
@@ -315,8 +315,10 @@ static bool resolve_source(fclass *c, const char *name, uint8_t *src, int32_t *r
 			if (c->ctf && !tio_field_ref_resolve(c->ec, "packet.context.cpu_id", &r)) {
 				const tio_field_class *cfc = (const tio_field_class *)r.fc;
 				int kd = tio_field_class_kind(cfc);
-				if ((kd == TIO_FIELD_INT || kd == TIO_FIELD_ENUM) && tio_field_class_int_size(cfc) <= 64 &&
-				    !tio_grow(&c->refs, &c->refcap, c->nrefs + 1, sizeof(*c->refs))) {
+				if ((kd == TIO_FIELD_INT || kd == TIO_FIELD_ENUM) &&
+				    tio_field_class_int_size(cfc) <= 64 &&
+				    !tio_grow(&c->refs, &c->refcap, c->nrefs + 1,
+					      sizeof(*c->refs))) {
 					c->refs[c->nrefs] = r;
 					*ref = (int32_t)c->nrefs++;
 					*src = S_CPU_CTX;
@@ -342,7 +344,8 @@ static bool resolve_source(fclass *c, const char *name, uint8_t *src, int32_t *r
 	case TIO_FIELD_ENUM:
 	case TIO_FIELD_BITMAP:
 	case TIO_FIELD_VARINT:
-		if (tio_field_class_int_size(fc) > 64 && tio_field_class_kind(fc) != TIO_FIELD_VARINT)
+		if (tio_field_class_int_size(fc) > 64 &&
+		    tio_field_class_kind(fc) != TIO_FIELD_VARINT)
 			return false;
 		*src = tio_field_class_int_signed(fc) ? S_SINT : S_UINT;
 		break;
@@ -366,7 +369,8 @@ static bool resolve_source(fclass *c, const char *name, uint8_t *src, int32_t *r
 		const tio_field_class *el = tio_field_class_element(fc);
 		if (tio_field_class_is_text(fc))
 			*src = S_STR;
-		else if (el && tio_field_class_kind(el) == TIO_FIELD_INT && tio_field_class_int_size(el) == 8)
+		else if (el && tio_field_class_kind(el) == TIO_FIELD_INT &&
+			 tio_field_class_int_size(el) == 8)
 			*src = S_ARR8;
 		else
 			return false;
@@ -554,7 +558,8 @@ static const char *cstr(tio_filter *f, const char *p, size_t len)
 }
 
 /* Read a text source: *p, *len up to the first NUL; false when absent. */
-static bool read_str(tio_filter *f, const fclass *c, const cnode *k, const tio_msg *m, const char **p, size_t *len)
+static bool read_str(tio_filter *f, const fclass *c, const cnode *k, const tio_msg *m,
+		     const char **p, size_t *len)
 {
 	const tio_field *fl = tio_msg_field(m, &c->refs[k->a]);
 	if (!fl)
@@ -616,13 +621,20 @@ static bool eval(tio_filter *f, const fclass *c, int32_t i, const tio_msg *m)
 		if (!read_int(c, k, m, &v))
 			return false;
 		switch (k->op) {
-		case FO_EQ: return v == k->num;
-		case FO_NE: return v != k->num;
-		case FO_LT: return v < k->num;
-		case FO_LE: return v <= k->num;
-		case FO_GT: return v > k->num;
-		case FO_GE: return v >= k->num;
-		default: return false;
+		case FO_EQ:
+			return v == k->num;
+		case FO_NE:
+			return v != k->num;
+		case FO_LT:
+			return v < k->num;
+		case FO_LE:
+			return v <= k->num;
+		case FO_GT:
+			return v > k->num;
+		case FO_GE:
+			return v >= k->num;
+		default:
+			return false;
 		}
 	}
 	case C_ARITH: {
@@ -630,17 +642,28 @@ static bool eval(tio_filter *f, const fclass *c, int32_t i, const tio_msg *m)
 		if (!read_int(c, k, m, &v))
 			return false;
 		switch (k->op) {
-		case FO_ADD: return v + k->num != 0;
-		case FO_SUB: return v - k->num != 0;
-		case FO_MUL: return v * k->num != 0;
-		case FO_DIV: return k->num && v / k->num != 0;
-		case FO_MOD: return k->num && v % k->num != 0;
-		case FO_SHL: return k->num < 64 && (v << k->num) != 0;
-		case FO_SHR: return k->num < 64 && (v >> k->num) != 0;
-		case FO_BAND: return (v & k->num) != 0;
-		case FO_BOR: return (v | k->num) != 0;
-		case FO_XOR: return (v ^ k->num) != 0;
-		default: return false;
+		case FO_ADD:
+			return v + k->num != 0;
+		case FO_SUB:
+			return v - k->num != 0;
+		case FO_MUL:
+			return v * k->num != 0;
+		case FO_DIV:
+			return k->num && v / k->num != 0;
+		case FO_MOD:
+			return k->num && v % k->num != 0;
+		case FO_SHL:
+			return k->num < 64 && (v << k->num) != 0;
+		case FO_SHR:
+			return k->num < 64 && (v >> k->num) != 0;
+		case FO_BAND:
+			return (v & k->num) != 0;
+		case FO_BOR:
+			return (v | k->num) != 0;
+		case FO_XOR:
+			return (v ^ k->num) != 0;
+		default:
+			return false;
 		}
 	}
 	case C_SCMP: {

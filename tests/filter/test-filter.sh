@@ -226,9 +226,14 @@ err_case "-F: no event matches 'nosuch' at 1" 'nosuch: x == 1'
 err_case "-F: expected 'EVENTS:' before the expression at 4" 's8 == 1'
 err_case "-F: bad number '12abc' at 20" 'corpus:ints: s8 == 12abc'
 err_case "-F: unexpected character '@' at 17" 'corpus:ints: s8 @ 1'
-"$TIO" print -v -v -F corpus:ints "$UST" > /dev/null 2> "$TMP/err"
-[ $? -ne 0 ] && grep -q 'only one -v' "$TMP/err" && ok "-v twice refused (as trace-cmd)" ||
+if ! "$TIO" print -v -v -F corpus:ints "$UST" > /dev/null 2> "$TMP/err" && grep -q 'only one -v' "$TMP/err"; then
+	ok "-v twice refused (as trace-cmd)"
+else
 	notok "-v twice" "$(cat "$TMP/err")"
+fi
 # -v with no -F after it is still babeltrace's --verbose
-"$TIO" print -v "$UST" 2> /dev/null | head -1 | grep -q 'packet_size\|content_size\|cpu_id' &&
-	ok "-v without -F stays --verbose" || notok "-v without -F stays --verbose"
+if "$TIO" print -v "$UST" 2> /dev/null | head -1 | grep -q 'packet_size\|content_size\|cpu_id'; then
+	ok "-v without -F stays --verbose"
+else
+	notok "-v without -F stays --verbose"
+fi

@@ -28,10 +28,10 @@ static const char *dump(const char *text)
 	return out;
 }
 
-#define TREE(text, want)                                                                 \
-	do {                                                                             \
-		const char *got_ = dump(text);                                           \
-		CHECK(!strcmp(got_, want), "%s\n  want %s\n  got  %s", text, want, got_); \
+#define TREE(text, want)                                                                           \
+	do {                                                                                       \
+		const char *got_ = dump(text);                                                     \
+		CHECK(!strcmp(got_, want), "%s\n  want %s\n  got  %s", text, want, got_);          \
 	} while (0)
 
 static void parse_tests(void)
@@ -51,7 +51,8 @@ static void parse_tests(void)
 	     "e: ((((s == \"x y\" || t != 122) || u =~ \"^a\") || v !~ \"b\") || w ~ \"c*\")");
 	TREE("e: f & 4", "e: f & 4");
 	TREE("e: f % 3 || f / 2 || f >> 1 || f << 1 || f ^ 1 || f | 0 || f + 1 || f - 1 || f * 2",
-	     "e: ((((((((f % 3 || f / 2) || f >> 1) || f << 1) || f ^ 1) || f | 0) || f + 1) || f - 1) || f * 2)");
+	     "e: ((((((((f % 3 || f / 2) || f >> 1) || f << 1) || f ^ 1) || f | 0) || f + 1) || f "
+	     "- 1) || f * 2)");
 	TREE("e: x == -1", "e: x == 18446744073709551615");
 	TREE("e: s == \"a\\\"b\"", "e: s == \"a\"b\"");
 	/* LTTng provider:event names */
@@ -68,7 +69,9 @@ static void parse_tests(void)
 	TREE("e: (a == 1", "ERR: -F: expected ')' for the '(' at 4, found end of filter at 11");
 	TREE("e: a == 1)", "ERR: -F: expected '&&', '||' or the end, found ')' at 10");
 	TREE("e: a", "ERR: -F: expected an operator after 'a', found end of filter at 5");
-	TREE("e: a == b", "ERR: -F: comparing field 'a' with field 'b' is not supported (nor by trace-cmd) at 9");
+	TREE(
+	    "e: a == b",
+	    "ERR: -F: comparing field 'a' with field 'b' is not supported (nor by trace-cmd) at 9");
 	TREE("e: a < \"x\"", "ERR: -F: illegal comparison for a string (==, !=, =~, !~, ~) at 6");
 	TREE("e: a ~ 3", "ERR: -F: '~' needs a string at 6");
 	TREE("e: a & \"x\"", "ERR: -F: arithmetic on a string at 6");
@@ -92,7 +95,8 @@ static void parse_tests(void)
 	CHECK(strstr(dump(text), "nested too deeply"), "deep nesting: %s", dump(text));
 }
 
-/* Events of `path` the filters keep (0: invert none, else the -F after the first `nv` are inverted). */
+/* Events of `path` the filters keep (0: invert none, else the -F after the first `nv` are
+ * inverted). */
 static long count(const char *path, const char *const *exprs, size_t n, size_t first_inverted)
 {
 	tio_trace *t;
@@ -103,7 +107,8 @@ static long count(const char *path, const char *const *exprs, size_t n, size_t f
 	tio_filter *f;
 	CHECK(!tio_filter_new(&f), "new");
 	for (size_t i = 0; i < n; i++)
-		CHECK(!tio_filter_add(f, exprs[i], i >= first_inverted), "add %s: %s", exprs[i], tio_error_message());
+		CHECK(!tio_filter_add(f, exprs[i], i >= first_inverted), "add %s: %s", exprs[i],
+		      tio_error_message());
 	CHECK(!tio_filter_check(f, &t, 1), "check: %s", tio_error_message());
 	tio_mux *mux;
 	long kept = 0;
@@ -160,12 +165,15 @@ static void match_tests(void)
 		tio_mux_free(mux);
 	}
 	tio_trace_free(t);
-	CHECK(n_all == 20 && n_vtid > 0 && n_vtid < n_all, "heartbeat counts %ld %ld", n_all, n_vtid);
+	CHECK(n_all == 20 && n_vtid > 0 && n_vtid < n_all, "heartbeat counts %ld %ld", n_all,
+	      n_vtid);
 
 	const char *a[] = {"heartbeat:msg: vtid > 3214"};
-	CHECK(count(hb, a, 1, 1) == n_vtid, "vtid > 3214: %ld, want %ld", count(hb, a, 1, 1), n_vtid);
+	CHECK(count(hb, a, 1, 1) == n_vtid, "vtid > 3214: %ld, want %ld", count(hb, a, 1, 1),
+	      n_vtid);
 	const char *b[] = {"heartbeat:msg: CPU == 2", "msg: vtid == 3215"};
-	CHECK(count(hb, b, 2, 2) == n_cpu, "CPU == 2 or vtid == 3215: %ld, want %ld", count(hb, b, 2, 2), n_cpu);
+	CHECK(count(hb, b, 2, 2) == n_cpu, "CPU == 2 or vtid == 3215: %ld, want %ld",
+	      count(hb, b, 2, 2), n_cpu);
 	const char *c[] = {"heartbeat/msg", "heartbeat:msg: vtid & 1"};
 	CHECK(count(hb, c, 2, 1) == n_odd, "-v vtid & 1: %ld, want %ld", count(hb, c, 2, 1), n_odd);
 	const char *d[] = {"heartbeat: msg == \"heartbeat\" && COMM =~ \"^nothing\""};
@@ -178,7 +186,8 @@ static void match_tests(void)
 	tio_filter *f;
 	CHECK(!tio_filter_new(&f) && !tio_filter_add(f, g[0], false), "add");
 	CHECK(tio_filter_check(f, &t, 0) == TIO_ERR_USAGE &&
-		      strstr(tio_error_message(), "no event matches 'other_event_that_is_not_there' at 1"),
+		  strstr(tio_error_message(),
+			 "no event matches 'other_event_that_is_not_there' at 1"),
 	      "check: %s", tio_error_message());
 	tio_filter_free(f);
 
@@ -199,7 +208,8 @@ static void match_tests(void)
 		tio_trace_free(t);
 	}
 	const char *h[] = {"ftrace/function"};
-	CHECK(count(fn, h, 1, 1) == n_fn && n_fn > 0, "ftrace/function: %ld want %ld", count(fn, h, 1, 1), n_fn);
+	CHECK(count(fn, h, 1, 1) == n_fn && n_fn > 0, "ftrace/function: %ld want %ld",
+	      count(fn, h, 1, 1), n_fn);
 	const char *k[] = {".*: common_pid > 0 && COMM != \"<...>\""};
 	CHECK(count(fn, k, 1, 1) == n_pid, "COMM: %ld want %ld", count(fn, k, 1, 1), n_pid);
 }
