@@ -120,6 +120,9 @@ run_set recording "$R" "${SCHED[@]:0:12}" \
 	"-F sched_process_exit,sched_process_free" \
 	"--comm sh" \
 	"--cpu 0 -F sched_process_fork"
+# pages that lost events: the "EVENTS DROPPED" line goes with the first record after the loss
+run_set lossy "$D/lossy-v7-zstd.dat" "-F sched_switch" "-F sys_enter_write,sys_exit_read: common_pid > 0" \
+	"-F .*: common_pid != 0" "-v -F sys_exit_write" "--cpu 1 -F .*: common_pid > 100"
 # every other sample and recording: a few filters each
 for f in "$S"/*.dat "$PEER"/tracedat/converted-by-trace-cmd-3.1.6/*zstd*.dat "$D"/v7-zstd-small.dat "$D"/kmem-tlb-v7-zstd.dat; do
 	[ -f "$f" ] || continue
