@@ -24,6 +24,7 @@
 #include "filter/filter-int.h"
 
 #define FX_MAX_DEPTH 200
+#define FX_MAX_NODES 8192
 
 enum tok_type { T_END = 0, T_IDENT, T_NUM, T_STR, T_OP, T_LP, T_RP };
 
@@ -314,6 +315,8 @@ static int parse_unary(lexer *lx, fx_filter *f, int32_t *out)
 	char buf[64];
 	if (++lx->depth > FX_MAX_DEPTH)
 		return fx_error(lx, lx->tp, "expression nested too deeply");
+	if (f->nnodes >= FX_MAX_NODES) /* evaluation recurses along && and || chains */
+		return fx_error(lx, lx->tp, "filter too long (more than %d tests)", FX_MAX_NODES / 2);
 	int r;
 	if (lx->type == T_OP && lx->op == OP_NOT) {
 		int32_t a;

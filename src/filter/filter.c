@@ -92,6 +92,7 @@ struct tio_filter {
 	ptab stab;	  /* stream -> last_printed index */
 	uint8_t *printed; /* per stream: the last event of the stream passed */
 	size_t nprinted, pcap;
+	uint8_t no_stream; /* the flag of messages without a stream */
 	tio_buf scratch; /* NUL-terminated copies for regexec/fnmatch, hex numbers */
 };
 
@@ -716,6 +717,8 @@ static bool eval(tio_filter *f, const fclass *c, int32_t i, const tio_msg *m)
 static uint8_t *printed_flag(tio_filter *f, const tio_msg *m)
 {
 	const void *s = tio_msg_stream(m);
+	if (!s) /* no stream to remember it for */
+		return &f->no_stream;
 	uint32_t i = ptab_get(&f->stab, s);
 	if (i != UINT32_MAX)
 		return &f->printed[i];
@@ -731,6 +734,8 @@ int tio_filter_match(tio_filter *f, const tio_msg *m)
 	if (!f || !f->nf || tio_msg_kind(m) != TIO_MSG_KIND_EVENT)
 		return 1;
 	const tio_event_class *ec = tio_msg_event_class(m);
+	if (!ec) /* an event without a class: no filter names it */
+		return f->npos ? 0 : 1;
 	fclass *c;
 	if (TIO_LIKELY(ec == f->last_ec && f->last)) {
 		c = f->last;

@@ -93,6 +93,17 @@ static void parse_tests(void)
 	char text[2200];
 	snprintf(text, sizeof(text), "e: %s", deep);
 	CHECK(strstr(dump(text), "nested too deeply"), "deep nesting: %s", dump(text));
+	/* and so is the length of a chain (evaluation recurses along it) */
+	size_t cap = 12 * 5000 + 16;
+	char *chain = malloc(cap);
+	strcpy(chain, "e: a == 1");
+	char *end = chain + strlen(chain);
+	for (int i = 1; i < 5000; i++, end += 10)
+		memcpy(end, " || a == 1", 11);
+	CHECK(strstr(dump(chain), "filter too long (more than 4096 tests)"), "long chain: %s", dump(chain));
+	chain[strlen("e: a == 1") + 10 * 4000] = 0; /* 4001 tests: fine */
+	CHECK(!strncmp(dump(chain), "e: ((((", 7), "4001 tests: %.60s", dump(chain));
+	free(chain);
 }
 
 /* Events of `path` the filters keep (0: invert none, else the -F after the first `nv` are
