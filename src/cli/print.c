@@ -143,13 +143,28 @@ int cli_parse_time(const char *s, bool gmt, int64_t *ns, bool *tod)
 	return 0;
 }
 
-/* tio_mux skip classes: the ones the sink's skip hook needs */
-static int skip_wants(void *arg, const tio_event_class *ec) { return tio_sink_skip_wants(arg, ec); }
+/* What the skip hook needs: the sink, and the filter the events before --begin went through. */
+typedef struct skip_ctx {
+	tio_sink *sink;
+	cli_filter *cf;
+} skip_ctx;
 
-/* tio_mux skip hook: the sink sees what --begin drops (its errors do not matter here) */
+/* tio_mux skip classes: the ones the sink's skip hook needs */
+static int skip_wants_ctx(void *arg, const tio_event_class *ec)
+{
+	return tio_sink_skip_wants(((skip_ctx *)arg)->sink, ec);
+}
+
+/*
+ * tio_mux skip hook: the sink sees what --begin drops, as if it had printed
+ * it, or, when a -F would have dropped it, as a filtered event (trace-cmd
+ * learns no comm from those).  Errors do not matter here.
+ */
 static void skip_event(void *arg, const tio_msg *m)
 {
-	(void)tio_sink_skip(arg, m);
+	skip_ctx *c = arg;
+	int keep = cli_filter_keep(c->cf, m);
+	(void)(keep == 0 ? tio_sink_filtered(c->sink, m) : tio_sink_skip(c->sink, m));
 }
 
 int cli_print(int argc, char **argv)
@@ -161,6 +176,7 @@ int cli_print(int argc, char **argv)
 	cli_reader_opts ropts = {0};
 	cli_filter_opts fopts = {0};
 	cli_filter cf = {0};
+	skip_ctx sctx = {0};
 	char **inputs = calloc((size_t)argc, sizeof(char *));
 	const char **keys = calloc((size_t)argc, sizeof(char *));
 	const char **vals = calloc((size_t)argc, sizeof(char *));
@@ -349,8 +365,9 @@ int cli_print(int argc, char **argv)
 			tio_mux_set_begin(mux, ns);
 		/* trace-cmd's comm names depend on the events printed before */
 		if (!strcmp(sink_name, "trace-cmd")) {
-			tio_mux_set_skip_hook(mux, skip_event, sink);
-			tio_mux_set_skip_classes(mux, skip_wants, sink);
+			sctx = (skip_ctx){sink, &cf};
+			tio_mux_set_skip_hook(mux, skip_event, &sctx);
+			tio_mux_set_skip_classes(mux, skip_wants_ctx, &sctx);
 		}
 	}
 	if (end) {

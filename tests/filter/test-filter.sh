@@ -130,6 +130,21 @@ run_set recording "$R" "${SCHED[@]:0:12}" \
 # pages that lost events: the "EVENTS DROPPED" line goes with the first record after the loss
 run_set lossy "$D/lossy-v7-zstd.dat" "-F sched_switch" "-F sys_enter_write,sys_exit_read: common_pid > 0" \
 	"-F .*: common_pid != 0" "-v -F sys_exit_write" "--cpu 1 -F .*: common_pid > 100"
+# -F with --begin: the events before it that a -F drops teach the trace-cmd style no comm
+# (trace-cmd learns comm names only from what it prints)
+for f in "$S/lisa-tests-assets-sched_load-arm64-v6.dat" "$D/filter-stack-v7.dat"; do
+	for e in 'sched_switch: prev_pid > 3000 || next_prio < 120' '.*: common_pid != 0'; do
+		trace-cmd report -t -F "$e" "$f" > "$TMP/full" 2> /dev/null
+		# the time of the 40th event line (a comm may hold blanks); stack lines follow their event
+		b=$(awk 'match($0, /\] +[0-9]+\.[0-9]+: /) && ++n == 40 { print substr($0, RSTART + 1, RLENGTH - 3); exit }' "$TMP/full" | tr -d ' ')
+		awk -v B="$b" 'NR == 1 { print; next }
+			match($0, /\] +[0-9]+\.[0-9]+: /) { keep = substr($0, RSTART + 1, RLENGTH - 3) + 0 >= B + 0 }
+			keep' "$TMP/full" > "$TMP/exp"
+		"$TIO" print -t -F "$e" --begin "$b" "$f" > "$TMP/got" 2>&1
+		same "$(basename "$f") -F '$e' --begin $b ($(wc -l < "$TMP/exp") lines)" "$TMP/exp" "$TMP/got"
+	done
+done
+
 # every other sample and recording: a few filters each
 for f in "$S"/*.dat "$PEER"/tracedat/converted-by-trace-cmd-3.1.6/*zstd*.dat "$D"/v7-zstd-small.dat "$D"/kmem-tlb-v7-zstd.dat; do
 	[ -f "$f" ] || continue
