@@ -59,6 +59,16 @@ int tio_filter_check(tio_filter *f, tio_trace *const *traces, size_t n);
  */
 int tio_filter_match(tio_filter *f, const tio_msg *m);
 
+/*
+ * Whether events of class `ec` can pass: TIO_SKIP_WANT when no filter
+ * keeps only named classes, a non-inverted filter names it, or it is a
+ * trace.dat stack trace (which may follow a kept event); TIO_SKIP_NONE
+ * otherwise (tio_filter_match drops all its events).  Suits
+ * tio_mux_set_event_classes, so that trace.dat streams pass over the
+ * others without decoding them.
+ */
+int tio_filter_wants(tio_filter *f, const tio_event_class *ec);
+
 /* Number of filters added (0: tio_filter_match keeps everything). */
 size_t tio_filter_count(const tio_filter *f);
 

@@ -110,6 +110,12 @@ typedef struct cli_filter {
  * messages printed.
  */
 int cli_filter_build(const cli_filter_opts *o, tio_trace **traces, size_t n, bool cpu_in_sink, cli_filter *cf);
+/*
+ * Tell the mux which classes can pass (tio_filter_wants), so that trace.dat
+ * streams pass over the others undecoded.  Not for a sink that must see
+ * the events a filter drops (the trace-cmd style: tio_sink_filtered).
+ */
+void cli_filter_classes(cli_filter *cf, tio_mux *mux);
 /* 1: keep m, 0: drop it, < 0: error.  cf may be NULL. */
 int cli_filter_keep(cli_filter *cf, const tio_msg *m);
 void cli_filter_free(cli_filter *cf);

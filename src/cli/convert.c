@@ -463,6 +463,7 @@ int cli_convert(int argc, char **argv)
 		else
 			tio_mux_set_end(mux, ens);
 	}
+	cli_filter_classes(&cf, mux);
 	status = run(mux, sink, names, strict, !quiet && isatty(STDERR_FILENO), &cf);
 done:
 	cli_filter_free(&cf);

@@ -273,6 +273,18 @@ int cli_filter_build(const cli_filter_opts *o, tio_trace **traces, size_t n, boo
 	return 0;
 }
 
+/* tio_mux_set_event_classes callback: the classes the filter can keep. */
+static int wants(void *arg, const tio_event_class *ec)
+{
+	return tio_filter_wants(arg, ec);
+}
+
+void cli_filter_classes(cli_filter *cf, tio_mux *mux)
+{
+	if (cf->f)
+		tio_mux_set_event_classes(mux, wants, cf->f);
+}
+
 int cli_filter_keep(cli_filter *cf, const tio_msg *m)
 {
 	if (!cf)

@@ -381,6 +381,8 @@ int cli_print(int argc, char **argv)
 		else
 			tio_mux_set_end(mux, ns);
 	}
+	if (!cpu_in_sink) /* the trace-cmd style sees the events a filter drops */
+		cli_filter_classes(&cf, mux);
 	status = cli_run(mux, sink, strict, &cf);
 	if (fflush(stdout)) {
 		perror("traceio: stdout");

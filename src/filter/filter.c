@@ -283,6 +283,22 @@ int tio_filter_check(tio_filter *f, tio_trace *const *traces, size_t n)
 	return r;
 }
 
+int tio_filter_wants(tio_filter *f, const tio_event_class *ec)
+{
+	if (!f || !f->npos || !ec)
+		return TIO_SKIP_WANT;
+	const char *full, *sys, *shortn;
+	char sysbuf[256];
+	class_names(ec, &full, &sys, &shortn, sysbuf, sizeof(sysbuf));
+	if (sys && !strcmp(sys, "ftrace") && (!strcmp(full, "kernel_stack") || !strcmp(full, "user_stack")))
+		return TIO_SKIP_WANT;
+	for (size_t i = 0; i < f->npos; i++)
+		for (size_t j = 0; j < f->f[i].nev; j++)
+			if (event_matches(&f->f[i].ev[j], full, sys, shortn))
+				return TIO_SKIP_WANT;
+	return TIO_SKIP_NONE;
+}
+
 /* Append a compiled node; its index or -1. */
 static int32_t cadd(fclass *c, const cnode *n)
 {

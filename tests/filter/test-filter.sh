@@ -153,6 +153,23 @@ for f in "$S"/*.dat "$PEER"/tracedat/converted-by-trace-cmd-3.1.6/*zstd*.dat "$D
 	run_set "$b" "$f" "-F sched_switch: prev_pid != 0 && next_comm =~ \"^[k-s]\"" \
 		"-F .*: common_pid > 1000 -v -F sched_wakeup" "-F .*:COMM != \"trace-cmd\""
 done
+# other styles on trace.dat: the mux passes over the classes no -F names (tio_filter_wants);
+# the events kept are trace-cmd's
+for fe in "$S/lisa-tests-assets-sched_load-arm64-v6.dat|sched_load_se,sched_switch: common_pid != 0" \
+	"$D/lossy-v7-zstd.dat|sys_exit_read,sched_wakeup: common_pid != 0" \
+	"$D/filter-stack-v7.dat|sched_wakeup,sched_switch: common_pid != 0"; do
+	f=${fe%%|*}
+	for e in 'sched_switch: prev_pid > 100' "${fe#*|}"; do
+		trace-cmd report -F "$e" "$f" 2> /dev/null | grep -c '^ *[^ =].*\] [ 0-9.]*: ' > "$TMP/exp"
+		"$TIO" print --style json -F "$e" "$f" 2> /dev/null | grep -c '"type":"event"' > "$TMP/got"
+		if [ "$(cat "$TMP/exp")" -gt 0 ]; then
+			same "json -F '$e' $(basename "$f"): trace-cmd's events ($(cat "$TMP/exp"))" "$TMP/exp" "$TMP/got"
+		else
+			notok "json -F '$e' $(basename "$f"): trace-cmd keeps nothing (a useless case)"
+		fi
+	done
+done
+
 # the function graph: an entry waits for the next record of its file, even a filtered one
 FG=$D/funcgraph-v6.dat
 run_set funcgraph "$FG" "-F funcgraph_entry" "-F funcgraph_exit" "-F sched_switch" \

@@ -202,6 +202,22 @@ static void match_tests(void)
 	      "check: %s", tio_error_message());
 	tio_filter_free(f);
 
+	/* tio_filter_wants: the classes a filter can keep (for tio_mux_set_event_classes) */
+	if (!tio_trace_open(hb, NULL, &t)) {
+		const tio_event_class *ec = tio_trace_event_class_by_name(t, "heartbeat:msg");
+		tio_filter *w;
+		CHECK(ec && !tio_filter_new(&w), "heartbeat:msg class");
+		CHECK(tio_filter_wants(w, ec) == TIO_SKIP_WANT, "no filter: every class");
+		tio_filter_add(w, "heartbeat/other", true);
+		CHECK(tio_filter_wants(w, ec) == TIO_SKIP_WANT, "inverted filters only: every class");
+		tio_filter_add(w, "sched_switch", false);
+		CHECK(tio_filter_wants(w, ec) == TIO_SKIP_NONE, "a positive filter on another class");
+		tio_filter_add(w, "HEARTBEAT/MS.: vtid > 3", false);
+		CHECK(tio_filter_wants(w, ec) == TIO_SKIP_WANT, "a positive filter naming it");
+		tio_filter_free(w);
+		tio_trace_free(t);
+	}
+
 	/* trace.dat: COMM from the saved command lines, common_* fields */
 	long n_fn = 0, n_pid = 0;
 	if (!tio_trace_open(fn, NULL, &t) && !tio_mux_new(&t, 1, &mux)) {
