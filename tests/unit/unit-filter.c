@@ -205,8 +205,12 @@ static void match_tests(void)
 	/* tio_filter_wants: the classes a filter can keep (for tio_mux_set_event_classes) */
 	if (!tio_trace_open(hb, NULL, &t)) {
 		const tio_event_class *ec = tio_trace_event_class_by_name(t, "heartbeat:msg");
-		tio_filter *w;
+		tio_filter *w = NULL;
 		CHECK(ec && !tio_filter_new(&w), "heartbeat:msg class");
+		if (!w) {
+			tio_trace_free(t);
+			return;
+		}
 		CHECK(tio_filter_wants(w, ec) == TIO_SKIP_WANT, "no filter: every class");
 		tio_filter_add(w, "heartbeat/other", true);
 		CHECK(tio_filter_wants(w, ec) == TIO_SKIP_WANT, "inverted filters only: every class");
