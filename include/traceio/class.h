@@ -33,6 +33,8 @@ uint64_t tio_event_class_id(const tio_event_class *ec);
 /* Log level (CTF `loglevel`), false when the class has none. */
 bool tio_event_class_log_level(const tio_event_class *ec, int64_t *level);
 const char *tio_event_class_emf_uri(const tio_event_class *ec); /* NULL when none */
+/* The event's system (trace.dat: "sched" for sched_switch), NULL when the format has none. */
+const char *tio_event_class_system(const tio_event_class *ec);
 const tio_stream_class *tio_event_class_stream_class(const tio_event_class *ec);
 /* The class of a scope: specific context and payload here, the others from the stream class. */
 const tio_field_class *tio_event_class_scope(const tio_event_class *ec, int scope);
@@ -84,6 +86,11 @@ const tio_stream *tio_trace_stream(const tio_trace *t, uint32_t i);
  * cmdlines), NULL when the trace does not know it.  Other formats: NULL.
  */
 const char *tio_trace_comm(const tio_trace *t, int64_t pid);
+/*
+ * The other way: the pids whose saved command line is `comm`, in increasing
+ * order, into pids[0..max); returns how many there are (may be > max).
+ */
+size_t tio_trace_comm_pids(const tio_trace *t, const char *comm, int64_t *pids, size_t max);
 
 /* ------------------------------------------------------------ streams and where a message comes from */
 

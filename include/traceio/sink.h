@@ -58,6 +58,16 @@ int tio_sink_skip(tio_sink *s, const tio_msg *m);
  */
 int tio_sink_skip_wants(tio_sink *s, const tio_event_class *ec);
 
+/*
+ * An event that a filter (tio_filter) drops: sinks update only what their
+ * peer updates for a record it reads but does not print.  The trace-cmd
+ * style: a function graph entry waiting for the next record of its file
+ * still sees it (trace-cmd peeks before filtering), and the "EVENTS DROPPED"
+ * note of its CPU goes with it, unprinted; comm names are not learnt from
+ * it.  The other sinks ignore it.
+ */
+int tio_sink_filtered(tio_sink *s, const tio_msg *m);
+
 /* Flush; prints summaries.  Call once after the last message. */
 int tio_sink_finish(tio_sink *s);
 

@@ -11,6 +11,7 @@
 #include "traceio/class.h"
 #include "traceio/error.h"
 #include "traceio/field.h"
+#include "traceio/filter.h"
 #include "traceio/msg.h"
 #include "traceio/mux.h"
 #include "traceio/sink.h"

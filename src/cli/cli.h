@@ -66,9 +66,65 @@ int cli_parse_time(const char *s, bool gmt, int64_t *ns, bool *tod);
 void cli_error(const char *what);
 
 /*
- * Drive messages from `mux` to `sink`.  Returns the process exit status:
- * 0 when everything was read, 1 when errors were skipped (or --strict stopped).
+ * The selection options of print and convert (src/cli/filter.c): -F/--filter
+ * EXPR (repeatable), -v (the -F after it drop what they match), --cpu LIST,
+ * --pid LIST, --comm LIST.
  */
-int cli_run(tio_mux *mux, tio_sink *sink, bool strict);
+#define CLI_MAX_FILTERS 64
+typedef struct cli_filter_opts {
+	const char *exprs[CLI_MAX_FILTERS];
+	bool inverted[CLI_MAX_FILTERS];
+	size_t n;
+	bool invert; /* a -v was seen */
+	const char *cpus, *pids, *comms;
+} cli_filter_opts;
+
+#define CLI_FILTER_OPTS_HELP                                                                     \
+	"  -F, --filter EXPR     keep the events EXPR matches, trace-cmd report's syntax:\n"          \
+	"                        'EVENTS[: FIELD OP VALUE [&&|| ...]]', e.g.\n"                      \
+	"                        -F 'sched_switch: prev_pid != 0 && next_comm =~ \"^bash\"';\n"     \
+	"                        EVENTS: NAME, SYSTEM/NAME or provider:event, comma-separated\n"      \
+	"                        regular expressions; OP: == != < <= > >= =~ !~ (regex), ~\n"        \
+	"                        (glob), & | ^ + - * / %% << >> (true when not 0); !, (), &&\n"     \
+	"                        and || (same precedence, from the left); COMM and CPU are the\n"    \
+	"                        task name and CPU.  Several -F: an event passes if one does;\n"     \
+	"                        classes that no -F names are dropped (docs/API.md, Filters)\n"      \
+	"  -v                    (before -F) the -F after it drop the events they match\n"           \
+	"  --pid PID[,PID...]    only these tasks (trace.dat: common_pid, pid or next_pid, as\n"     \
+	"                        trace-cmd; CTF: also tid, vpid, vtid, next_tid)\n"                 \
+	"  --comm NAME[,NAME...] only these task names (trace.dat: the pids of the saved\n"         \
+	"                        command lines, as trace-cmd; CTF: procname, comm, next_comm)\n"
+
+/* argv[*i] is a selection option: take it (1), not one (0), bad (-1, message printed). */
+int cli_filter_opt(int argc, char **argv, int *i, cli_filter_opts *o);
+
+typedef struct cli_filter {
+	tio_filter *f; /* NULL: no -F, --pid, --comm */
+	bool *cpus;    /* --cpu when the CLI applies it (NULL: every CPU) */
+	size_t ncpus;
+} cli_filter;
+
+/*
+ * Make the filter of `o` for these traces (cpu_in_sink: the sink applies
+ * --cpu itself).  Returns an exit status: 0, 1 (error), 2 (bad option);
+ * messages printed.
+ */
+int cli_filter_build(const cli_filter_opts *o, tio_trace **traces, size_t n, bool cpu_in_sink, cli_filter *cf);
+/*
+ * Tell the mux which classes can pass (tio_filter_wants), so that trace.dat
+ * streams pass over the others undecoded.  Not for a sink that must see
+ * the events a filter drops (the trace-cmd style: tio_sink_filtered).
+ */
+void cli_filter_classes(cli_filter *cf, tio_mux *mux);
+/* 1: keep m, 0: drop it, < 0: error.  cf may be NULL. */
+int cli_filter_keep(cli_filter *cf, const tio_msg *m);
+void cli_filter_free(cli_filter *cf);
+
+/*
+ * Drive messages from `mux` to `sink`, those `cf` drops (cf may be NULL)
+ * going to tio_sink_filtered.  Returns the process exit status: 0 when
+ * everything was read, 1 when errors were skipped (or --strict stopped).
+ */
+int cli_run(tio_mux *mux, tio_sink *sink, bool strict, cli_filter *cf);
 
 #endif

@@ -78,7 +78,7 @@ void cli_free_traces(tio_trace **traces, size_t n)
 	free(traces);
 }
 
-int cli_run(tio_mux *mux, tio_sink *sink, bool strict)
+int cli_run(tio_mux *mux, tio_sink *sink, bool strict, cli_filter *cf)
 {
 	int status = 0;
 	for (;;) {
@@ -93,7 +93,8 @@ int cli_run(tio_mux *mux, tio_sink *sink, bool strict)
 				break;
 			continue;
 		}
-		if (tio_sink_consume(sink, m)) {
+		int keep = cf ? cli_filter_keep(cf, m) : 1;
+		if (keep < 0 || (keep ? tio_sink_consume(sink, m) : tio_sink_filtered(sink, m))) {
 			cli_error(NULL);
 			status = 1;
 			break;

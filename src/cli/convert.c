@@ -95,6 +95,9 @@ static void help(void)
 	       "                        'YYYY-MM-DD HH:MM[:SS[.NS]]' (UTC with --clock-gmt)\n"
 	       "  --clock-gmt           read TIME in UTC\n"
 	       "  -n, --names E,...     keep only the events with these names\n"
+	       CLI_FILTER_OPTS_HELP
+	       "  --cpu N[,M-K...]      only the events of these CPUs (trace.dat, LTTng's per-CPU\n"
+	       "                        streams, LTT)\n"
 	       "  -f, --force           replace OUT if it exists (a CTF directory or a file)\n"
 	       "  --packet-size N       ctf: packet content size in bytes (K, M suffixes;\n"
 	       "                        default 256K; a packet holding one bigger event grows)\n"
@@ -166,7 +169,8 @@ static double now(void)
 }
 
 /* The message loop of cli_run() with the name filter and a progress line. */
-static int run(tio_mux *mux, tio_sink *sink, const char *names, bool strict, bool progress)
+static int run(tio_mux *mux, tio_sink *sink, const char *names, bool strict, bool progress,
+	       cli_filter *cf)
 {
 	int status = 0;
 	uint64_t nev = 0, nmsg = 0;
@@ -188,6 +192,14 @@ static int run(tio_mux *mux, tio_sink *sink, const char *names, bool strict, boo
 		const char *en = tio_msg_event_name(m);
 		if (names && en && !in_list(names, en))
 			continue;
+		int keep = cli_filter_keep(cf, m);
+		if (keep <= 0) {
+			if (keep < 0) {
+				cli_error(NULL);
+				return 1;
+			}
+			continue;
+		}
 		if (en)
 			nev++;
 		if (tio_sink_consume(sink, m)) {
@@ -246,6 +258,8 @@ int cli_convert(int argc, char **argv)
 	const char *wvals[NWOPTS] = {0};
 	bool force = false, strict = false, gmt = false, quiet = false, packetize = false;
 	cli_reader_opts ropts = {0};
+	cli_filter_opts fopts = {0};
+	cli_filter cf = {0};
 	char **inputs = calloc((size_t)argc, sizeof(char *));
 	size_t ninputs = 0;
 	int status = 2;
@@ -272,6 +286,11 @@ int cli_convert(int argc, char **argv)
 		if (ro < 0)
 			goto done;
 		if (ro)
+			continue;
+		int fo = cli_filter_opt(argc, argv, &i, &fopts);
+		if (fo < 0)
+			goto done;
+		if (fo)
 			continue;
 		char *eq = a[1] == '-' ? strchr(a, '=') : NULL;
 		size_t nl = eq ? (size_t)(eq - a) : strlen(a);
@@ -400,6 +419,11 @@ int cli_convert(int argc, char **argv)
 	if (cli_open_inputs(inputs, ninputs, format, &traces, &ntraces) ||
 	    cli_apply_reader_opts(traces, ntraces, &ropts))
 		goto done;
+	int fs = cli_filter_build(&fopts, traces, ntraces, false, &cf);
+	if (fs) {
+		status = fs;
+		goto done;
+	}
 	if (tio_sink_new(w->sink, stdout, stderr, &sink) || tio_sink_set(sink, "output", out) ||
 	    (force && tio_sink_set(sink, "force", "1")) || (packet_size && tio_sink_set(sink, "packet-size", packet_size)) ||
 	    (packetize && tio_sink_set(sink, "packetize-metadata", "1")) ||
@@ -439,8 +463,10 @@ int cli_convert(int argc, char **argv)
 		else
 			tio_mux_set_end(mux, ens);
 	}
-	status = run(mux, sink, names, strict, !quiet && isatty(STDERR_FILENO));
+	cli_filter_classes(&cf, mux);
+	status = run(mux, sink, names, strict, !quiet && isatty(STDERR_FILENO), &cf);
 done:
+	cli_filter_free(&cf);
 	tio_sink_free(sink);
 	tio_mux_free(mux);
 	cli_free_traces(traces, ntraces);

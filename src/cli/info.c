@@ -62,7 +62,7 @@ int cli_info(int argc, char **argv)
 		goto out;
 	}
 	if (count) {
-		status = cli_run(mux, sink, false);
+		status = cli_run(mux, sink, false, NULL);
 		goto out;
 	}
 	if (tio_sink_set(sink, "count", "0")) {

@@ -31,11 +31,10 @@ static const sink_opt sink_opts[] = {
 	{"clock-offset", 0, true, "clock-offset", "SEC: add SEC seconds to every clock offset"},
 	{"clock-offset-ns", 0, true, "clock-offset-ns", "NS: add NS ns to every clock offset"},
 	{"color", 0, true, "color", "WHEN: never, auto, always"},
-	{"verbose", 'v', false, "verbose", "print every packet context field"},
+	{"verbose", 'v', false, "verbose", "print every packet context field (-v before a -F: see -v above)"},
 	{"lttv-trace-path", 0, true, "trace-path", "PATH: --style lttv: the trace path to print (default: as given)"},
 	{"raw", 'R', false, "raw", "--style trace-cmd: print raw fields (trace-cmd report -R)"},
 	{"ns", 't', false, "ns", "--style trace-cmd: nanosecond timestamps (trace-cmd report -t)"},
-	{"cpu", 0, true, "cpu", "N[,M-K...]: --style trace-cmd: only events of these CPUs"},
 };
 
 static void print_help(void)
@@ -56,6 +55,9 @@ static void print_help(void)
 	       "                        'YYYY-MM-DD HH:MM[:SS[.NS]]' or 'HH:MM[:SS[.NS]]' (the first\n"
 	       "                        event's day), in local time (UTC with --clock-gmt)\n"
 	       "  --strict              stop at the first error instead of skipping the damaged packet\n"
+	       CLI_FILTER_OPTS_HELP
+	       "  --cpu N[,M-K...]      only the events of these CPUs (trace.dat, LTTng's per-CPU\n"
+	       "                        streams, LTT; --style trace-cmd: as trace-cmd report --cpu)\n"
 	       CLI_READER_OPTS_HELP,
 	       cli_format_list());
 	for (size_t i = 0; i < sizeof(sink_opts) / sizeof(sink_opts[0]); i++) {
@@ -141,13 +143,28 @@ int cli_parse_time(const char *s, bool gmt, int64_t *ns, bool *tod)
 	return 0;
 }
 
-/* tio_mux skip classes: the ones the sink's skip hook needs */
-static int skip_wants(void *arg, const tio_event_class *ec) { return tio_sink_skip_wants(arg, ec); }
+/* What the skip hook needs: the sink, and the filter the events before --begin went through. */
+typedef struct skip_ctx {
+	tio_sink *sink;
+	cli_filter *cf;
+} skip_ctx;
 
-/* tio_mux skip hook: the sink sees what --begin drops (its errors do not matter here) */
+/* tio_mux skip classes: the ones the sink's skip hook needs */
+static int skip_wants_ctx(void *arg, const tio_event_class *ec)
+{
+	return tio_sink_skip_wants(((skip_ctx *)arg)->sink, ec);
+}
+
+/*
+ * tio_mux skip hook: the sink sees what --begin drops, as if it had printed
+ * it, or, when a -F would have dropped it, as a filtered event (trace-cmd
+ * learns no comm from those).  Errors do not matter here.
+ */
 static void skip_event(void *arg, const tio_msg *m)
 {
-	(void)tio_sink_skip(arg, m);
+	skip_ctx *c = arg;
+	int keep = cli_filter_keep(c->cf, m);
+	(void)(keep == 0 ? tio_sink_filtered(c->sink, m) : tio_sink_skip(c->sink, m));
 }
 
 int cli_print(int argc, char **argv)
@@ -157,6 +174,9 @@ int cli_print(int argc, char **argv)
 	const char *begin = NULL, *end = NULL;
 	bool strict = false, gmt = false;
 	cli_reader_opts ropts = {0};
+	cli_filter_opts fopts = {0};
+	cli_filter cf = {0};
+	skip_ctx sctx = {0};
 	char **inputs = calloc((size_t)argc, sizeof(char *));
 	const char **keys = calloc((size_t)argc, sizeof(char *));
 	const char **vals = calloc((size_t)argc, sizeof(char *));
@@ -192,6 +212,11 @@ int cli_print(int argc, char **argv)
 		if (ro < 0)
 			goto out;
 		if (ro)
+			continue;
+		int fo = cli_filter_opt(argc, argv, &i, &fopts);
+		if (fo < 0)
+			goto out;
+		if (fo)
 			continue;
 		/* --key=value or --key value */
 		char name[64] = "";
@@ -303,6 +328,18 @@ int cli_print(int argc, char **argv)
 			}
 		}
 	}
+	/* trace-cmd's --cpu is the sink's (it peeks at the other CPUs as trace-cmd does) */
+	bool cpu_in_sink = !strcmp(sink_name, "trace-cmd");
+	if (cpu_in_sink && fopts.cpus && tio_sink_set(sink, "cpu", fopts.cpus)) {
+		cli_error("--cpu");
+		status = 2;
+		goto out;
+	}
+	int fs = cli_filter_build(&fopts, traces, ntraces, cpu_in_sink, &cf);
+	if (fs) {
+		status = fs;
+		goto out;
+	}
 	/* sinks that print per input (trace-cmd: file-name prefixes) learn them up front */
 	for (size_t i = 0; i < ntraces; i++) {
 		if (tio_sink_add_trace(sink, traces[i])) {
@@ -328,8 +365,9 @@ int cli_print(int argc, char **argv)
 			tio_mux_set_begin(mux, ns);
 		/* trace-cmd's comm names depend on the events printed before */
 		if (!strcmp(sink_name, "trace-cmd")) {
-			tio_mux_set_skip_hook(mux, skip_event, sink);
-			tio_mux_set_skip_classes(mux, skip_wants, sink);
+			sctx = (skip_ctx){sink, &cf};
+			tio_mux_set_skip_hook(mux, skip_event, &sctx);
+			tio_mux_set_skip_classes(mux, skip_wants_ctx, &sctx);
 		}
 	}
 	if (end) {
@@ -343,12 +381,15 @@ int cli_print(int argc, char **argv)
 		else
 			tio_mux_set_end(mux, ns);
 	}
-	status = cli_run(mux, sink, strict);
+	if (!cpu_in_sink) /* the trace-cmd style sees the events a filter drops */
+		cli_filter_classes(&cf, mux);
+	status = cli_run(mux, sink, strict, &cf);
 	if (fflush(stdout)) {
 		perror("traceio: stdout");
 		status = 1;
 	}
 out:
+	cli_filter_free(&cf);
 	free(range_copy);
 	tio_sink_free(sink);
 	tio_mux_free(mux);

@@ -41,6 +41,15 @@ const char *tio_event_class_emf_uri(const tio_event_class *ec)
 	return ec ? ec->emf_uri : NULL;
 }
 
+/* The class's "system" attribute: trace.dat's event system ("sched"), kept by the CTF writer. */
+const char *tio_event_class_system(const tio_event_class *ec)
+{
+	for (uint32_t i = 0; ec && i < ec->nattrs; i++)
+		if (!strcmp(ec->attrs[i].key, "system") && !ec->attrs[i].is_int)
+			return ec->attrs[i].sval;
+	return NULL;
+}
+
 const tio_stream_class *tio_event_class_stream_class(const tio_event_class *ec)
 {
 	return ec ? ec->sc : NULL;
@@ -316,6 +325,27 @@ const char *tio_trace_comm(const tio_trace *t, int64_t pid)
 			hi = mid;
 	}
 	return lo < c->n && c->v[lo].pid == pid ? c->v[lo].comm : NULL;
+}
+
+size_t tio_trace_comm_pids(const tio_trace *t, const char *comm, int64_t *pids, size_t max)
+{
+	if (!t || !comm || !t->tc || !tio_trace_class_table(t->tc, "saved_cmdlines"))
+		return 0;
+	if (!t->comms)
+		((tio_trace *)t)->comms = comms_build(t);
+	const struct tio_comms *c = t->comms;
+	size_t n = 0;
+	for (size_t i = 0; c && i < c->n; i++) {
+		/* a pid's newest line only (the one tio_trace_comm gives) */
+		if (i && c->v[i - 1].pid == c->v[i].pid)
+			continue;
+		if (!strcmp(c->v[i].comm, comm)) {
+			if (n < max)
+				pids[n] = c->v[i].pid;
+			n++;
+		}
+	}
+	return n;
 }
 
 /* ------------------------------------------------------------ streams and messages */

@@ -85,6 +85,12 @@ int tio_sink_skip_wants(tio_sink *s, const tio_event_class *ec)
 	return s->ops->skip_wants ? s->ops->skip_wants(s, ec) : TIO_SKIP_WANT;
 }
 
+/* A filtered-out event: see tio_sink_filtered. */
+int tio_sink_filtered(tio_sink *s, const tio_msg *m)
+{
+	return s->ops->filtered ? s->ops->filtered(s, m) : 0;
+}
+
 int tio_sink_finish(tio_sink *s) { return s->ops->finish ? s->ops->finish(s) : 0; }
 
 void tio_sink_free(tio_sink *s)

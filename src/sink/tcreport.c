@@ -658,6 +658,45 @@ static int tc_skip_wants(tio_sink *s, const tio_event_class *ec)
 	return k->stateful_val[h] ? TIO_SKIP_WANT : TIO_SKIP_ASK;
 }
 
+/*
+ * An event a filter drops.  trace-cmd filters the records it reads, after
+ * the function graph plugin peeked at them: a waiting entry still sees this
+ * one (and may take it as its leaf's return).  The record's lost-events
+ * note is lost with it; no comm is learnt.
+ */
+static int tc_filtered(tio_sink *s, const tio_msg *m)
+{
+	tc_sink *k = (tc_sink *)s;
+	if (m->type != TIO_MSG_EVENT || !m->ec || !m->stream || !m->stream->trace)
+		return 0;
+	tc_trace *x = get_trace(k, m->stream->trace);
+	if (!x)
+		return TIO_ERR_NOMEM;
+	if (x->pend.on) { /* as in tc_consume: the return it may take moves that CPU's next record */
+		size_t end;
+		int r = settle_pending(k, x, m, &end);
+		if (r < 0)
+			return r;
+		if (r) {
+			if (!k->cpus) {
+				wait_set(k, &x->jump.on, true);
+				x->jump.stream = m->stream;
+				x->jump.at = m->stream != x->pend.stream ? end : k->line.len;
+			}
+			return 0;
+		}
+	}
+	if (x->jump.on && m->stream == x->jump.stream) /* the record that was to move */
+		wait_set(k, &x->jump.on, false);
+	int cpu = (int)m->stream->id;
+	if (k->cpus && ((size_t)cpu >= k->ncpus || !k->cpus[cpu]))
+		return 0;
+	uint32_t si = m->stream->index;
+	if (si < x->nstreams)
+		x->missed[si] = 0;
+	return 0; /* written with the next line: another trace's entry may still wait */
+}
+
 static int tc_finish(tio_sink *s)
 {
 	tc_sink *k = (tc_sink *)s;
@@ -700,6 +739,7 @@ const tio_sink_ops tio_sink_tcreport_ops = {
 	.consume = tc_consume,
 	.skip = tc_skip,
 	.skip_wants = tc_skip_wants,
+	.filtered = tc_filtered,
 	.finish = tc_finish,
 	.fini = tc_fini,
 };

@@ -41,6 +41,8 @@ for f in "$D"/samples/*.dat "$D"/converted-by-trace-cmd-3.1.6/*.dat; do
 done
 check v7-zstd-small "$TIO_TOP/tests/data/ftrace/v7-zstd-small.dat" "$TIO_TOP/tests/data/ftrace/v7-zstd-small"
 check kmem-tlb-v7-zstd "$TIO_TOP/tests/data/ftrace/kmem-tlb-v7-zstd.dat" "$TIO_TOP/tests/data/ftrace/kmem-tlb-v7-zstd"
+check filter-stack-v7 "$TIO_TOP/tests/data/ftrace/filter-stack-v7.dat" "$TIO_TOP/tests/data/ftrace/filter-stack-v7"
+check lossy-v7-zstd "$TIO_TOP/tests/data/ftrace/lossy-v7-zstd.dat" "$TIO_TOP/tests/data/ftrace/lossy-v7-zstd"
 # trace-cmd's function graph view: leaves found on the next record of the
 # file, their returns swallowed, the return CPU's next record first
 FG=$TIO_TOP/tests/data/ftrace/funcgraph-v6
