@@ -3,7 +3,7 @@
 #   scripts/deps.sh          build deps only
 #   scripts/deps.sh test     also the peers the tests compare with
 set -e
-pkgs="cmake make gcc clang pkg-config zlib1g-dev libzstd-dev libjson-c-dev libxml2-dev"
+pkgs="cmake make gcc clang pkg-config zlib1g-dev libzstd-dev libjson-c-dev libxml2-dev libsnappy-dev"
 # SQL over traces (src/sqlite/, traceio sql's prompt)
 pkgs="$pkgs libsqlite3-dev libedit-dev"
 # the Python module (python/, built by `make build` for /usr/bin/python3)
