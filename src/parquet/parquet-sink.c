@@ -951,6 +951,8 @@ static char *trace_dir_name(psink *s, size_t k)
 		return tio_strdup(b ? b + 1 : s->out);
 	}
 	const char *n = s->traces[k]->in->name;
+	if ((!n || !*n) && s->traces[k]->in->path) /* trace.dat: the file's name */
+		n = strrchr(s->traces[k]->in->path, '/') ? strrchr(s->traces[k]->in->path, '/') + 1 : s->traces[k]->in->path;
 	tio_buf b = {0};
 	bool comp_start = true;
 	for (const char *p = n ? n : ""; *p; p++) {

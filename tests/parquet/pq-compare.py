@@ -4,7 +4,10 @@
 
 usage: pq-compare.py TIO DUMP.jsonl MANIFEST
 
-MANIFEST: lines "TRACE<TAB>OUTDIR" (one `traceio convert --to parquet` each).
+MANIFEST: lines "INPUTS<TAB>OUTDIR": the inputs of one `traceio convert
+--to parquet` (space-separated) and the directory of one of its traces
+(OUT, or OUT/<trace>/ for several): the events of that trace in
+`traceio print --style json INPUTS` are compared with it.
 DUMP.jsonl: tests/parquet/duck.mjs dump of every .parquet file under them.
 Prints one "ok"/"not ok" line per trace (tests/lib.sh style).
 
@@ -131,10 +134,12 @@ def compare(tio, trace, outdir, dumps):
     classes = {}
     for c in meta["classes"]:
         classes[(c["stream_class_id"], c["id"])] = c
-    p = subprocess.run([tio, "print", "--style", "json", trace], capture_output=True)
+    p = subprocess.run([tio, "print", "--style", "json"] + trace.split(" "), capture_output=True)
     events, cpu_of = [], {}
     for line in p.stdout.decode("utf-8").splitlines():
         o = json.loads(line)
+        if o.get("trace") != meta["trace"]["path"]:
+            continue
         key = (o.get("stream_class_id"), o.get("stream_id"), o.get("stream"))
         if o["type"] == "packet_begin":
             pc = o.get("packet_context") or {}
@@ -202,7 +207,10 @@ def main():
     bad = 0
     for line in open(manifest, encoding="utf-8"):
         trace, outdir = line.rstrip("\n").split("\t")
-        name = os.path.basename(trace.rstrip("/"))
+        name = os.path.basename(trace.split(" ")[0].rstrip("/"))
+        sub = os.path.basename(outdir.rstrip("/"))
+        if not sub.isdigit():
+            name += "/" + sub
         try:
             n, v = compare(tio, trace, outdir, dumps)
             print("ok parquet values %s: %d events, %d values" % (name, n, v))
