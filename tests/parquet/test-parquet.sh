@@ -201,8 +201,11 @@ sql "count(*) of each class file equals its events in events.parquet" '[{"bad":"
 	 JOIN (SELECT regexp_extract(filename, '([^/]*)\\.parquet\$', 1) AS name, count(*) AS n FROM read_parquet('$RG/[!e]*.parquet', filename = true) GROUP BY 1) f USING (name) WHERE e.n <> f.n"
 
 # --partition-by trace: OUT/*/sched_switch.parquet is one table with a trace column
-sql "partition-by trace: read_parquet('OUT/*/sched_switch.parquet') GROUP BY trace" \
-	"$(duck sql "SELECT trace, n FROM (SELECT '$(basename "$LISA" | sed 's/[^A-Za-z0-9_.-]/_/g')' AS trace, count(*) AS n FROM '$RG/sched_switch.parquet' UNION ALL SELECT 'lisa-trappy-tests-trace_idle-arm64-v6.dat', count(*) FROM '$(grep -l trace_idle "$OUT"/*/meta.json | head -1 | xargs dirname)/sched_switch.parquet') ORDER BY trace")" \
+# info_count TRACE EVENT: how many EVENT events `traceio info` counts
+info_count() { "$TIO" info "$1" | awk -v e="$2" '$2 == e && $3 ~ /^\(id/ {s += $1} END {print s + 0}'; }
+IDLE=$DAT/lisa-trappy-tests-trace_idle-arm64-v6.dat
+sql "partition-by trace: read_parquet('OUT/*/sched_switch.parquet') GROUP BY trace equals traceio info" \
+	"[{\"trace\":\"$(basename "$LISA")\",\"n\":\"$(info_count "$LISA" sched_switch)\"},{\"trace\":\"$(basename "$IDLE")\",\"n\":\"$(info_count "$IDLE" sched_switch)\"}]" \
 	"SELECT trace, count(*) AS n FROM read_parquet('$PART/*/sched_switch.parquet') GROUP BY trace ORDER BY trace"
 
 # atomic output: an existing OUT is refused, replaced with --force; nothing left behind
