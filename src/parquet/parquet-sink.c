@@ -70,6 +70,14 @@ typedef struct ptable {
 	pq_file f;
 	const tio_event_class *ec; /* NULL: events.parquet */
 	pnode scopes[NSCOPES];
+	/*
+	 * A scope made of structures and scalars only (no array, variant or
+	 * optional): its values are at fixed offsets from the scope's root, so
+	 * an event is one pass over `ops` (else the walk of emit()).
+	 */
+	struct pop { uint32_t off; uint8_t kind; pq_col *col; } *ops[NSCOPES];
+	uint32_t nops[NSCOPES];
+	uint32_t nvals[NSCOPES]; /* values of such a scope */
 	pq_node *n_ts, *n_cpu, *n_stream, *n_trace, *n_comm, *n_name;
 	pq_col *c_ts, *c_cpu, *c_stream, *c_trace, *c_comm, *c_name;
 	int pid_member; /* common context member holding common_pid (trace.dat __comm), -1 */
@@ -107,6 +115,7 @@ typedef struct psink {
 	bool force;
 	bool partition;	 /* --partition-by trace: a `trace` column */
 	int codec;
+	int level;	 /* zstd level */
 	uint64_t rg_rows;
 	uint64_t budget;
 	char *tmpdir;
@@ -117,6 +126,9 @@ typedef struct psink {
 	ptable *last_table;
 	size_t buffered; /* bytes buffered by every table */
 	bool failed;
+	const tio_fc *cpu_pc;	/* the packet context class cpu_k is for */
+	int cpu_k;		/* its cpu_id value is at pc + 1 + cpu_k; -1: none; -2: ask tio_msg_cpu */
+	pq_shared sh;	 /* encoding buffers of every file */
 	tio_buf scratch; /* a string value converted (UTF-8 repaired, UTF-16/32, wide integers) */
 	tio_buf text;	 /* a CTF 1 text array's bytes */
 } psink;
@@ -623,6 +635,13 @@ static uint32_t emit(psink *s, pq_file *f, const pnode *p, const tio_val *vals, 
 	case PN_LIST:
 		if (!v->n) {
 			nulls(f, p, p->absent_def, rep);
+		} else if ((p->kids[0].kind == PN_INT || p->kids[0].kind == PN_UINT) && i + 1 + v->n <= nv) {
+			/* integers: one value each, in a row */
+			pq_col *c = p->kids[0].col;
+			const tio_val *e = vals + i + 1;
+			pq_i64(c, e[0].v.i, rep);
+			for (uint32_t k = 1; k < v->n; k++)
+				pq_i64(c, e[k].v.i, p->rep);
 		} else {
 			uint32_t j = i + 1;
 			for (uint32_t k = 0; k < v->n; k++)
@@ -648,6 +667,52 @@ static uint32_t emit(psink *s, pq_file *f, const pnode *p, const tio_val *vals, 
 }
 
 /* ---------------------------------------------------------------- tables */
+
+/* Count the fixed-offset leaves of plan p (false when it is not fixed: arrays, variants...). */
+static bool fixed_leaves(const pnode *p, uint32_t *n)
+{
+	if (p->kind == PN_STRUCT) {
+		for (uint32_t k = 0; k < p->nkids; k++)
+			if (!fixed_leaves(&p->kids[k], n))
+				return false;
+		return true;
+	}
+	if (p->kind == PN_LIST || p->kind == PN_VARIANT || p->kind == PN_OPTIONAL || p->kind == PN_NONE ||
+	    p->kind == PN_TEXT)
+		return false;
+	++*n;
+	return true;
+}
+
+/* The ops of a fixed plan: each leaf's offset from the root value; *off counts values. */
+static void fill_ops(const pnode *p, struct pop *ops, uint32_t *n, uint32_t *off)
+{
+	if (p->kind == PN_STRUCT) {
+		++*off;
+		for (uint32_t k = 0; k < p->nkids; k++)
+			fill_ops(&p->kids[k], ops, n, off);
+		return;
+	}
+	ops[*n].off = (*off)++;
+	ops[*n].kind = p->kind;
+	ops[*n].col = p->col;
+	++*n;
+}
+
+/* Scope k as ops when its values are at fixed offsets. */
+static int flat_ops(ptable *tb, int k)
+{
+	uint32_t n = 0, off = 0;
+	if (!fixed_leaves(&tb->scopes[k], &n))
+		return 0;
+	if (!(tb->ops[k] = tio_calloc(n ? n : 1, sizeof(struct pop))))
+		return TIO_ERR_NOMEM;
+	n = 0;
+	fill_ops(&tb->scopes[k], tb->ops[k], &n, &off);
+	tb->nops[k] = n;
+	tb->nvals[k] = off;
+	return 0;
+}
 
 /* Replace characters that file systems or engines (Hadoop paths: ':') dislike. */
 static char *safe_name(const char *n)
@@ -697,8 +762,10 @@ static void table_free(ptable *tb)
 	if (!tb)
 		return;
 	pq_free(&tb->f);
-	for (int k = 0; k < NSCOPES; k++)
+	for (int k = 0; k < NSCOPES; k++) {
 		pnode_free(&tb->scopes[k]);
+		free(tb->ops[k]);
+	}
 	json_object_put(tb->cols);
 	free(tb->file);
 	free(tb);
@@ -856,7 +923,7 @@ static int table_new(psink *s, ptrace *t, const tio_event_class *ec, ptable **ou
 		r = TIO_ERR_NOMEM;
 		goto fail_root;
 	}
-	r = pq_open(&tb->f, path, root, s->codec, 3);
+	r = pq_open(&tb->f, path, root, s->codec, s->level, &s->sh);
 	free(path);
 	root = NULL; /* owned by the file now */
 	if (r)
@@ -870,8 +937,11 @@ static int table_new(psink *s, ptrace *t, const tio_event_class *ec, ptable **ou
 	tb->c_comm = COL(tb->n_comm);
 	tb->c_name = COL(tb->n_name);
 #undef COL
-	for (int k = 0; k < NSCOPES; k++)
+	for (int k = 0; k < NSCOPES; k++) {
 		resolve(&tb->scopes[k], f);
+		if (tb->scopes[k].kind == PN_STRUCT && (r = flat_ops(tb, k)))
+			goto fail;
+	}
 	*out = tb;
 	return 0;
 fail_root:
@@ -1064,7 +1134,7 @@ static int over_budget(psink *s)
 			break;
 		}
 		size_t b = big->f.buffered;
-		int r = pq_flush(&big->f);
+		int r = pq_flush(&big->f, true);
 		if (r)
 			return r;
 		s->buffered -= b < s->buffered ? b : s->buffered;
@@ -1072,8 +1142,48 @@ static int over_budget(psink *s)
 	return 0;
 }
 
+/*
+ * The CPU of a message (tio_msg_cpu), without its search by name per event:
+ * where cpu_id is in the packet context is found once per packet context class.
+ */
+static bool msg_cpu(psink *s, const tio_msg *m, uint64_t *cpu)
+{
+	if (m->stream->id_is_cpu) {
+		*cpu = m->stream->id;
+		return true;
+	}
+	const tio_val *pc = m->scope[TIO_SCOPE_PKT_CTX];
+	if (!pc || pc->fc->kind != TIO_FC_STRUCT)
+		return false;
+	if (pc->fc != s->cpu_pc) {
+		const tio_fc *fc = pc->fc;
+		s->cpu_pc = fc;
+		s->cpu_k = -1;
+		for (uint32_t k = 0; k < fc->st.nmembers; k++) {
+			const char *nm = fc->st.members[k].name;
+			if (nm && (!strcmp(nm, "cpu_id") || !strcmp(nm, "_cpu_id"))) {
+				s->cpu_k = (int)k;
+				break;
+			}
+		}
+		for (uint32_t k = 0; s->cpu_k > 0 && k < (uint32_t)s->cpu_k; k++)
+			if (is_compound(fc->st.members[k].fc))
+				s->cpu_k = -2;
+	}
+	if (s->cpu_k == -1)
+		return false;
+	if (s->cpu_k == -2 || (uint32_t)s->cpu_k >= pc->n)
+		return tio_msg_cpu(m, cpu);
+	const tio_val *v = pc + 1 + s->cpu_k;
+	if ((v->fc->kind != TIO_FC_INT && v->fc->kind != TIO_FC_ENUM) || v->fc->i.size > 64 ||
+	    (v->fc->i.is_signed && v->v.i < 0))
+		return false;
+	*cpu = v->v.u;
+	return true;
+}
+
 /* One row's fixed columns. */
-static void put_fixed(psink *s, ptrace *t, ptable *tb, const tio_msg *m)
+static void put_fixed(psink *s, ptrace *t, ptable *tb, const tio_msg *m, bool has_cpu, uint64_t cpu)
 {
 	if (m->has_ts)
 		pq_i64(tb->c_ts, m->ns, 0);
@@ -1083,8 +1193,7 @@ static void put_fixed(psink *s, ptrace *t, ptable *tb, const tio_msg *m)
 		const char *n = m->ec && m->ec->name ? m->ec->name : "";
 		pq_str_stable(tb->c_name, n, strlen(n), 0);
 	}
-	uint64_t cpu;
-	if (tio_msg_cpu(m, &cpu) && cpu <= UINT32_MAX)
+	if (has_cpu && cpu <= UINT32_MAX)
 		pq_i64(tb->c_cpu, (int64_t)cpu, 0);
 	else
 		pq_null(tb->c_cpu, 0, 0);
@@ -1094,11 +1203,11 @@ static void put_fixed(psink *s, ptrace *t, ptable *tb, const tio_msg *m)
 }
 
 /* Append one row to a table, and flush it at the row-group size. */
-static int add_row(psink *s, ptrace *t, ptable *tb, const tio_msg *m)
+static int add_row(psink *s, ptrace *t, ptable *tb, const tio_msg *m, bool has_cpu, uint64_t cpu)
 {
 	pq_file *f = &tb->f;
 	size_t before = f->buffered;
-	put_fixed(s, t, tb, m);
+	put_fixed(s, t, tb, m, has_cpu, cpu);
 	if (tb->ec) {
 		if (tb->c_comm) {
 			const tio_val *cc = m->scope[TIO_SCOPE_EV_COMMON_CTX];
@@ -1119,7 +1228,21 @@ static int add_row(psink *s, ptrace *t, ptable *tb, const tio_msg *m)
 			const pnode *p = &tb->scopes[k];
 			if (p->kind == PN_NONE || !p->fc)
 				continue;
-			if (v && m->vals && v->fc == p->fc)
+			if (v && m->vals && v->fc == p->fc && tb->ops[k] && v + tb->nvals[k] <= m->vals + m->nvals) {
+				const struct pop *op = tb->ops[k];
+				for (uint32_t j = 0, n = tb->nops[k]; j < n; j++) {
+					const tio_val *x = v + op[j].off;
+					switch (op[j].kind) {
+					case PN_INT: pq_i64(op[j].col, x->v.i, 0); break;
+					case PN_UINT: pq_i64(op[j].col, (int64_t)x->v.u, 0); break;
+					case PN_FLOAT: pq_double(op[j].col, x->v.d, 0); break;
+					case PN_BOOL: pq_bool(op[j].col, x->v.u != 0, 0); break;
+					case PN_STR: put_utf8(s, op[j].col, x->v.s.p, x->v.s.p ? x->v.s.len : 0, 0); break;
+					default: emit(s, f, &(pnode){.kind = op[j].kind, .col = op[j].col}, m->vals, m->nvals,
+						      (uint32_t)(x - m->vals), 0);
+					}
+				}
+			} else if (v && m->vals && v->fc == p->fc)
 				emit(s, f, p, m->vals, m->nvals, (uint32_t)(v - m->vals), 0);
 			else
 				return tio_err_set(TIO_ERR_FORMAT, "Parquet writer: event '%s': the %s value is not of its class",
@@ -1131,7 +1254,7 @@ static int add_row(psink *s, ptrace *t, ptable *tb, const tio_msg *m)
 	s->buffered += f->buffered - before;
 	if (f->rows >= s->rg_rows) {
 		size_t b = f->buffered;
-		int r = pq_flush(f);
+		int r = pq_flush(f, false);
 		if (r)
 			return r;
 		s->buffered -= b < s->buffered ? b : s->buffered;
@@ -1192,7 +1315,9 @@ static int pq_consume(tio_sink *sk, const tio_msg *m)
 	}
 	s->last_ec = m->ec;
 	s->last_table = tb;
-	if ((r = add_row(s, t, t->events, m)) || (r = add_row(s, t, tb, m))) {
+	uint64_t cpu = 0;
+	bool has_cpu = msg_cpu(s, m, &cpu);
+	if ((r = add_row(s, t, t->events, m, has_cpu, cpu)) || (r = add_row(s, t, tb, m, has_cpu, cpu))) {
 		s->failed = true;
 		tio_err_push(r, "%s@0x%" PRIx64, m->stream->path ? m->stream->path : "", m->offset);
 	}
@@ -1440,6 +1565,7 @@ static int pq_init(tio_sink *sk)
 {
 	psink *s = (psink *)sk;
 	s->codec = PQ_ZSTD;
+	s->level = 1;
 	s->rg_rows = 1u << 20;
 	s->budget = 64u << 20;
 	return 0;
@@ -1532,6 +1658,7 @@ static void pq_fini(tio_sink *sk)
 	free(s->out);
 	tio_buf_free(&s->scratch);
 	tio_buf_free(&s->text);
+	pq_shared_free(&s->sh);
 }
 
 const tio_sink_ops tio_sink_parquet_ops = {

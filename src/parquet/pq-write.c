@@ -165,6 +165,20 @@ uint32_t pq_node_leaves(const pq_node *n)
 	return c;
 }
 
+/* Integer bounds at their extremes, so that the first value sets both. */
+static void bounds_reset(pq_col *c)
+{
+	if (c->phys == PQ_FLOAT || c->phys == PQ_DOUBLE)
+		return;
+	if (c->unsigned_order) {
+		c->mn.u = UINT64_MAX;
+		c->mx.u = 0;
+	} else {
+		c->mn.i = INT64_MAX;
+		c->mx.i = INT64_MIN;
+	}
+}
+
 /* Number the leaves depth first and give each column its levels and path. */
 static int assign(pq_file *f, pq_node *n, const char **path, uint32_t depth, unsigned def, unsigned rep)
 {
@@ -195,6 +209,7 @@ static int assign(pq_file *f, pq_node *n, const char **path, uint32_t depth, uns
 	c->unsigned_order = (n->logical == PQ_LT_INT && !n->int_signed) || n->phys == PQ_BYTE_ARRAY ||
 			    n->phys == PQ_FLBA || n->phys == PQ_BOOLEAN;
 	c->dict = n->phys == PQ_BYTE_ARRAY && n->dict;
+	bounds_reset(c);
 	c->npath = depth;
 	if (!(c->path = tio_calloc(depth ? depth : 1, sizeof(char *))))
 		return TIO_ERR_NOMEM;
@@ -203,9 +218,10 @@ static int assign(pq_file *f, pq_node *n, const char **path, uint32_t depth, uns
 	return 0;
 }
 
-int pq_open(pq_file *f, const char *path, pq_node *root, int codec, int level)
+int pq_open(pq_file *f, const char *path, pq_node *root, int codec, int level, pq_shared *sh)
 {
 	memset(f, 0, sizeof(*f));
+	f->sh = sh;
 	f->root = root;
 	f->codec = codec;
 	f->level = level;
@@ -225,7 +241,7 @@ int pq_open(pq_file *f, const char *path, pq_node *root, int codec, int level)
 	if (fclose(o) || !ok)
 		return tio_err_set(TIO_ERR_IO, "%s: write error: %s", path, strerror(errno));
 	f->off = 4;
-	if (codec == PQ_ZSTD && !(f->zctx = ZSTD_createCCtx()))
+	if (codec == PQ_ZSTD && !sh->zctx && !(sh->zctx = ZSTD_createCCtx()))
 		return tio_err_oom();
 	return 0;
 }
@@ -240,6 +256,7 @@ static void col_reset(pq_col *c, bool release)
 	}
 	c->nlevels = c->nnull = c->nnan = 0;
 	c->has_mm = false;
+	bounds_reset(c);
 	c->ndict = 0;
 	if (c->nslots)
 		memset(c->slots, 0, c->nslots * sizeof(uint32_t));
@@ -250,8 +267,17 @@ static void col_reset(pq_col *c, bool release)
 		c->doff = c->dhash = c->slots = NULL;
 		c->dcap = c->nslots = 0;
 	}
-	c->last_p = NULL;
+	memset(c->seen, 0, sizeof(c->seen));
 	c->dict = c->node->phys == PQ_BYTE_ARRAY && c->node->dict;
+}
+
+void pq_shared_free(pq_shared *sh)
+{
+	tio_buf_free(&sh->out);
+	tio_buf_free(&sh->cbuf);
+	if (sh->zctx)
+		ZSTD_freeCCtx(sh->zctx);
+	memset(sh, 0, sizeof(*sh));
 }
 
 void pq_free(pq_file *f)
@@ -271,10 +297,6 @@ void pq_free(pq_file *f)
 	free(f->cols);
 	pq_node_free(f->root);
 	tio_buf_free(&f->rgs);
-	tio_buf_free(&f->out);
-	tio_buf_free(&f->cbuf);
-	if (f->zctx)
-		ZSTD_freeCCtx(f->zctx);
 	free(f->path);
 	memset(f, 0, sizeof(*f));
 }
@@ -305,15 +327,10 @@ void pq_double(pq_col *c, double d, unsigned rep)
 void pq_bool(pq_col *c, bool b, unsigned rep)
 {
 	uint8_t v = b;
-	if (!c->has_mm) {
-		c->has_mm = true;
-		c->mn.u = c->mx.u = v;
-	} else {
-		if (v < c->mn.u)
-			c->mn.u = v;
-		if (v > c->mx.u)
-			c->mx.u = v;
-	}
+	if (v < c->mn.u)
+		c->mn.u = v;
+	if (v > c->mx.u)
+		c->mx.u = v;
 	pq_fixed(c, &v, 1, rep);
 }
 
@@ -352,14 +369,15 @@ static void dict_abandon(pq_col *c)
 	c->ndict = 0;
 	if (c->nslots)
 		memset(c->slots, 0, c->nslots * sizeof(uint32_t));
-	c->last_p = NULL;
+	memset(c->seen, 0, sizeof(c->seen));
 }
 
 /* The dictionary entry of a string, added when new; false when the dictionary is full. */
 static bool dict_find(pq_col *c, const void *p, uint32_t n, uint32_t *entry, bool stable)
 {
-	if (stable && c->last_p == p && c->last_len == n && p) {
-		*entry = c->last_e;
+	unsigned sl = (uint32_t)((uint32_t)((uintptr_t)p >> 3) * 0x9E3779B1u) >> 26;
+	if (stable && c->seen[sl].p == p && c->seen[sl].len == n && p) {
+		*entry = c->seen[sl].e;
 		return true;
 	}
 	uint32_t h = hash_bytes(p, n);
@@ -387,9 +405,11 @@ static bool dict_find(pq_col *c, const void *p, uint32_t n, uint32_t *entry, boo
 		const char *d = c->dbytes.p + c->doff[e];
 		if (c->dhash[e] == h && tio_le32(d) == n && !memcmp(d + 4, p, n)) {
 			*entry = e;
-			c->last_p = stable ? p : NULL;
-			c->last_len = n;
-			c->last_e = e;
+			if (stable) {
+				c->seen[sl].p = p;
+				c->seen[sl].len = n;
+				c->seen[sl].e = e;
+			}
 			return true;
 		}
 	}
@@ -417,9 +437,11 @@ static bool dict_find(pq_col *c, const void *p, uint32_t n, uint32_t *entry, boo
 		c->file->oom = true;
 	c->file->buffered += n + 16;
 	c->slots[k] = e + 1;
-	c->last_p = stable ? p : NULL;
-	c->last_len = n;
-	c->last_e = e;
+	if (stable) {
+		c->seen[sl].p = p;
+		c->seen[sl].len = n;
+		c->seen[sl].e = e;
+	}
 	*entry = e;
 	return true;
 }
@@ -594,19 +616,20 @@ static void write_stats(tw *w, int16_t id, const pq_col *c)
 {
 	tw_begin(w, id);
 	tw_i64(w, 3, (int64_t)c->nnull);
+	bool any = c->nlevels > c->nnull; /* integers and booleans: a value was put */
 	char a[8], b[8];
 	const char *mn = NULL, *mx = NULL;
 	uint32_t mnl = 0, mxl = 0;
 	switch (c->phys) {
 	case PQ_BOOLEAN:
-		if (c->has_mm) {
+		if (any) {
 			a[0] = (char)c->mn.u;
 			b[0] = (char)c->mx.u;
 			mn = a, mx = b, mnl = mxl = 1;
 		}
 		break;
 	case PQ_INT32:
-		if (c->has_mm) {
+		if (any) {
 			int32_t x = (int32_t)c->mn.i, y = (int32_t)c->mx.i;
 			memcpy(a, &x, 4);
 			memcpy(b, &y, 4);
@@ -614,7 +637,7 @@ static void write_stats(tw *w, int16_t id, const pq_col *c)
 		}
 		break;
 	case PQ_INT64:
-		if (c->has_mm) {
+		if (any) {
 			memcpy(a, &c->mn.i, 8);
 			memcpy(b, &c->mx.i, 8);
 			mn = a, mx = b, mnl = mxl = 8;
@@ -659,37 +682,37 @@ static void write_stats(tw *w, int16_t id, const pq_col *c)
 
 /* ---------------------------------------------------------------- pages and chunks */
 
-/* Compress f->out into f->cbuf (or leave it when uncompressed); the bytes to write. */
+/* Compress f->sh->out into f->sh->cbuf (or leave it when uncompressed); the bytes to write. */
 static int compress_body(pq_file *f, const char **p, size_t *n)
 {
-	if (f->codec == PQ_UNCOMPRESSED || !f->out.len) {
-		*p = f->out.p ? f->out.p : "";
-		*n = f->out.len;
+	if (f->codec == PQ_UNCOMPRESSED || !f->sh->out.len) {
+		*p = f->sh->out.p ? f->sh->out.p : "";
+		*n = f->sh->out.len;
 		return 0;
 	}
-	size_t bound = f->codec == PQ_ZSTD ? ZSTD_compressBound(f->out.len) : snappy_max_compressed_length(f->out.len);
-	f->cbuf.len = 0;
-	if (tio_buf_reserve(&f->cbuf, bound))
+	size_t bound = f->codec == PQ_ZSTD ? ZSTD_compressBound(f->sh->out.len) : snappy_max_compressed_length(f->sh->out.len);
+	f->sh->cbuf.len = 0;
+	if (tio_buf_reserve(&f->sh->cbuf, bound))
 		return TIO_ERR_NOMEM;
 	if (f->codec == PQ_ZSTD) {
-		size_t r = ZSTD_compressCCtx(f->zctx, f->cbuf.p, bound, f->out.p, f->out.len, f->level);
+		size_t r = ZSTD_compressCCtx(f->sh->zctx, f->sh->cbuf.p, bound, f->sh->out.p, f->sh->out.len, f->level);
 		if (ZSTD_isError(r))
 			return tio_err_set(TIO_ERR_IO, "%s: zstd: %s", f->path, ZSTD_getErrorName(r));
-		f->cbuf.len = r;
+		f->sh->cbuf.len = r;
 	} else {
 		size_t outlen = bound;
-		if (snappy_compress(f->out.p, f->out.len, f->cbuf.p, &outlen) != SNAPPY_OK)
+		if (snappy_compress(f->sh->out.p, f->sh->out.len, f->sh->cbuf.p, &outlen) != SNAPPY_OK)
 			return tio_err_set(TIO_ERR_IO, "%s: snappy compression failed", f->path);
-		f->cbuf.len = outlen;
+		f->sh->cbuf.len = outlen;
 	}
-	*p = f->cbuf.p;
-	*n = f->cbuf.len;
+	*p = f->sh->cbuf.p;
+	*n = f->sh->cbuf.len;
 	return 0;
 }
 
 /*
  * Write one page: header (PageHeader, with a data or dictionary page
- * header) then the compressed f->out.  Adds to the chunk's sizes.
+ * header) then the compressed f->sh->out.  Adds to the chunk's sizes.
  */
 static int write_page(pq_file *f, FILE *o, const pq_col *c, bool dict_page, bool dict_enc, uint64_t *usize,
 		      uint64_t *csize)
@@ -699,12 +722,12 @@ static int write_page(pq_file *f, FILE *o, const pq_col *c, bool dict_page, bool
 	int r = compress_body(f, &body, &blen);
 	if (r)
 		return r;
-	if (f->out.len > INT32_MAX || blen > INT32_MAX)
+	if (f->sh->out.len > INT32_MAX || blen > INT32_MAX)
 		return tio_err_set(TIO_ERR_LIMIT, "%s: a page of more than 2 GiB", f->path);
 	tio_buf h = {0};
 	tw w = {.b = &h};
 	tw_i32(&w, 1, dict_page ? 2 : 0);
-	tw_i32(&w, 2, (int32_t)f->out.len);
+	tw_i32(&w, 2, (int32_t)f->sh->out.len);
 	tw_i32(&w, 3, (int32_t)blen);
 	if (dict_page) {
 		tw_begin(&w, 7);
@@ -726,7 +749,7 @@ static int write_page(pq_file *f, FILE *o, const pq_col *c, bool dict_page, bool
 		return TIO_ERR_NOMEM;
 	}
 	bool ok = fwrite(h.p, 1, h.len, o) == h.len && fwrite(body, 1, blen, o) == blen;
-	*usize += h.len + f->out.len;
+	*usize += h.len + f->sh->out.len;
 	*csize += h.len + blen;
 	f->off += h.len + blen;
 	tio_buf_free(&h);
@@ -745,37 +768,37 @@ static int write_chunk(pq_file *f, FILE *o, pq_col *c, tw *rg)
 		dict = false;
 	if (dict) {
 		dict_off = f->off;
-		f->out.len = 0;
-		tio_buf_add(&f->out, c->dbytes.p, c->dbytes.len);
-		if (!f->out.p && c->dbytes.len)
+		f->sh->out.len = 0;
+		tio_buf_add(&f->sh->out, c->dbytes.p, c->dbytes.len);
+		if (!f->sh->out.p && c->dbytes.len)
 			return TIO_ERR_NOMEM;
 		if ((r = write_page(f, o, c, true, false, &usize, &csize)))
 			return r;
 	}
 	uint64_t data_off = f->off;
-	f->out.len = 0;
+	f->sh->out.len = 0;
 	if (c->max_rep)
-		levels(&f->out, &c->reps, c->nlevels, c->max_rep);
+		levels(&f->sh->out, &c->reps, c->nlevels, c->max_rep);
 	if (c->max_def)
-		levels(&f->out, &c->defs, c->nlevels, c->max_def);
+		levels(&f->sh->out, &c->defs, c->nlevels, c->max_def);
 	if (dict) {
 		unsigned bw = bit_width(c->ndict - 1);
 		if (!bw)
 			bw = 1;
-		tio_buf_addc(&f->out, (char)bw);
-		rle_hybrid(&f->out, NULL, (const uint32_t *)c->idx.p, c->idx.len / 4, bw);
+		tio_buf_addc(&f->sh->out, (char)bw);
+		rle_hybrid(&f->sh->out, NULL, (const uint32_t *)c->idx.p, c->idx.len / 4, bw);
 	} else if (c->phys == PQ_BOOLEAN) {
 		const uint8_t *v = (const uint8_t *)c->vals.p;
 		for (size_t k = 0; k < c->vals.len; k += 8) {
 			uint8_t byte = 0;
 			for (size_t j = 0; j < 8 && k + j < c->vals.len; j++)
 				byte |= (uint8_t)((v[k + j] & 1) << j);
-			tio_buf_addc(&f->out, (char)byte);
+			tio_buf_addc(&f->sh->out, (char)byte);
 		}
 	} else {
-		tio_buf_add(&f->out, c->vals.p, c->vals.len);
+		tio_buf_add(&f->sh->out, c->vals.p, c->vals.len);
 	}
-	if (!f->out.p)
+	if (!f->sh->out.p)
 		return TIO_ERR_NOMEM;
 	if ((r = write_page(f, o, c, false, dict, &usize, &csize)))
 		return r;
@@ -810,7 +833,7 @@ static int write_chunk(pq_file *f, FILE *o, pq_col *c, tw *rg)
 	return 0;
 }
 
-int pq_flush(pq_file *f)
+int pq_flush(pq_file *f, bool release)
 {
 	if (f->oom)
 		return tio_err_set(TIO_ERR_NOMEM, "%s: out of memory while buffering a row group", f->path);
@@ -856,9 +879,7 @@ int pq_flush(pq_file *f)
 	f->rows = 0;
 	f->buffered = 0;
 	for (uint32_t k = 0; k < f->ncols; k++)
-		col_reset(&f->cols[k], true);
-	tio_buf_free(&f->out);
-	tio_buf_free(&f->cbuf);
+		col_reset(&f->cols[k], release);
 	return 0;
 }
 
@@ -929,7 +950,7 @@ static uint32_t count_nodes(const pq_node *n)
 
 int pq_close(pq_file *f, const char *const *kv)
 {
-	int r = pq_flush(f);
+	int r = pq_flush(f, true);
 	if (r)
 		return r;
 	tio_buf m = {0};

@@ -67,7 +67,7 @@ typedef struct pq_col {
 	uint64_t nlevels;    /* values, nulls included */
 	uint64_t nnull;
 	uint64_t nnan;
-	bool has_mm;
+	bool has_mm; /* FLOAT/DOUBLE: a non-NaN value was seen (integers: nlevels > nnull) */
 	union { int64_t i; uint64_t u; double d; } mn, mx;
 	/* dictionary (BYTE_ARRAY with node->dict): entries PLAIN in dbytes */
 	bool dict;
@@ -78,9 +78,16 @@ typedef struct pq_col {
 	uint32_t *slots; /* open addressing: entry + 1, 0 empty */
 	uint32_t nslots;
 	tio_buf idx;	 /* uint32 indices, one per non-null value */
-	const void *last_p; /* the last string put and its entry (same pointer: no hashing) */
-	uint32_t last_len, last_e;
+	struct { const void *p; uint32_t len, e; } seen[64]; /* stable strings: pointer -> entry */
 } pq_col;
+
+/* Encoding buffers and the zstd context, shared by the files of a writer (one flush at a time). */
+typedef struct pq_shared {
+	tio_buf out, cbuf; /* a page body and its compressed form */
+	void *zctx;	   /* ZSTD_CCtx */
+} pq_shared;
+
+void pq_shared_free(pq_shared *sh);
 
 typedef struct pq_file {
 	char *path;
@@ -96,54 +103,72 @@ typedef struct pq_file {
 	tio_buf rgs;	     /* serialized RowGroup structs */
 	uint32_t nrg;
 	bool oom;	     /* an append failed: reported by pq_flush/pq_close */
-	void *zctx;	     /* ZSTD_CCtx */
-	tio_buf out, cbuf;   /* page body and its compressed form (reused) */
+	pq_shared *sh;
 } pq_file;
 
 /*
  * Start a file at `path` (created, truncated) with the schema `root`
- * (taken over: freed by pq_free).  Writes the leading magic.
+ * (taken over: freed by pq_free).  Writes the leading magic.  `sh`: the
+ * encoding buffers, shared with other files (outlives them).
  */
-int pq_open(pq_file *f, const char *path, pq_node *root, int codec, int level);
-/* Encode the buffered rows as one row group (nothing when none). */
-int pq_flush(pq_file *f);
+int pq_open(pq_file *f, const char *path, pq_node *root, int codec, int level, pq_shared *sh);
+/*
+ * Encode the buffered rows as one row group (nothing when none).  `release`:
+ * give back the buffers' memory (else kept for the next row group).
+ */
+int pq_flush(pq_file *f, bool release);
 /* Flush and write the footer; the file is complete.  `kv` key/value pairs (NULL-terminated list) or NULL. */
 int pq_close(pq_file *f, const char *const *kv);
 void pq_free(pq_file *f);
 
 /* ---------------------------------------------------------------- appending values */
 
-static inline void pq_levels(pq_col *c, unsigned def, unsigned rep)
+/* Make room for n more bytes in b (false when out of memory: the file's oom is set). */
+static inline __attribute__((always_inline)) bool pq_room(pq_col *c, tio_buf *b, size_t n)
 {
-	if (c->max_def && tio_buf_addc(&c->defs, (char)def))
+	if (TIO_LIKELY(b->len + n + 1 <= b->cap))
+		return true;
+	if (tio_buf_reserve(b, n + 1)) {
 		c->file->oom = true;
-	if (c->max_rep && tio_buf_addc(&c->reps, (char)rep))
-		c->file->oom = true;
+		return false;
+	}
+	return true;
+}
+
+static inline __attribute__((always_inline)) void pq_levels(pq_col *c, unsigned def, unsigned rep)
+{
+	if (c->max_def && pq_room(c, &c->defs, 1))
+		c->defs.p[c->defs.len++] = (char)def;
+	if (c->max_rep && pq_room(c, &c->reps, 1))
+		c->reps.p[c->reps.len++] = (char)rep;
 	c->nlevels++;
-	c->file->buffered += 2;
 }
 
 /* A null (or absent) value at definition level `def` < max_def. */
-static inline void pq_null(pq_col *c, unsigned def, unsigned rep)
+static inline __attribute__((always_inline)) void pq_null(pq_col *c, unsigned def, unsigned rep)
 {
 	pq_levels(c, def, rep);
 	c->nnull++;
+	c->file->buffered += 2;
 }
 
-static inline void pq_fixed(pq_col *c, const void *p, size_t n, unsigned rep)
+static inline __attribute__((always_inline)) void pq_fixed(pq_col *c, const void *p, size_t n, unsigned rep)
 {
 	pq_levels(c, c->max_def, rep);
-	if (tio_buf_add(&c->vals, p, n))
-		c->file->oom = true;
-	c->file->buffered += n;
+	if (pq_room(c, &c->vals, n)) {
+		memcpy(c->vals.p + c->vals.len, p, n);
+		c->vals.len += n;
+	}
+	c->file->buffered += n + 2;
 }
 
-static inline void pq_i64(pq_col *c, int64_t v, unsigned rep)
+/*
+ * An integer (INT32 or INT64 column).  Bounds start at the extremes
+ * (pq_col_reset): no first-value test.
+ */
+static inline __attribute__((always_inline)) void pq_i64(pq_col *c, int64_t v, unsigned rep)
 {
-	if (!c->has_mm) {
-		c->has_mm = true;
-		c->mn.i = c->mx.i = v;
-	} else if (c->unsigned_order) {
+	if (c->unsigned_order) {
 		if ((uint64_t)v < c->mn.u)
 			c->mn.u = (uint64_t)v;
 		if ((uint64_t)v > c->mx.u)
