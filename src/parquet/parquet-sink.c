@@ -124,7 +124,7 @@ typedef struct psink {
 	ptrace *last_t;
 	const tio_event_class *last_ec;
 	ptable *last_table;
-	size_t buffered; /* bytes buffered by every table */
+	uint32_t since_check; /* rows since the memory budget was checked */
 	bool failed;
 	const tio_fc *cpu_pc;	/* the packet context class cpu_k is for */
 	int cpu_k;		/* its cpu_id value is at pc + 1 + cpu_k; -1: none; -2: ask tio_msg_cpu */
@@ -1116,30 +1116,36 @@ static int insert(ptrace *t, ptable *tb)
 	return 0;
 }
 
-/* Write the biggest buffered row group until the total is under the budget. */
-static int over_budget(psink *s)
+/*
+ * Memory held by every buffered row group (their buffers' capacities),
+ * counted every 4096 rows; over the budget, the biggest row groups are
+ * written (and their memory given back) until it is under.
+ */
+static int check_budget(psink *s)
 {
-	while (s->buffered > s->budget) {
+	for (;;) {
+		size_t total = 0, most = 0;
 		ptable *big = NULL;
 		for (size_t i = 0; i < s->ntraces; i++) {
 			ptrace *t = s->traces[i];
-			if (t->events && (!big || t->events->f.buffered > big->f.buffered))
-				big = t->events;
-			for (size_t k = 0; k < t->ntables; k++)
-				if (!big || t->tables[k]->f.buffered > big->f.buffered)
-					big = t->tables[k];
+			for (size_t k = 0; k <= t->ntables; k++) {
+				ptable *tb = k < t->ntables ? t->tables[k] : t->events;
+				if (!tb)
+					continue;
+				size_t b = pq_buffered(&tb->f);
+				total += b;
+				if (tb->f.rows && b > most) {
+					most = b;
+					big = tb;
+				}
+			}
 		}
-		if (!big || !big->f.buffered) {
-			s->buffered = 0;
-			break;
-		}
-		size_t b = big->f.buffered;
+		if (total <= s->budget || !big)
+			return 0;
 		int r = pq_flush(&big->f, true);
 		if (r)
 			return r;
-		s->buffered -= b < s->buffered ? b : s->buffered;
 	}
-	return 0;
 }
 
 /*
@@ -1206,7 +1212,6 @@ static void put_fixed(psink *s, ptrace *t, ptable *tb, const tio_msg *m, bool ha
 static int add_row(psink *s, ptrace *t, ptable *tb, const tio_msg *m, bool has_cpu, uint64_t cpu)
 {
 	pq_file *f = &tb->f;
-	size_t before = f->buffered;
 	put_fixed(s, t, tb, m, has_cpu, cpu);
 	if (tb->ec) {
 		if (tb->c_comm) {
@@ -1251,15 +1256,12 @@ static int add_row(psink *s, ptrace *t, ptable *tb, const tio_msg *m, bool has_c
 	}
 	f->rows++;
 	tb->rows++;
-	s->buffered += f->buffered - before;
 	if (f->rows >= s->rg_rows) {
-		size_t b = f->buffered;
 		int r = pq_flush(f, false);
 		if (r)
 			return r;
-		s->buffered -= b < s->buffered ? b : s->buffered;
 	}
-	return s->buffered > s->budget ? over_budget(s) : 0;
+	return ++s->since_check >= 4096 ? (s->since_check = 0, check_budget(s)) : 0;
 }
 
 static int record_discarded(ptrace *t, const tio_msg *m)

@@ -362,7 +362,6 @@ static void dict_abandon(pq_col *c)
 		if (tio_buf_add(&c->vals, e, 4 + tio_le32(e)))
 			c->file->oom = true;
 	}
-	c->file->buffered += c->vals.len;
 	c->dict = false;
 	c->idx.len = 0;
 	c->dbytes.len = 0;
@@ -435,7 +434,6 @@ static bool dict_find(pq_col *c, const void *p, uint32_t n, uint32_t *entry, boo
 	uint32_t l = n;
 	if (tio_buf_add(&c->dbytes, &l, 4) || tio_buf_add(&c->dbytes, p, n))
 		c->file->oom = true;
-	c->file->buffered += n + 16;
 	c->slots[k] = e + 1;
 	if (stable) {
 		c->seen[sl].p = p;
@@ -460,7 +458,6 @@ static void put_bytes(pq_col *c, const void *p, size_t n, unsigned rep, bool sta
 			pq_fixed(c, &e, 0, rep); /* levels */
 			if (tio_buf_add(&c->idx, &e, 4))
 				c->file->oom = true;
-			c->file->buffered += 4;
 			return;
 		}
 		dict_abandon(c);
@@ -469,7 +466,6 @@ static void put_bytes(pq_col *c, const void *p, size_t n, unsigned rep, bool sta
 	pq_levels(c, c->max_def, rep);
 	if (tio_buf_add(&c->vals, &l, 4) || tio_buf_add(&c->vals, p, n))
 		c->file->oom = true;
-	c->file->buffered += n + 4;
 }
 
 void pq_bytes(pq_col *c, const void *p, size_t n, unsigned rep) { put_bytes(c, p, n, rep, false); }
@@ -829,8 +825,18 @@ static int write_chunk(pq_file *f, FILE *o, pq_col *c, tw *rg)
 	write_stats(rg, 12, c);
 	tw_end(rg);
 	tw_end(rg);
-	c->file->buffered = 0;
 	return 0;
+}
+
+size_t pq_buffered(const pq_file *f)
+{
+	size_t n = 0;
+	for (uint32_t k = 0; k < f->ncols; k++) {
+		const pq_col *c = &f->cols[k];
+		n += c->defs.cap + c->reps.cap + c->vals.cap + c->dbytes.cap + c->idx.cap + (size_t)c->dcap * 8 +
+		     (size_t)c->nslots * 4;
+	}
+	return n;
 }
 
 int pq_flush(pq_file *f, bool release)
@@ -877,7 +883,6 @@ int pq_flush(pq_file *f, bool release)
 	f->nrg++;
 	f->total_rows += f->rows;
 	f->rows = 0;
-	f->buffered = 0;
 	for (uint32_t k = 0; k < f->ncols; k++)
 		col_reset(&f->cols[k], release);
 	return 0;

@@ -99,7 +99,6 @@ typedef struct pq_file {
 	uint64_t rows;	     /* rows buffered */
 	uint64_t total_rows;
 	uint64_t off;	     /* bytes in the file */
-	size_t buffered;     /* bytes buffered by the columns (approximate) */
 	tio_buf rgs;	     /* serialized RowGroup structs */
 	uint32_t nrg;
 	bool oom;	     /* an append failed: reported by pq_flush/pq_close */
@@ -117,6 +116,8 @@ int pq_open(pq_file *f, const char *path, pq_node *root, int codec, int level, p
  * give back the buffers' memory (else kept for the next row group).
  */
 int pq_flush(pq_file *f, bool release);
+/* Bytes of memory the buffered row group holds (buffers' capacities). */
+size_t pq_buffered(const pq_file *f);
 /* Flush and write the footer; the file is complete.  `kv` key/value pairs (NULL-terminated list) or NULL. */
 int pq_close(pq_file *f, const char *const *kv);
 void pq_free(pq_file *f);
@@ -149,7 +150,6 @@ static inline __attribute__((always_inline)) void pq_null(pq_col *c, unsigned de
 {
 	pq_levels(c, def, rep);
 	c->nnull++;
-	c->file->buffered += 2;
 }
 
 static inline __attribute__((always_inline)) void pq_fixed(pq_col *c, const void *p, size_t n, unsigned rep)
@@ -159,7 +159,6 @@ static inline __attribute__((always_inline)) void pq_fixed(pq_col *c, const void
 		memcpy(c->vals.p + c->vals.len, p, n);
 		c->vals.len += n;
 	}
-	c->file->buffered += n + 2;
 }
 
 /*
