@@ -17,6 +17,10 @@ if [ "$1" = test ]; then
 	# the SQLite extension read by the sqlite3 shell; the prompt on a terminal
 	pkgs="$pkgs sqlite3 tmux"
 fi
+if [ "$1" = test ] && command -v npm >/dev/null; then
+	# DuckDB for the Parquet tests (npm @duckdb/node-api into tests/.node; test-only)
+	sh "$(dirname "$0")/../tests/parquet/duckdb-setup.sh" >/dev/null || echo "deps: DuckDB (npm) not installed" >&2
+fi
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -208,6 +208,14 @@ sql "partition-by trace: read_parquet('OUT/*/sched_switch.parquet') GROUP BY tra
 	"[{\"trace\":\"$(basename "$LISA")\",\"n\":\"$(info_count "$LISA" sched_switch)\"},{\"trace\":\"$(basename "$IDLE")\",\"n\":\"$(info_count "$IDLE" sched_switch)\"}]" \
 	"SELECT trace, count(*) AS n FROM read_parquet('$PART/*/sched_switch.parquet') GROUP BY trace ORDER BY trace"
 
+# the CPU-time query of docs/formats/parquet.md: each CPU's durations add up to its last switch minus its first
+sql "docs query: sum(dur) per trace and CPU over OUT/*/sched_switch.parquet equals last ts - first ts" '[{"bad":"0","cpus":"'"$(duck sql "SELECT count(*) AS n FROM (SELECT DISTINCT trace, cpu FROM read_parquet('$PART/*/sched_switch.parquet'))" | $PY -c 'import json,sys; print(json.load(sys.stdin)[0]["n"])')"'"}]' \
+	"WITH s AS (SELECT trace, cpu, prev_comm AS comm, ts,
+	         epoch_ns(ts) - lag(epoch_ns(ts)) OVER (PARTITION BY trace, cpu ORDER BY ts) AS dur
+	         FROM read_parquet('$PART/*/sched_switch.parquet'))
+	 SELECT count(*) FILTER (WHERE total <> span) AS bad, count(*) AS cpus FROM
+	   (SELECT trace, cpu, coalesce(sum(dur), 0) AS total, epoch_ns(max(ts)) - epoch_ns(min(ts)) AS span FROM s GROUP BY ALL)"
+
 # atomic output: an existing OUT is refused, replaced with --force; nothing left behind
 "$TIO" convert -q --to parquet -o "$C_ZSTD" "$UST" 2> "$TMP/err"; rc=$?
 if [ $rc -eq 2 ] && grep -q 'already exists' "$TMP/err"; then ok "existing OUT refused without --force"
