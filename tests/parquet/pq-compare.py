@@ -135,7 +135,7 @@ def compare(tio, trace, outdir, dumps):
     for c in meta["classes"]:
         classes[(c["stream_class_id"], c["id"])] = c
     p = subprocess.run([tio, "print", "--style", "json"] + trace.split(" "), capture_output=True)
-    events, cpu_of = [], {}
+    events, cpu_of, disc = [], {}, []
     for line in p.stdout.decode("utf-8").splitlines():
         o = json.loads(line)
         if o.get("trace") != meta["trace"]["path"]:
@@ -145,9 +145,18 @@ def compare(tio, trace, outdir, dumps):
             pc = o.get("packet_context") or {}
             c = pc.get("cpu_id", pc.get("_cpu_id"))
             cpu_of[key] = c["value"] if isinstance(c, dict) else c
+        elif o["type"] in ("discarded_events", "discarded_packets"):
+            d = {"kind": o["type"][10:], "stream": streams[key]["stream"], "count": o["count"]}
+            for k in ("begin_ns", "end_ns", "begin_cycles", "end_cycles"):
+                if k in o:
+                    d[k] = o[k]
+            disc.append(d)
         elif o["type"] == "event":
             s = streams[key]
             events.append((o, s["stream"], s["cpu"] if "cpu" in s else cpu_of.get(key)))
+    # meta.json: every discarded-events/packets record, in order
+    if meta["discarded"] != disc:
+        raise Diff("meta.json discarded: %r, print: %r" % (meta["discarded"][:3], disc[:3]))
     # events.parquet: every event in order (ts, name, cpu, stream)
     ev = dumps[os.path.join(outdir, "events.parquet")]
     if "error" in ev:
@@ -194,7 +203,7 @@ def compare(tio, trace, outdir, dumps):
             for col in c.get("columns", []):
                 n = col["name"]
                 values += same(walk(o, col["source"]), r[n], ctypes[n], where + "." + n)
-    return len(events), values
+    return len(events), values + len(disc)
 
 
 def main():
