@@ -107,6 +107,7 @@ typedef struct ptrace {
 	size_t ndisc, dcap;
 	bool is_tracedat;
 	bool ready;
+	struct { int64_t pid; const char *comm; bool set; } comms[256]; /* tio_trace_comm, cached */
 } ptrace;
 
 typedef struct psink {
@@ -1118,7 +1119,7 @@ static int insert(ptrace *t, ptable *tb)
 
 /*
  * Memory held by every buffered row group (their buffers' capacities),
- * counted every 4096 rows; over the budget, the biggest row groups are
+ * counted every 65536 rows; over the budget, the biggest row groups are
  * written (and their memory given back) until it is under.
  */
 static int check_budget(psink *s)
@@ -1221,7 +1222,14 @@ static int add_row(psink *s, ptrace *t, ptable *tb, const tio_msg *m, bool has_c
 				const tio_val *pv = cc + 1;
 				for (int k = 0; k < tb->pid_member; k++)
 					pv = &m->vals[is_compound(pv->fc) ? pv->end : (uint32_t)(pv - m->vals) + 1];
-				comm = tio_trace_comm(t->in, pv->fc->i.is_signed ? pv->v.i : (int64_t)pv->v.u);
+				int64_t pid = pv->fc->i.is_signed ? pv->v.i : (int64_t)pv->v.u;
+				unsigned h = (unsigned)((uint64_t)pid * 0x9E3779B97F4A7C15ull >> 56);
+				if (!t->comms[h].set || t->comms[h].pid != pid) {
+					t->comms[h].pid = pid;
+					t->comms[h].comm = tio_trace_comm(t->in, pid);
+					t->comms[h].set = true;
+				}
+				comm = t->comms[h].comm;
 			}
 			if (comm)
 				pq_str_stable(tb->c_comm, comm, strlen(comm), 0);
@@ -1261,7 +1269,7 @@ static int add_row(psink *s, ptrace *t, ptable *tb, const tio_msg *m, bool has_c
 		if (r)
 			return r;
 	}
-	return ++s->since_check >= 4096 ? (s->since_check = 0, check_budget(s)) : 0;
+	return ++s->since_check >= 65536 ? (s->since_check = 0, check_budget(s)) : 0;
 }
 
 static int record_discarded(ptrace *t, const tio_msg *m)
