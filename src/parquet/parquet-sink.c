@@ -228,12 +228,39 @@ static pq_node *leaf_for(const tio_fc *fc, const char *name, int rep, uint8_t *k
 	return n;
 }
 
-/* Add a top-level column to the class's column list (meta.json). */
-static void note_col(bctx *x, pq_node *n, json_object *src)
+/*
+ * Add a top-level column to the class's column list (meta.json), with the
+ * labels of an enumeration or bit map (the column holds the integer).
+ */
+static void note_col(bctx *x, pq_node *n, json_object *src, const tio_fc *fc)
 {
 	json_object *o = json_object_new_object();
 	json_object_object_add(o, "name", json_object_new_string(n->name));
 	json_object_object_add(o, "source", src);
+	const tio_mapping *maps = NULL;
+	uint32_t nmaps = 0;
+	bool sgn = false;
+	if (fc && (fc->kind == TIO_FC_INT || fc->kind == TIO_FC_ENUM || fc->kind == TIO_FC_BITMAP))
+		maps = fc->i.mappings, nmaps = fc->i.nmappings, sgn = fc->i.is_signed;
+	else if (fc && fc->kind == TIO_FC_VARINT)
+		maps = fc->vi.mappings, nmaps = fc->vi.nmappings, sgn = fc->vi.is_signed;
+	if (nmaps) {
+		json_object *a = json_object_new_array();
+		for (uint32_t k = 0; k < nmaps; k++) {
+			json_object *m = json_object_new_object(), *r = json_object_new_array();
+			json_object_object_add(m, "label", json_object_new_string(maps[k].label ? maps[k].label : ""));
+			for (uint32_t j = 0; j < maps[k].nranges; j++) {
+				json_object *pr = json_object_new_array();
+				const tio_range *g = &maps[k].ranges[j];
+				json_object_array_add(pr, sgn ? json_object_new_int64(g->lo) : json_object_new_uint64((uint64_t)g->lo));
+				json_object_array_add(pr, sgn ? json_object_new_int64(g->hi) : json_object_new_uint64((uint64_t)g->hi));
+				json_object_array_add(r, pr);
+			}
+			json_object_object_add(m, "ranges", r);
+			json_object_array_add(a, m);
+		}
+		json_object_object_add(o, fc->kind == TIO_FC_BITMAP ? "flags" : "labels", a);
+	}
 	json_object_array_add(x->cols, o);
 }
 
@@ -303,7 +330,7 @@ static int build(bctx *x, pnode *p, const tio_fc *fc, const char *name, pq_node 
 					p->kind = PN_NONE;
 				json_object_put(src);
 			} else if ((r = pq_node_add(parent, g)) == 0 && src) {
-				note_col(x, g, src);
+				note_col(x, g, src, NULL);
 			} else {
 				json_object_put(src);
 			}
@@ -345,7 +372,7 @@ static int build(bctx *x, pnode *p, const tio_fc *fc, const char *name, pq_node 
 			return r;
 		}
 		if ((r = pq_node_add(parent, g)) == 0 && src)
-			note_col(x, g, src);
+			note_col(x, g, src, NULL);
 		else
 			json_object_put(src);
 		return r;
@@ -379,7 +406,7 @@ static int build(bctx *x, pnode *p, const tio_fc *fc, const char *name, pq_node 
 				return r;
 			}
 			if ((r = pq_node_add(parent, g)) == 0 && src)
-				note_col(x, g, src);
+				note_col(x, g, src, NULL);
 			else
 				json_object_put(src);
 			return r;
@@ -394,7 +421,7 @@ static int build(bctx *x, pnode *p, const tio_fc *fc, const char *name, pq_node 
 		}
 		p->leaf = n;
 		if ((r = pq_node_add(parent, n)) == 0 && src)
-			note_col(x, n, src);
+			note_col(x, n, src, fc);
 		else
 			json_object_put(src);
 		return r;

@@ -16,7 +16,8 @@ A column's values come from the event scope path meta.json gives for it
 flattened variant options); nested values (lists, groups) are compared
 with the JSON value as a whole: enumerations and bit maps by their integer,
 a variant by the one non-null member of its group, BLOBs and integers
-wider than 64 bits by their bytes.
+wider than 64 bits by their bytes; an enumeration's labels are those of
+meta.json's mappings whose ranges hold the integer.
 """
 import json
 import math
@@ -202,7 +203,13 @@ def compare(tio, trace, outdir, dumps):
             values += same(sidx, r["stream"], "", where + ".stream")
             for col in c.get("columns", []):
                 n = col["name"]
-                values += same(walk(o, col["source"]), r[n], ctypes[n], where + "." + n)
+                j = walk(o, col["source"])
+                values += same(j, r[n], ctypes[n], where + "." + n)
+                if "labels" in col and isinstance(j, dict) and "labels" in j:  # meta.json's mappings
+                    v = j["value"]
+                    got = [m["label"] for m in col["labels"] if any(lo <= v <= hi for lo, hi in m["ranges"])]
+                    if got != j["labels"]:
+                        raise Diff("%s.%s: labels %r from meta.json, print: %r" % (where, n, got, j["labels"]))
     return len(events), values + len(disc)
 
 
