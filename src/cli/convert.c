@@ -45,6 +45,7 @@ static const struct wopt {
 	{"--tsc-bits", "lttng0"},
 	{"--row-group-size", "parquet"},
 	{"--buffer-size", "parquet"},
+	{"--dictionary-size", "parquet"},
 	{"--partition-by", "parquet"},
 };
 #define NWOPTS (sizeof(wopts) / sizeof(wopts[0]))
@@ -119,6 +120,8 @@ static void help(void)
 	       "  --row-group-size N    parquet: rows per row group at most (default 1M; K, M)\n"
 	       "  --buffer-size N       parquet: bytes buffered by all files before the biggest\n"
 	       "                        row group is written early (default 64M; K, M, G)\n"
+	       "  --dictionary-size N   parquet: distinct strings per column and row group at most\n"
+	       "                        in a dictionary (default 64K); more: PLAIN encoding\n"
 	       "  --partition-by trace  parquet: a `trace` column in every file (the name of the\n"
 	       "                        trace's directory: OUT's for one input, OUT/<trace>/\n"
 	       "                        for several), so that RUNS/*/CLASS.parquet is one table\n"

@@ -119,6 +119,7 @@ typedef struct psink {
 	int level;	 /* zstd level */
 	uint64_t rg_rows;
 	uint64_t budget;
+	uint64_t dict_max; /* dictionary entries per column chunk at most */
 	char *tmpdir;
 	ptrace **traces;
 	size_t ntraces, cap;
@@ -956,6 +957,7 @@ static int table_new(psink *s, ptrace *t, const tio_event_class *ec, ptable **ou
 	root = NULL; /* owned by the file now */
 	if (r)
 		goto fail;
+	tb->f.dict_max = (uint32_t)s->dict_max;
 	pq_file *f = &tb->f;
 #define COL(n) ((n) ? &f->cols[(n)->col] : NULL)
 	tb->c_ts = COL(tb->n_ts);
@@ -1605,6 +1607,7 @@ static int pq_init(tio_sink *sk)
 	s->level = 1;
 	s->rg_rows = 1u << 20;
 	s->budget = 64u << 20;
+	s->dict_max = 65536;
 	return 0;
 }
 
@@ -1656,6 +1659,8 @@ static int pq_set(tio_sink *sk, const char *key, const char *value)
 	}
 	if (!strcmp(key, "row-group-size"))
 		return parse_size(key, value, 1, 1u << 30, &s->rg_rows);
+	if (!strcmp(key, "dictionary-size"))
+		return parse_size(key, value, 1, 1u << 20, &s->dict_max);
 	if (!strcmp(key, "buffer-size"))
 		return parse_size(key, value, 1u << 20, 1ull << 40, &s->budget);
 	if (!strcmp(key, "partition-by")) {
@@ -1669,7 +1674,7 @@ static int pq_set(tio_sink *sk, const char *key, const char *value)
 	}
 	return tio_err_set(TIO_ERR_USAGE,
 			   "sink parquet takes no option '%s' (output, force, compression, row-group-size, buffer-size, "
-			   "partition-by)",
+			   "dictionary-size, partition-by)",
 			   key);
 }
 

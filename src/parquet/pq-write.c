@@ -222,6 +222,7 @@ int pq_open(pq_file *f, const char *path, pq_node *root, int codec, int level, p
 {
 	memset(f, 0, sizeof(*f));
 	f->sh = sh;
+	f->dict_max = 65536;
 	f->root = root;
 	f->codec = codec;
 	f->level = level;
@@ -412,8 +413,8 @@ static bool dict_find(pq_col *c, const void *p, uint32_t n, uint32_t *entry, boo
 			return true;
 		}
 	}
-	/* a new entry: at most 64 Ki entries and 4 MiB per row group, else PLAIN */
-	if (c->ndict >= 65536 || c->dbytes.len + n + 4 > (4u << 20))
+	/* a new entry: at most dict_max entries (64 Ki) and 4 MiB per row group, else PLAIN */
+	if (c->ndict >= c->file->dict_max || c->dbytes.len + n + 4 > (4u << 20))
 		return false;
 	if (c->ndict >= c->dcap) {
 		uint32_t nc = c->dcap ? c->dcap * 2 : 64;

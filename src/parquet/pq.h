@@ -102,6 +102,7 @@ typedef struct pq_file {
 	tio_buf rgs;	     /* serialized RowGroup structs */
 	uint32_t nrg;
 	bool oom;	     /* an append failed: reported by pq_flush/pq_close */
+	uint32_t dict_max;   /* dictionary entries per column chunk at most (then PLAIN); 65536 */
 	pq_shared *sh;
 } pq_file;
 

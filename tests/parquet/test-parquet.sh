@@ -69,6 +69,7 @@ ok "converted $ntr suite traces"
 LISA=$DAT/lisa-tests-assets-sched_load-arm64-v6.dat
 UST=$TIO_TOP/tests/data/ctf/lttng-ust-discard
 conv "$LISA" --row-group-size 100 && RG=$last
+conv "$LISA" --dictionary-size 8 && SMALLDICT=$last
 conv "$DAT/langraph-x86_64-v7-zstd.dat" --buffer-size 1M && BUDGET=$last
 conv "$UST" --compression none && C_NONE=$last
 conv "$UST" --compression snappy && C_SNAPPY=$last
@@ -168,6 +169,9 @@ sql "pruning by ts: a range query reads the row groups whose statistics overlap 
 sql "encodings: dictionary for strings, PLAIN for numbers, RLE levels" \
 	'[{"path_in_schema":"__comm","encodings":"PLAIN, RLE, RLE_DICTIONARY"},{"path_in_schema":"prev_comm","encodings":"PLAIN, RLE, RLE_DICTIONARY"},{"path_in_schema":"prev_pid","encodings":"PLAIN, RLE"}]' \
 	"SELECT DISTINCT path_in_schema, encodings FROM parquet_metadata('$SW') WHERE path_in_schema IN ('prev_comm', 'prev_pid', '__comm') ORDER BY 1"
+sql "--dictionary-size 8: prev_comm (more than 8 names) falls back to PLAIN, sched_load_se.path (fewer) stays a dictionary" \
+	'[{"file":"sched_load_se.parquet","path_in_schema":"path","enc":"PLAIN, RLE, RLE_DICTIONARY"},{"file":"sched_switch.parquet","path_in_schema":"prev_comm","enc":"PLAIN, RLE"}]' \
+	"SELECT regexp_extract(file_name, '[^/]*\$') AS file, path_in_schema, encodings AS enc FROM parquet_metadata('$SMALLDICT/sched_*.parquet') WHERE (path_in_schema = 'prev_comm' AND file_name LIKE '%switch%') OR (path_in_schema = 'path' AND file_name LIKE '%load_se%') ORDER BY 1"
 for c in "none UNCOMPRESSED $C_NONE" "snappy SNAPPY $C_SNAPPY" "zstd ZSTD $C_ZSTD"; do
 	set -- $c
 	sql "--compression $1: every column chunk $2" "[{\"compression\":\"$2\"}]" \
