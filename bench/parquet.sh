@@ -47,7 +47,7 @@ run() {
 }
 
 for t in "${traces[@]}"; do
-	n=$("$TIO" info "$t" | awk '/^  events:/ {s += $2} END {print s + 0}')
+	n=$("$TIO" info --count "$t" | awk '/^  events:/ {s += $2} END {print s + 0}')
 	echo "== $t: $n events, $(du -sh "$t" | cut -f1) ($COMPRESSION)"
 	run decode "$TIO" print -o dummy "$t"
 	dcpu=$cpu dwall=$wall drss=$rss

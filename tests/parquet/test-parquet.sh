@@ -183,7 +183,7 @@ if [ "$nrg" -gt "$nfiles" ]; then ok "--buffer-size 1M (41 400 events): row grou
 else notok "--buffer-size 1M: row groups written early" "$nrg groups, $nfiles files"; fi
 
 # count(*) GROUP BY name / stream (events.parquet) equals `traceio info`'s counts
-"$TIO" info "$LISA" > "$TMP/info.txt"
+"$TIO" info --count "$LISA" > "$TMP/info.txt"
 for what in name stream; do
 	want=$($PY - "$TMP/info.txt" $what <<'EOF'
 import json, re, sys
@@ -206,7 +206,7 @@ sql "count(*) of each class file equals its events in events.parquet" '[{"bad":"
 
 # --partition-by trace: OUT/*/sched_switch.parquet is one table with a trace column
 # info_count TRACE EVENT: how many EVENT events `traceio info` counts
-info_count() { "$TIO" info "$1" | awk -v e="$2" '$2 == e && $3 ~ /^\(id/ {s += $1} END {print s + 0}'; }
+info_count() { "$TIO" info --count "$1" | awk -v e="$2" '$2 == e && $3 ~ /^\(id/ {s += $1} END {print s + 0}'; }
 IDLE=$DAT/lisa-trappy-tests-trace_idle-arm64-v6.dat
 sql "partition-by trace: read_parquet('OUT/*/sched_switch.parquet') GROUP BY trace equals traceio info" \
 	"[{\"trace\":\"$(basename "$LISA")\",\"n\":\"$(info_count "$LISA" sched_switch)\"},{\"trace\":\"$(basename "$IDLE")\",\"n\":\"$(info_count "$IDLE" sched_switch)\"}]" \
