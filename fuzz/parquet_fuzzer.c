@@ -6,12 +6,13 @@
  * and the output directory is finished and removed.  Every value tree a
  * reader hands out must map onto the plans the sink made from its classes.
  */
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "fuzz.h"
 #include "traceio/traceio.h"
 
+/* fz_split callback: one file of the container into the trace directory. */
 static void put(void *dir, const char *name, const uint8_t *p, size_t n)
 {
 	fz_write(dir, name, p, n);
@@ -63,6 +64,7 @@ done:
 	tio_error_clear();
 }
 
+/* One input: a container of files made a trace directory, converted, removed. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *dir = fz_dir_new();

@@ -26,22 +26,21 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zstd.h>
 
 #include "parquet/pq.h"
 #include "sink/sink.h"
 #include "traceio/class.h"
 
 enum pkind {
-	PN_NONE,     /* no columns (an empty structure) */
-	PN_INT,	     /* signed integer, enumeration */
-	PN_UINT,     /* unsigned integer, enumeration, bit map */
-	PN_BIG,	     /* integer wider than 64 bits: FIXED_LEN_BYTE_ARRAY, big-endian */
+	PN_NONE, /* no columns (an empty structure) */
+	PN_INT,	 /* signed integer, enumeration */
+	PN_UINT, /* unsigned integer, enumeration, bit map */
+	PN_BIG,	 /* integer wider than 64 bits: FIXED_LEN_BYTE_ARRAY, big-endian */
 	PN_BOOL,
 	PN_FLOAT,
-	PN_STR,	     /* UTF-8 string */
-	PN_WSTR,     /* UTF-16/UTF-32 string, converted */
-	PN_TEXT,     /* CTF 1 array of characters */
+	PN_STR,	 /* UTF-8 string */
+	PN_WSTR, /* UTF-16/UTF-32 string, converted */
+	PN_TEXT, /* CTF 1 array of characters */
 	PN_BLOB,
 	PN_STRUCT,
 	PN_LIST,
@@ -52,18 +51,20 @@ enum pkind {
 /* The plan of a value class: where its leaves go and at which levels. */
 typedef struct pnode {
 	uint8_t kind;
-	uint8_t absent_def; /* LIST: an empty list; OPTIONAL: no value; VARIANT: an option not chosen */
-	uint8_t rep;	    /* LIST: repetition level of the elements after the first */
+	uint8_t
+	    absent_def; /* LIST: an empty list; OPTIONAL: no value; VARIANT: an option not chosen */
+	uint8_t rep;	/* LIST: repetition level of the elements after the first */
 	const tio_fc *fc;
-	pq_node *leaf;	    /* leaves: the schema node (its column once the file is open) */
+	pq_node *leaf; /* leaves: the schema node (its column once the file is open) */
 	pq_col *col;
-	uint32_t lo, hi;    /* columns of the subtree: [lo, hi) */
+	uint32_t lo, hi; /* columns of the subtree: [lo, hi) */
 	struct pnode *kids;
 	uint32_t nkids;
 } pnode;
 
 #define NSCOPES 3
-static const int scope_ids[NSCOPES] = {TIO_SCOPE_EV_COMMON_CTX, TIO_SCOPE_EV_SPEC_CTX, TIO_SCOPE_PAYLOAD};
+static const int scope_ids[NSCOPES] = {TIO_SCOPE_EV_COMMON_CTX, TIO_SCOPE_EV_SPEC_CTX,
+				       TIO_SCOPE_PAYLOAD};
 static const char *const scope_names[NSCOPES] = {"common_context", "context", "payload"};
 
 typedef struct ptable {
@@ -75,13 +76,17 @@ typedef struct ptable {
 	 * optional): its values are at fixed offsets from the scope's root, so
 	 * an event is one pass over `ops` (else the walk of emit()).
 	 */
-	struct pop { uint32_t off; uint8_t kind; pq_col *col; } *ops[NSCOPES];
+	struct pop {
+		uint32_t off;
+		uint8_t kind;
+		pq_col *col;
+	} * ops[NSCOPES];
 	uint32_t nops[NSCOPES];
 	uint32_t nvals[NSCOPES]; /* values of such a scope */
 	pq_node *n_ts, *n_cpu, *n_stream, *n_trace, *n_comm, *n_name;
 	pq_col *c_ts, *c_cpu, *c_stream, *c_trace, *c_comm, *c_name;
-	int pid_member; /* common context member holding common_pid (trace.dat __comm), -1 */
-	char *file;	/* file name in the trace's directory */
+	int pid_member;	   /* common context member holding common_pid (trace.dat __comm), -1 */
+	char *file;	   /* file name in the trace's directory */
 	json_object *cols; /* the top-level columns and the values they come from (meta.json) */
 	uint64_t rows;
 } ptable;
@@ -101,22 +106,26 @@ typedef struct ptrace {
 	ptable *events;
 	ptable **tables; /* every class table, in creation order */
 	size_t ntables, tcap;
-	ptable **hash;	 /* event class pointer -> table (open addressing) */
+	ptable **hash; /* event class pointer -> table (open addressing) */
 	size_t hcap;
 	pdisc *disc;
 	size_t ndisc, dcap;
 	bool is_tracedat;
 	bool ready;
-	struct { int64_t pid; const char *comm; bool set; } comms[256]; /* tio_trace_comm, cached */
+	struct {
+		int64_t pid;
+		const char *comm;
+		bool set;
+	} comms[256]; /* tio_trace_comm, cached */
 } ptrace;
 
 typedef struct psink {
 	tio_sink base;
 	char *out;
 	bool force;
-	bool partition;	 /* --partition-by trace: a `trace` column */
+	bool partition; /* --partition-by trace: a `trace` column */
 	int codec;
-	int level;	 /* zstd level */
+	int level; /* zstd level */
 	uint64_t rg_rows;
 	uint64_t budget;
 	uint64_t dict_max; /* dictionary entries per column chunk at most */
@@ -128,8 +137,8 @@ typedef struct psink {
 	ptable *last_table;
 	uint32_t since_check; /* rows since the memory budget was checked */
 	bool failed;
-	const tio_fc *cpu_pc;	/* the packet context class cpu_k is for */
-	int cpu_k;		/* its cpu_id value is at pc + 1 + cpu_k; -1: none; -2: ask tio_msg_cpu */
+	const tio_fc *cpu_pc; /* the packet context class cpu_k is for */
+	int cpu_k;	 /* its cpu_id value is at pc + 1 + cpu_k; -1: none; -2: ask tio_msg_cpu */
 	pq_shared sh;	 /* encoding buffers of every file */
 	tio_buf scratch; /* a string value converted (UTF-8 repaired, UTF-16/32, wide integers) */
 	tio_buf text;	 /* a CTF 1 text array's bytes */
@@ -178,7 +187,9 @@ static pq_node *leaf_for(const tio_fc *fc, const char *name, int rep, uint8_t *k
 	case TIO_FC_BITMAP:
 	case TIO_FC_VARINT: {
 		uint32_t bits = fc->kind == TIO_FC_VARINT ? 64 : fc->i.size;
-		bool sgn = fc->kind == TIO_FC_VARINT ? fc->vi.is_signed : fc->kind == TIO_FC_BITMAP ? false : fc->i.is_signed;
+		bool sgn = fc->kind == TIO_FC_VARINT   ? fc->vi.is_signed
+			   : fc->kind == TIO_FC_BITMAP ? false
+						       : fc->i.is_signed;
 		if (bits > 64) {
 			n = pq_leaf_new(name, rep, PQ_FLBA, PQ_LT_NONE);
 			if (n)
@@ -200,7 +211,9 @@ static pq_node *leaf_for(const tio_fc *fc, const char *name, int rep, uint8_t *k
 		*kind = PN_BOOL;
 		break;
 	case TIO_FC_FLOAT:
-		n = pq_leaf_new(name, rep, fc->f.exp_dig == 8 && fc->f.mant_dig == 24 ? PQ_FLOAT : PQ_DOUBLE, PQ_LT_NONE);
+		n = pq_leaf_new(name, rep,
+				fc->f.exp_dig == 8 && fc->f.mant_dig == 24 ? PQ_FLOAT : PQ_DOUBLE,
+				PQ_LT_NONE);
 		*kind = PN_FLOAT;
 		break;
 	case TIO_FC_STRING:
@@ -209,7 +222,8 @@ static pq_node *leaf_for(const tio_fc *fc, const char *name, int rep, uint8_t *k
 		n = pq_leaf_new(name, rep, PQ_BYTE_ARRAY, PQ_LT_STRING);
 		if (n)
 			n->dict = true;
-		*kind = fc->s.encoding == TIO_ENC_UTF16 || fc->s.encoding == TIO_ENC_UTF32 ? PN_WSTR : PN_STR;
+		*kind = fc->s.encoding == TIO_ENC_UTF16 || fc->s.encoding == TIO_ENC_UTF32 ? PN_WSTR
+											   : PN_STR;
 		break;
 	case TIO_FC_SBLOB:
 	case TIO_FC_DBLOB:
@@ -249,12 +263,17 @@ static void note_col(bctx *x, pq_node *n, json_object *src, const tio_fc *fc)
 		json_object *a = json_object_new_array();
 		for (uint32_t k = 0; k < nmaps; k++) {
 			json_object *m = json_object_new_object(), *r = json_object_new_array();
-			json_object_object_add(m, "label", json_object_new_string(maps[k].label ? maps[k].label : ""));
+			json_object_object_add(
+			    m, "label", json_object_new_string(maps[k].label ? maps[k].label : ""));
 			for (uint32_t j = 0; j < maps[k].nranges; j++) {
 				json_object *pr = json_object_new_array();
 				const tio_range *g = &maps[k].ranges[j];
-				json_object_array_add(pr, sgn ? json_object_new_int64(g->lo) : json_object_new_uint64((uint64_t)g->lo));
-				json_object_array_add(pr, sgn ? json_object_new_int64(g->hi) : json_object_new_uint64((uint64_t)g->hi));
+				json_object_array_add(
+				    pr, sgn ? json_object_new_int64(g->lo)
+					    : json_object_new_uint64((uint64_t)g->lo));
+				json_object_array_add(
+				    pr, sgn ? json_object_new_int64(g->hi)
+					    : json_object_new_uint64((uint64_t)g->hi));
 				json_object_array_add(r, pr);
 			}
 			json_object_object_add(m, "ranges", r);
@@ -272,8 +291,8 @@ static void note_col(bctx *x, pq_node *n, json_object *src, const tio_fc *fc)
  * variants are flattened into `parent` ('.' names).  `src`: the path of
  * the value (meta.json, top level only; consumed).
  */
-static int build(bctx *x, pnode *p, const tio_fc *fc, const char *name, pq_node *parent, bool flat, bool nullable,
-		 unsigned def, unsigned rep, json_object *src, int depth)
+static int build(bctx *x, pnode *p, const tio_fc *fc, const char *name, pq_node *parent, bool flat,
+		 bool nullable, unsigned def, unsigned rep, json_object *src, int depth)
 {
 	int r = 0;
 	unsigned my = def + (nullable ? 1 : 0);
@@ -311,17 +330,21 @@ static int build(bctx *x, pnode *p, const tio_fc *fc, const char *name, pq_node 
 			json_object *step;
 			if (var) {
 				step = json_object_new_object();
-				json_object_object_add(step, "option", m->name ? json_object_new_string(m->name) : json_object_new_int(k));
+				json_object_object_add(step, "option",
+						       m->name ? json_object_new_string(m->name)
+							       : json_object_new_int(k));
 			} else {
 				step = json_object_new_string(mn);
 			}
-			json_object *ks = flatten ? src_step(src, step) : (json_object_put(step), NULL);
+			json_object *ks =
+			    flatten ? src_step(src, step) : (json_object_put(step), NULL);
 			if (!cn) {
 				json_object_put(ks);
 				r = TIO_ERR_NOMEM;
 				break;
 			}
-			r = build(x, &p->kids[k], m->fc, cn, g, flatten, var, flatten ? def : my, rep, ks, depth + 1);
+			r = build(x, &p->kids[k], m->fc, cn, g, flatten, var, flatten ? def : my,
+				  rep, ks, depth + 1);
 			free(cn);
 		}
 		if (!flatten) {
@@ -355,9 +378,11 @@ static int build(bctx *x, pnode *p, const tio_fc *fc, const char *name, pq_node 
 		}
 		if (!nullable) { /* the value itself is the optional field */
 			p->absent_def = (uint8_t)def;
-			return build(x, &p->kids[0], in, name, parent, flat, true, def, rep, src, depth + 1);
+			return build(x, &p->kids[0], in, name, parent, flat, true, def, rep, src,
+				     depth + 1);
 		}
-		/* already optional (a variant's option): an optional group holding an optional "value" */
+		/* already optional (a variant's option): an optional group holding an optional
+		 * "value" */
 		pq_node *g = pq_node_new(name, PQ_OPTIONAL);
 		if (!g) {
 			json_object_put(src);
@@ -389,7 +414,8 @@ static int build(bctx *x, pnode *p, const tio_fc *fc, const char *name, pq_node 
 			p->nkids = 1;
 			p->absent_def = (uint8_t)my;
 			p->rep = (uint8_t)(rep + 1);
-			pq_node *g = pq_node_new(name, reptype), *l = pq_node_new("list", PQ_REPEATED);
+			pq_node *g = pq_node_new(name, reptype),
+				*l = pq_node_new("list", PQ_REPEATED);
 			if (!g || !l || (r = pq_node_add(g, l))) {
 				if (!r)
 					pq_node_free(l);
@@ -398,7 +424,8 @@ static int build(bctx *x, pnode *p, const tio_fc *fc, const char *name, pq_node 
 				return TIO_ERR_NOMEM;
 			}
 			g->logical = PQ_LT_LIST;
-			r = build(x, &p->kids[0], fc->a.elem, "element", l, false, false, my + 1, rep + 1, NULL, depth + 1);
+			r = build(x, &p->kids[0], fc->a.elem, "element", l, false, false, my + 1,
+				  rep + 1, NULL, depth + 1);
 			if (r || !l->nkids) {
 				pq_node_free(g);
 				if (!r)
@@ -461,10 +488,12 @@ static void nulls(pq_file *f, const pnode *p, unsigned def, unsigned rep)
 		pq_null(&f->cols[c], def, rep);
 }
 
+/* Does a value of this class have children (and a subtree end)? */
 static bool is_compound(const tio_fc *fc)
 {
-	return fc->kind == TIO_FC_STRUCT || fc->kind == TIO_FC_ARRAY || fc->kind == TIO_FC_SEQUENCE ||
-	       fc->kind == TIO_FC_VARIANT || fc->kind == TIO_FC_OPTIONAL;
+	return fc->kind == TIO_FC_STRUCT || fc->kind == TIO_FC_ARRAY ||
+	       fc->kind == TIO_FC_SEQUENCE || fc->kind == TIO_FC_VARIANT ||
+	       fc->kind == TIO_FC_OPTIONAL;
 }
 
 /* Length of a valid UTF-8 sequence at s, 0 when invalid (*skip: its maximal valid prefix). */
@@ -504,6 +533,7 @@ static size_t utf8_seq(const uint8_t *s, size_t left, size_t *skip)
 	return need + 1;
 }
 
+/* Append one code point as UTF-8. */
 static void put_cp(tio_buf *b, uint32_t cp)
 {
 	char o[4];
@@ -570,11 +600,13 @@ static void put_wide(psink *s, pq_col *c, const tio_fc *fc, const tio_val *v, un
 	tio_buf *b = &s->scratch;
 	b->len = 0;
 	for (uint64_t k = 0; q && k + unit <= len; k += unit) {
-		uint32_t cu = unit == 2 ? (be ? tio_be16(q + k) : tio_le16(q + k)) : (be ? tio_be32(q + k) : tio_le32(q + k));
+		uint32_t cu = unit == 2 ? (be ? tio_be16(q + k) : tio_le16(q + k))
+					: (be ? tio_be32(q + k) : tio_le32(q + k));
 		if (!cu)
 			break;
 		if (unit == 2 && cu >= 0xD800 && cu < 0xE000) {
-			uint32_t lo2 = k + 4 <= len ? (be ? tio_be16(q + k + 2) : tio_le16(q + k + 2)) : 0;
+			uint32_t lo2 =
+			    k + 4 <= len ? (be ? tio_be16(q + k + 2) : tio_le16(q + k + 2)) : 0;
 			if (cu < 0xDC00 && lo2 >= 0xDC00 && lo2 < 0xE000) {
 				cu = 0x10000 + ((cu - 0xD800) << 10) + (lo2 - 0xDC00);
 				k += 2;
@@ -589,23 +621,27 @@ static void put_wide(psink *s, pq_col *c, const tio_fc *fc, const tio_val *v, un
 	pq_bytes(c, b->p ? b->p : "", b->len, rep);
 }
 
-/* An integer wider than 64 bits as big-endian bytes of its width (the top byte holds size % 8 bits). */
+/* An integer wider than 64 bits as big-endian bytes of its width (the top byte holds size % 8
+ * bits). */
 static void put_big(psink *s, pq_col *c, const tio_fc *fc, const tio_val *v, unsigned rep)
 {
 	uint32_t size = fc->i.size, nb = (size + 7) / 8, top = size % 8 ? size % 8 : 8;
 	tio_buf *b = &s->scratch;
 	b->len = 0;
 	for (uint32_t k = 0; k < nb; k++) {
-		uint32_t start = k ? top + 8 * (k - 1) : 0, n = k ? 8 : top; /* bits from the most significant */
-		uint64_t d = fc->i.byte_order == TIO_BE ? tio_bits_be(v->v.big, start, n)
-							: tio_bits_le(v->v.big, size - start - n, n);
+		uint32_t start = k ? top + 8 * (k - 1) : 0,
+			 n = k ? 8 : top; /* bits from the most significant */
+		uint64_t d = fc->i.byte_order == TIO_BE
+				 ? tio_bits_be(v->v.big, start, n)
+				 : tio_bits_le(v->v.big, size - start - n, n);
 		tio_buf_addc(b, (char)d);
 	}
 	pq_bytes(c, b->p ? b->p : "", b->len, rep);
 }
 
 /* Append value i of `vals` to the columns of plan p; the index past its subtree. */
-static uint32_t emit(psink *s, pq_file *f, const pnode *p, const tio_val *vals, uint32_t nv, uint32_t i, unsigned rep)
+static uint32_t emit(psink *s, pq_file *f, const pnode *p, const tio_val *vals, uint32_t nv,
+		     uint32_t i, unsigned rep)
 {
 	if (i >= nv) { /* cannot happen with a value tree made for this class */
 		f->oom = true;
@@ -643,7 +679,8 @@ static uint32_t emit(psink *s, pq_file *f, const pnode *p, const tio_val *vals, 
 		} else { /* elements decoded one by one: their bytes */
 			tio_buf *b = &s->text;
 			b->len = 0;
-			for (uint32_t k = i + 1; k < next && k < nv; k = is_compound(vals[k].fc) ? vals[k].end : k + 1)
+			for (uint32_t k = i + 1; k < next && k < nv;
+			     k = is_compound(vals[k].fc) ? vals[k].end : k + 1)
 				tio_buf_addc(b, (char)vals[k].v.u);
 			put_utf8(s, p->col, b->p ? b->p : "", b->len, rep);
 		}
@@ -657,14 +694,16 @@ static uint32_t emit(psink *s, pq_file *f, const pnode *p, const tio_val *vals, 
 			if (k < v->n)
 				j = emit(s, f, &p->kids[k], vals, nv, j, rep);
 			else
-				nulls(f, &p->kids[k], p->absent_def, rep); /* not expected: a shorter structure */
+				nulls(f, &p->kids[k], p->absent_def,
+				      rep); /* not expected: a shorter structure */
 		}
 		break;
 	}
 	case PN_LIST:
 		if (!v->n) {
 			nulls(f, p, p->absent_def, rep);
-		} else if ((p->kids[0].kind == PN_INT || p->kids[0].kind == PN_UINT) && i + 1 + v->n <= nv) {
+		} else if ((p->kids[0].kind == PN_INT || p->kids[0].kind == PN_UINT) &&
+			   i + 1 + v->n <= nv) {
 			/* integers: one value each, in a row */
 			pq_col *c = p->kids[0].col;
 			const tio_val *e = vals + i + 1;
@@ -706,8 +745,8 @@ static bool fixed_leaves(const pnode *p, uint32_t *n)
 				return false;
 		return true;
 	}
-	if (p->kind == PN_LIST || p->kind == PN_VARIANT || p->kind == PN_OPTIONAL || p->kind == PN_NONE ||
-	    p->kind == PN_TEXT)
+	if (p->kind == PN_LIST || p->kind == PN_VARIANT || p->kind == PN_OPTIONAL ||
+	    p->kind == PN_NONE || p->kind == PN_TEXT)
 		return false;
 	++*n;
 	return true;
@@ -752,14 +791,16 @@ static char *safe_name(const char *n)
 		return NULL;
 	for (size_t k = 0; k < l; k++) {
 		char c = n[k];
-		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-			  c == '-' || (c == '.' && k);
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '_' || c == '-' || (c == '.' && k);
 		o[k] = ok ? c : '_';
 	}
 	o[l] = 0;
 	return o;
 }
 
+/* Is file name `f` already used in the trace's directory (case-insensitively, for such file
+ * systems)? */
 static bool file_taken(const ptrace *t, const char *f)
 {
 	if (!strcasecmp(f, "events.parquet") || !strcasecmp(f, "meta.json"))
@@ -773,19 +814,24 @@ static bool file_taken(const ptrace *t, const char *f)
 /* The file name of an event class: its name made safe, unique in the directory. */
 static char *class_file(const ptrace *t, const tio_event_class *ec)
 {
-	char *b = ec->name && *ec->name ? safe_name(ec->name) : tio_asprintf("event-%" PRIu64 "-%" PRIu64, ec->sc ? ec->sc->id : 0, ec->id);
+	char *b = ec->name && *ec->name
+		      ? safe_name(ec->name)
+		      : tio_asprintf("event-%" PRIu64 "-%" PRIu64, ec->sc ? ec->sc->id : 0, ec->id);
 	if (!b)
 		return NULL;
 	char *f = tio_asprintf("%s.parquet", b);
 	for (unsigned k = 0; f && file_taken(t, f); k++) {
 		free(f);
-		f = k ? tio_asprintf("%s-%" PRIu64 "-%" PRIu64 "-%u.parquet", b, ec->sc ? ec->sc->id : 0, ec->id, k)
-		      : tio_asprintf("%s-%" PRIu64 "-%" PRIu64 ".parquet", b, ec->sc ? ec->sc->id : 0, ec->id);
+		f = k ? tio_asprintf("%s-%" PRIu64 "-%" PRIu64 "-%u.parquet", b,
+				     ec->sc ? ec->sc->id : 0, ec->id, k)
+		      : tio_asprintf("%s-%" PRIu64 "-%" PRIu64 ".parquet", b,
+				     ec->sc ? ec->sc->id : 0, ec->id);
 	}
 	free(b);
 	return f;
 }
 
+/* Free a table: its file writer, plans and column list. */
 static void table_free(ptable *tb)
 {
 	if (!tb)
@@ -800,7 +846,9 @@ static void table_free(ptable *tb)
 	free(tb);
 }
 
-static pq_node *fixed(pq_node *root, const char *name, int rep, int phys, int logical, unsigned bits, bool sgn)
+/* Add one of the fixed columns (ts, cpu, stream...) to the root; NULL when out of memory. */
+static pq_node *fixed(pq_node *root, const char *name, int rep, int phys, int logical,
+		      unsigned bits, bool sgn)
 {
 	pq_node *n = pq_leaf_new(name, rep, phys, logical);
 	if (!n)
@@ -831,18 +879,21 @@ static int fixed_columns(psink *s, ptrace *t, ptable *tb, pq_node *root, bool ev
 	 */
 	if (!(tb->n_ts = fixed(root, "ts", PQ_OPTIONAL, PQ_INT64, PQ_LT_TIMESTAMP_NS, 0, true)))
 		return TIO_ERR_NOMEM;
-	if (events && !(tb->n_name = fixed(root, "name", PQ_REQUIRED, PQ_BYTE_ARRAY, PQ_LT_STRING, 0, false)))
+	if (events &&
+	    !(tb->n_name = fixed(root, "name", PQ_REQUIRED, PQ_BYTE_ARRAY, PQ_LT_STRING, 0, false)))
 		return TIO_ERR_NOMEM;
 	if (!(tb->n_cpu = fixed(root, "cpu", PQ_OPTIONAL, PQ_INT32, PQ_LT_INT, 32, false)) ||
 	    !(tb->n_stream = fixed(root, "stream", PQ_REQUIRED, PQ_INT32, PQ_LT_INT, 32, false)))
 		return TIO_ERR_NOMEM;
-	if (s->partition && !(tb->n_trace = fixed(root, "trace", PQ_REQUIRED, PQ_BYTE_ARRAY, PQ_LT_STRING, 0, false)))
+	if (s->partition && !(tb->n_trace = fixed(root, "trace", PQ_REQUIRED, PQ_BYTE_ARRAY,
+						  PQ_LT_STRING, 0, false)))
 		return TIO_ERR_NOMEM;
 	tb->pid_member = -1;
 	if (!events && t->is_tracedat && tb->ec->sc && tb->ec->sc->ev_common_ctx) {
 		tb->pid_member = tio_fc_member_index(tb->ec->sc->ev_common_ctx, "common_pid");
 		if (tb->pid_member >= 0 &&
-		    !(tb->n_comm = fixed(root, "__comm", PQ_OPTIONAL, PQ_BYTE_ARRAY, PQ_LT_STRING, 0, false)))
+		    !(tb->n_comm = fixed(root, "__comm", PQ_OPTIONAL, PQ_BYTE_ARRAY, PQ_LT_STRING,
+					 0, false)))
 			return TIO_ERR_NOMEM;
 	}
 	return 0;
@@ -852,9 +903,12 @@ static int fixed_columns(psink *s, ptrace *t, ptable *tb, pq_node *root, bool ev
 static const tio_fc *scope_fc(const tio_event_class *ec, int k)
 {
 	switch (scope_ids[k]) {
-	case TIO_SCOPE_EV_COMMON_CTX: return ec->sc ? ec->sc->ev_common_ctx : NULL;
-	case TIO_SCOPE_EV_SPEC_CTX: return ec->spec_ctx;
-	default: return ec->payload;
+	case TIO_SCOPE_EV_COMMON_CTX:
+		return ec->sc ? ec->sc->ev_common_ctx : NULL;
+	case TIO_SCOPE_EV_SPEC_CTX:
+		return ec->spec_ctx;
+	default:
+		return ec->payload;
 	}
 }
 
@@ -900,7 +954,8 @@ static int table_new(psink *s, ptrace *t, const tio_event_class *ec, ptable **ou
 			json_object *src = json_object_new_array();
 			json_object_array_add(src, json_object_new_string(scope_names[k]));
 			r = build(&x, &tb->scopes[k], fc, "", sg[k], true, false, 0, 0, src, 0);
-			/* names: a clash with a column already there gets the scope's prefix, then a number */
+			/* names: a clash with a column already there gets the scope's prefix, then
+			 * a number */
 			for (uint32_t j = 0; j < sg[k]->nkids && !r; j++) {
 				pq_node *n = sg[k]->kids[j];
 				bool clash = has_name(root, n->name);
@@ -911,7 +966,8 @@ static int table_new(psink *s, ptrace *t, const tio_event_class *ec, ptable **ou
 				if (!clash)
 					continue;
 				char *nn = tio_asprintf("%s.%s", scope_names[k], n->name);
-				for (unsigned u = 2; nn && (has_name(root, nn) || has_name(sg[k], nn)); u++) {
+				for (unsigned u = 2;
+				     nn && (has_name(root, nn) || has_name(sg[k], nn)); u++) {
 					free(nn);
 					nn = tio_asprintf("%s.%s~%u", scope_names[k], n->name, u);
 				}
@@ -921,7 +977,8 @@ static int table_new(psink *s, ptrace *t, const tio_event_class *ec, ptable **ou
 				}
 				json_object *cj = json_object_array_get_idx(scols[k], j);
 				if (cj)
-					json_object_object_add(cj, "name", json_object_new_string(nn));
+					json_object_object_add(cj, "name",
+							       json_object_new_string(nn));
 				free(n->name);
 				n->name = nn;
 			}
@@ -937,7 +994,9 @@ static int table_new(psink *s, ptrace *t, const tio_event_class *ec, ptable **ou
 			if (sg[k])
 				sg[k]->nkids = 0;
 			for (size_t j = 0; scols[k] && j < json_object_array_length(scols[k]); j++)
-				json_object_array_add(tb->cols, json_object_get(json_object_array_get_idx(scols[k], j)));
+				json_object_array_add(
+				    tb->cols,
+				    json_object_get(json_object_array_get_idx(scols[k], j)));
 			json_object_put(scols[k]);
 		}
 	} else if (!(tb->file = tio_strdup("events.parquet"))) {
@@ -996,11 +1055,10 @@ static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *
 	return 0;
 }
 
-static void rm_tree(const char *p)
-{
-	nftw(p, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
+/* Remove a directory tree (an unfinished output). */
+static void rm_tree(const char *p) { nftw(p, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
 
+/* The state of input trace `in`, NULL before its first message or add_trace. */
 static ptrace *find_trace(psink *s, const tio_trace *in)
 {
 	if (s->last_t && s->last_t->in == in)
@@ -1011,6 +1069,7 @@ static ptrace *find_trace(psink *s, const tio_trace *in)
 	return NULL;
 }
 
+/* Add an input trace (its directory is made at its first message). */
 static ptrace *register_trace(psink *s, const tio_trace *in)
 {
 	if (tio_grow(&s->traces, &s->cap, s->ntraces + 1, sizeof(ptrace *)))
@@ -1024,13 +1083,16 @@ static ptrace *register_trace(psink *s, const tio_trace *in)
 	return t;
 }
 
+/* Make OUT.tmp-XXXXXX, where everything is written before the rename. */
 static int start(psink *s)
 {
 	if (!s->out)
-		return tio_err_set(TIO_ERR_USAGE, "Parquet writer: no output path (option 'output')");
+		return tio_err_set(TIO_ERR_USAGE,
+				   "Parquet writer: no output path (option 'output')");
 	struct stat st;
 	if (!s->force && lstat(s->out, &st) == 0)
-		return tio_err_set(TIO_ERR_USAGE, "%s: already exists (--force replaces it)", s->out);
+		return tio_err_set(TIO_ERR_USAGE, "%s: already exists (--force replaces it)",
+				   s->out);
 	s->tmpdir = tio_asprintf("%s.tmp-XXXXXX", s->out);
 	if (!s->tmpdir)
 		return TIO_ERR_NOMEM;
@@ -1038,7 +1100,8 @@ static int start(psink *s)
 		int e = errno;
 		free(s->tmpdir);
 		s->tmpdir = NULL;
-		return tio_err_set(TIO_ERR_IO, "%s: cannot create a directory next to it: %s", s->out, strerror(e));
+		return tio_err_set(TIO_ERR_IO, "%s: cannot create a directory next to it: %s",
+				   s->out, strerror(e));
 	}
 	return 0;
 }
@@ -1052,7 +1115,8 @@ static char *trace_dir_name(psink *s, size_t k)
 	}
 	const char *n = s->traces[k]->in->name;
 	if ((!n || !*n) && s->traces[k]->in->path) /* trace.dat: the file's name */
-		n = strrchr(s->traces[k]->in->path, '/') ? strrchr(s->traces[k]->in->path, '/') + 1 : s->traces[k]->in->path;
+		n = strrchr(s->traces[k]->in->path, '/') ? strrchr(s->traces[k]->in->path, '/') + 1
+							 : s->traces[k]->in->path;
 	tio_buf b = {0};
 	bool comp_start = true;
 	for (const char *p = n ? n : ""; *p; p++) {
@@ -1063,8 +1127,9 @@ static char *trace_dir_name(psink *s, size_t k)
 			comp_start = true;
 			continue;
 		}
-		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-			  c == '-' || (c == '.' && !comp_start);
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+			  (c == '.' && !comp_start);
 		tio_buf_addc(&b, ok ? c : '_');
 		comp_start = false;
 	}
@@ -1103,6 +1168,7 @@ static int prepare(psink *s, ptrace *t)
 	return 0;
 }
 
+/* The table of an event class, NULL before its first event. */
 static ptable *lookup(ptrace *t, const tio_event_class *ec)
 {
 	if (!t->hcap)
@@ -1116,6 +1182,7 @@ static ptable *lookup(ptrace *t, const tio_event_class *ec)
 	}
 }
 
+/* Add a table to the trace's list and its class -> table hash. */
 static int insert(ptrace *t, ptable *tb)
 {
 	if (tio_grow(&t->tables, &t->tcap, t->ntables + 1, sizeof(ptable *)))
@@ -1250,9 +1317,12 @@ static int add_row(psink *s, ptrace *t, ptable *tb, const tio_msg *m, bool has_c
 			if (cc && m->vals && (uint32_t)tb->pid_member < cc->n) {
 				const tio_val *pv = cc + 1;
 				for (int k = 0; k < tb->pid_member; k++)
-					pv = &m->vals[is_compound(pv->fc) ? pv->end : (uint32_t)(pv - m->vals) + 1];
+					pv = &m->vals[is_compound(pv->fc)
+							  ? pv->end
+							  : (uint32_t)(pv - m->vals) + 1];
 				int64_t pid = pv->fc->i.is_signed ? pv->v.i : (int64_t)pv->v.u;
-				unsigned h = (unsigned)((uint64_t)pid * 0x9E3779B97F4A7C15ull >> 56);
+				unsigned h =
+				    (unsigned)((uint64_t)pid * 0x9E3779B97F4A7C15ull >> 56);
 				if (!t->comms[h].set || t->comms[h].pid != pid) {
 					t->comms[h].pid = pid;
 					t->comms[h].comm = tio_trace_comm(t->in, pid);
@@ -1270,25 +1340,41 @@ static int add_row(psink *s, ptrace *t, ptable *tb, const tio_msg *m, bool has_c
 			const pnode *p = &tb->scopes[k];
 			if (p->kind == PN_NONE || !p->fc)
 				continue;
-			if (v && m->vals && v->fc == p->fc && tb->ops[k] && v + tb->nvals[k] <= m->vals + m->nvals) {
+			if (v && m->vals && v->fc == p->fc && tb->ops[k] &&
+			    v + tb->nvals[k] <= m->vals + m->nvals) {
 				const struct pop *op = tb->ops[k];
 				for (uint32_t j = 0, n = tb->nops[k]; j < n; j++) {
 					const tio_val *x = v + op[j].off;
 					switch (op[j].kind) {
-					case PN_INT: pq_i64(op[j].col, x->v.i, 0); break;
-					case PN_UINT: pq_i64(op[j].col, (int64_t)x->v.u, 0); break;
-					case PN_FLOAT: pq_double(op[j].col, x->v.d, 0); break;
-					case PN_BOOL: pq_bool(op[j].col, x->v.u != 0, 0); break;
-					case PN_STR: put_utf8(s, op[j].col, x->v.s.p, x->v.s.p ? x->v.s.len : 0, 0); break;
-					default: emit(s, f, &(pnode){.kind = op[j].kind, .col = op[j].col}, m->vals, m->nvals,
-						      (uint32_t)(x - m->vals), 0);
+					case PN_INT:
+						pq_i64(op[j].col, x->v.i, 0);
+						break;
+					case PN_UINT:
+						pq_i64(op[j].col, (int64_t)x->v.u, 0);
+						break;
+					case PN_FLOAT:
+						pq_double(op[j].col, x->v.d, 0);
+						break;
+					case PN_BOOL:
+						pq_bool(op[j].col, x->v.u != 0, 0);
+						break;
+					case PN_STR:
+						put_utf8(s, op[j].col, x->v.s.p,
+							 x->v.s.p ? x->v.s.len : 0, 0);
+						break;
+					default:
+						emit(s, f,
+						     &(pnode){.kind = op[j].kind, .col = op[j].col},
+						     m->vals, m->nvals, (uint32_t)(x - m->vals), 0);
 					}
 				}
 			} else if (v && m->vals && v->fc == p->fc)
 				emit(s, f, p, m->vals, m->nvals, (uint32_t)(v - m->vals), 0);
 			else
-				return tio_err_set(TIO_ERR_FORMAT, "Parquet writer: event '%s': the %s value is not of its class",
-						   tb->ec->name ? tb->ec->name : "", scope_names[k]);
+				return tio_err_set(
+				    TIO_ERR_FORMAT,
+				    "Parquet writer: event '%s': the %s value is not of its class",
+				    tb->ec->name ? tb->ec->name : "", scope_names[k]);
 		}
 	}
 	f->rows++;
@@ -1301,6 +1387,7 @@ static int add_row(psink *s, ptrace *t, ptable *tb, const tio_msg *m, bool has_c
 	return ++s->since_check >= 65536 ? (s->since_check = 0, check_budget(s)) : 0;
 }
 
+/* Keep a discarded events/packets record for meta.json (one per lossy packet: small). */
 static int record_discarded(ptrace *t, const tio_msg *m)
 {
 	if (tio_grow(&t->disc, &t->dcap, t->ndisc + 1, sizeof(pdisc)))
@@ -1317,12 +1404,14 @@ static int record_discarded(ptrace *t, const tio_msg *m)
 	return 0;
 }
 
+/* A message: an event goes to events.parquet and its class's file; discarded records are kept. */
 static int pq_consume(tio_sink *sk, const tio_msg *m)
 {
 	psink *s = (psink *)sk;
 	if (s->failed)
 		return tio_err_set(TIO_ERR_USAGE, "Parquet writer: already failed");
-	if (m->type != TIO_MSG_EVENT && m->type != TIO_MSG_DISCARDED_EVENTS && m->type != TIO_MSG_DISCARDED_PACKETS)
+	if (m->type != TIO_MSG_EVENT && m->type != TIO_MSG_DISCARDED_EVENTS &&
+	    m->type != TIO_MSG_DISCARDED_PACKETS)
 		return 0;
 	if (!m->stream || !m->stream->trace)
 		return 0;
@@ -1356,13 +1445,15 @@ static int pq_consume(tio_sink *sk, const tio_msg *m)
 	s->last_table = tb;
 	uint64_t cpu = 0;
 	bool has_cpu = msg_cpu(s, m, &cpu);
-	if ((r = add_row(s, t, t->events, m, has_cpu, cpu)) || (r = add_row(s, t, tb, m, has_cpu, cpu))) {
+	if ((r = add_row(s, t, t->events, m, has_cpu, cpu)) ||
+	    (r = add_row(s, t, tb, m, has_cpu, cpu))) {
 		s->failed = true;
 		tio_err_push(r, "%s@0x%" PRIx64, m->stream->path ? m->stream->path : "", m->offset);
 	}
 	return r;
 }
 
+/* An input announced before the messages: written even without events. */
 static int pq_add_trace(tio_sink *sk, const tio_trace *in)
 {
 	psink *s = (psink *)sk;
@@ -1375,16 +1466,25 @@ static int pq_add_trace(tio_sink *sk, const tio_trace *in)
 
 static json_object *jstr(const char *s) { return s ? json_object_new_string(s) : NULL; }
 
+/* A UUID as its usual text. */
 static json_object *juuid(const uint8_t *u)
 {
 	char b[37];
-	snprintf(b, sizeof(b), "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2],
-		 u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+	snprintf(b, sizeof(b),
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
+		 u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
+		 u[15]);
 	return json_object_new_string(b);
 }
 
-static const char *codec_name(int c) { return c == PQ_ZSTD ? "zstd" : c == PQ_SNAPPY ? "snappy" : "none"; }
+/* The --compression name of a codec. */
+static const char *codec_name(int c)
+{
+	return c == PQ_ZSTD ? "zstd" : c == PQ_SNAPPY ? "snappy" : "none";
+}
 
+/* The trace's meta.json: trace, clocks, environment, streams, classes with their files and columns,
+ * discarded records. */
 static int write_meta(psink *s, ptrace *t)
 {
 	const tio_trace *in = t->in;
@@ -1413,26 +1513,31 @@ static int write_meta(psink *s, ptrace *t)
 		json_object_object_add(j, "offset_s", json_object_new_int64(c->offset_s));
 		json_object_object_add(j, "offset_cycles", json_object_new_int64(c->offset));
 		json_object_object_add(j, "precision", json_object_new_uint64(c->precision));
-		json_object_object_add(j, "origin_is_unix_epoch", json_object_new_boolean(c->origin_unix));
+		json_object_object_add(j, "origin_is_unix_epoch",
+				       json_object_new_boolean(c->origin_unix));
 		if (c->has_uuid)
 			json_object_object_add(j, "uuid", juuid(c->uuid));
 		json_object_array_add(ck, j);
 	}
 	json_object_object_add(o, "clocks", ck);
-	json_object_object_add(o, "ts", json_object_new_string("ns from the origin of the stream class's default clock "
-							       "(clocks[].offset included); TIMESTAMP(NANOS) with "
-							       "isAdjustedToUTC when that origin is the Unix epoch"));
+	json_object_object_add(
+	    o, "ts",
+	    json_object_new_string("ns from the origin of the stream class's default clock "
+				   "(clocks[].offset included); TIMESTAMP(NANOS) with "
+				   "isAdjustedToUTC when that origin is the Unix epoch"));
 	json_object *env = json_object_new_object();
 	for (uint32_t k = 0; k < tc->nenv; k++)
 		json_object_object_add(env, tc->env[k].key ? tc->env[k].key : "",
-				       tc->env[k].is_int ? json_object_new_int64(tc->env[k].ival) : jstr(tc->env[k].sval));
+				       tc->env[k].is_int ? json_object_new_int64(tc->env[k].ival)
+							 : jstr(tc->env[k].sval));
 	json_object_object_add(o, "environment", env);
 	json_object *st = json_object_new_array();
 	for (uint32_t k = 0; k < in->nstreams; k++) {
 		const tio_stream *x = in->streams[k];
 		json_object *j = json_object_new_object();
 		json_object_object_add(j, "stream", json_object_new_int((int)x->index));
-		json_object_object_add(j, "stream_class_id", json_object_new_uint64(x->sc ? x->sc->id : 0));
+		json_object_object_add(j, "stream_class_id",
+				       json_object_new_uint64(x->sc ? x->sc->id : 0));
 		json_object_object_add(j, "id", json_object_new_uint64(x->id));
 		json_object_object_add(j, "name", jstr(x->name));
 		json_object_object_add(j, "path", jstr(x->path));
@@ -1442,7 +1547,8 @@ static int write_meta(psink *s, ptrace *t)
 	}
 	json_object_object_add(o, "streams", st);
 	json_object_object_add(o, "events_file", json_object_new_string("events.parquet"));
-	json_object_object_add(o, "events", json_object_new_uint64(t->events ? t->events->rows : 0));
+	json_object_object_add(o, "events",
+			       json_object_new_uint64(t->events ? t->events->rows : 0));
 	json_object *cl = json_object_new_array();
 	for (uint32_t i = 0; i < tc->nscs; i++) {
 		const tio_stream_class *sc = tc->scs[i];
@@ -1452,9 +1558,11 @@ static int write_meta(psink *s, ptrace *t)
 			json_object *j = json_object_new_object();
 			json_object_object_add(j, "name", jstr(ec->name));
 			json_object_object_add(j, "id", json_object_new_uint64(ec->id));
-			json_object_object_add(j, "stream_class_id", json_object_new_uint64(sc->id));
+			json_object_object_add(j, "stream_class_id",
+					       json_object_new_uint64(sc->id));
 			json_object_object_add(j, "file", tb ? jstr(tb->file) : NULL);
-			json_object_object_add(j, "rows", json_object_new_uint64(tb ? tb->rows : 0));
+			json_object_object_add(j, "rows",
+					       json_object_new_uint64(tb ? tb->rows : 0));
 			if (tb)
 				json_object_object_add(j, "columns", json_object_get(tb->cols));
 			json_object_array_add(cl, j);
@@ -1465,14 +1573,18 @@ static int write_meta(psink *s, ptrace *t)
 	for (size_t k = 0; k < t->ndisc; k++) {
 		const pdisc *d = &t->disc[k];
 		json_object *j = json_object_new_object();
-		json_object_object_add(j, "kind", json_object_new_string(d->packets ? "packets" : "events"));
+		json_object_object_add(j, "kind",
+				       json_object_new_string(d->packets ? "packets" : "events"));
 		json_object_object_add(j, "stream", json_object_new_int((int)d->stream));
-		json_object_object_add(j, "count", d->count ? json_object_new_uint64(d->count) : NULL);
+		json_object_object_add(j, "count",
+				       d->count ? json_object_new_uint64(d->count) : NULL);
 		if (d->has_range) {
 			json_object_object_add(j, "begin_ns", json_object_new_int64(d->begin_ns));
 			json_object_object_add(j, "end_ns", json_object_new_int64(d->end_ns));
-			json_object_object_add(j, "begin_cycles", json_object_new_uint64(d->begin_cycles));
-			json_object_object_add(j, "end_cycles", json_object_new_uint64(d->end_cycles));
+			json_object_object_add(j, "begin_cycles",
+					       json_object_new_uint64(d->begin_cycles));
+			json_object_object_add(j, "end_cycles",
+					       json_object_new_uint64(d->end_cycles));
 		}
 		json_object_array_add(ds, j);
 	}
@@ -1481,8 +1593,9 @@ static int write_meta(psink *s, ptrace *t)
 	int r = 0;
 	if (!path)
 		r = TIO_ERR_NOMEM;
-	else if (json_object_to_file_ext(path, o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-							  JSON_C_TO_STRING_NOSLASHESCAPE))
+	else if (json_object_to_file_ext(path, o,
+					 JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+					     JSON_C_TO_STRING_NOSLASHESCAPE))
 		r = tio_err_set(TIO_ERR_IO, "%s: cannot write: %s", path, json_util_get_last_err());
 	free(path);
 	json_object_put(o);
@@ -1507,20 +1620,23 @@ static int write_top_meta(psink *s)
 	int r = 0;
 	if (!path)
 		r = TIO_ERR_NOMEM;
-	else if (json_object_to_file_ext(path, o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-							  JSON_C_TO_STRING_NOSLASHESCAPE))
+	else if (json_object_to_file_ext(path, o,
+					 JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+					     JSON_C_TO_STRING_NOSLASHESCAPE))
 		r = tio_err_set(TIO_ERR_IO, "%s: cannot write: %s", path, json_util_get_last_err());
 	free(path);
 	json_object_put(o);
 	return r;
 }
 
+/* nftw callback: stops (1) at a meta.json, the mark of a Parquet output. */
 static int has_meta_entry(const char *p, const struct stat *st, int flag, struct FTW *f)
 {
 	TIO_UNUSED(st);
 	return flag == FTW_F && !strcmp(p + f->base, "meta.json");
 }
 
+/* Close every file (footers), write meta.json, and rename the temporary directory to OUT. */
 static int pq_finish(tio_sink *sk)
 {
 	psink *s = (psink *)sk;
@@ -1528,12 +1644,14 @@ static int pq_finish(tio_sink *sk)
 	if (s->failed)
 		return tio_err_set(TIO_ERR_USAGE, "Parquet writer: nothing written after an error");
 	if (!s->ntraces)
-		return tio_err_set(TIO_ERR_USAGE, "%s: nothing to write: no input trace", s->out ? s->out : "Parquet writer");
+		return tio_err_set(TIO_ERR_USAGE, "%s: nothing to write: no input trace",
+				   s->out ? s->out : "Parquet writer");
 	for (size_t k = 0; k < s->ntraces && !r; k++) {
 		ptrace *t = s->traces[k];
 		if (!t->ready && (r = prepare(s, t)))
 			break;
-		static const char *const kv[] = {"created_by", "traceio convert --to parquet", NULL};
+		static const char *const kv[] = {"created_by", "traceio convert --to parquet",
+						 NULL};
 		for (size_t j = 0; j < t->ntables && !r; j++)
 			r = pq_close(&t->tables[j]->f, kv);
 		if (!r)
@@ -1568,23 +1686,29 @@ static int pq_finish(tio_sink *sk)
 	struct stat st;
 	if (!r && lstat(s->out, &st) == 0) {
 		if (!s->force) {
-			r = tio_err_set(TIO_ERR_USAGE, "%s: already exists (--force replaces it)", s->out);
+			r = tio_err_set(TIO_ERR_USAGE, "%s: already exists (--force replaces it)",
+					s->out);
 		} else if (S_ISDIR(st.st_mode)) {
 			/* only a Parquet output of traceio (or nothing) is replaced */
 			bool empty = rmdir(s->out) == 0;
 			if (!empty && nftw(s->out, has_meta_entry, 16, FTW_PHYS) != 1)
-				r = tio_err_set(TIO_ERR_USAGE, "%s: a directory without meta.json: not replacing it", s->out);
+				r = tio_err_set(
+				    TIO_ERR_USAGE,
+				    "%s: a directory without meta.json: not replacing it", s->out);
 			else if (!empty) {
 				old = tio_asprintf("%s.old-XXXXXX", s->out);
 				if (!old || !mkdtemp(old) || rmdir(old) || rename(s->out, old))
-					r = tio_err_set(TIO_ERR_IO, "%s: cannot move it aside: %s", s->out, strerror(errno));
+					r = tio_err_set(TIO_ERR_IO, "%s: cannot move it aside: %s",
+							s->out, strerror(errno));
 			}
 		} else if (unlink(s->out)) {
-			r = tio_err_set(TIO_ERR_IO, "%s: cannot replace: %s", s->out, strerror(errno));
+			r = tio_err_set(TIO_ERR_IO, "%s: cannot replace: %s", s->out,
+					strerror(errno));
 		}
 	}
 	if (!r && rename(src, s->out))
-		r = tio_err_set(TIO_ERR_IO, "%s: cannot rename %s to it: %s", s->out, src, strerror(errno));
+		r = tio_err_set(TIO_ERR_IO, "%s: cannot rename %s to it: %s", s->out, src,
+				strerror(errno));
 	if (!r && old)
 		rm_tree(old);
 	free(old);
@@ -1600,6 +1724,7 @@ static int pq_finish(tio_sink *sk)
 	return r;
 }
 
+/* Defaults: zstd level 1, 1 Mi-row row groups, 64 MiB budget, 64 Ki dictionary entries. */
 static int pq_init(tio_sink *sk)
 {
 	psink *s = (psink *)sk;
@@ -1624,13 +1749,18 @@ static int parse_size(const char *key, const char *value, uint64_t lo, uint64_t 
 		mul = 1024 * 1024, e++;
 	else if (*e == 'g' || *e == 'G')
 		mul = 1024 * 1024 * 1024, e++;
-	if (!value || !*value || *e || errno || e == value || v > hi / mul || v * mul < lo || v * mul > hi)
-		return tio_err_set(TIO_ERR_USAGE, "option %s: '%s': a number from %" PRIu64 " to %" PRIu64 " (K, M, G suffixes)",
+	if (!value || !*value || *e || errno || e == value || v > hi / mul || v * mul < lo ||
+	    v * mul > hi)
+		return tio_err_set(TIO_ERR_USAGE,
+				   "option %s: '%s': a number from %" PRIu64 " to %" PRIu64
+				   " (K, M, G suffixes)",
 				   key, value ? value : "", lo, hi);
 	*out = v * mul;
 	return 0;
 }
 
+/* Options: output, force, compression, row-group-size, buffer-size, dictionary-size, partition-by.
+ */
 static int pq_set(tio_sink *sk, const char *key, const char *value)
 {
 	psink *s = (psink *)sk;
@@ -1654,7 +1784,9 @@ static int pq_set(tio_sink *sk, const char *key, const char *value)
 		else if (value && !strcmp(value, "snappy"))
 			s->codec = PQ_SNAPPY;
 		else
-			return tio_err_set(TIO_ERR_USAGE, "option compression: '%s': none, zstd or snappy", value ? value : "");
+			return tio_err_set(TIO_ERR_USAGE,
+					   "option compression: '%s': none, zstd or snappy",
+					   value ? value : "");
 		return 0;
 	}
 	if (!strcmp(key, "row-group-size"))
@@ -1669,15 +1801,19 @@ static int pq_set(tio_sink *sk, const char *key, const char *value)
 		else if (value && !strcmp(value, "none"))
 			s->partition = false;
 		else
-			return tio_err_set(TIO_ERR_USAGE, "option partition-by: '%s': trace or none", value ? value : "");
+			return tio_err_set(TIO_ERR_USAGE,
+					   "option partition-by: '%s': trace or none",
+					   value ? value : "");
 		return 0;
 	}
 	return tio_err_set(TIO_ERR_USAGE,
-			   "sink parquet takes no option '%s' (output, force, compression, row-group-size, buffer-size, "
+			   "sink parquet takes no option '%s' (output, force, compression, "
+			   "row-group-size, buffer-size, "
 			   "dictionary-size, partition-by)",
 			   key);
 }
 
+/* Free everything; an unfinished output is removed. */
 static void pq_fini(tio_sink *sk)
 {
 	psink *s = (psink *)sk;
@@ -1704,12 +1840,12 @@ static void pq_fini(tio_sink *sk)
 }
 
 const tio_sink_ops tio_sink_parquet_ops = {
-	.name = "parquet",
-	.size = sizeof(psink),
-	.init = pq_init,
-	.set = pq_set,
-	.add_trace = pq_add_trace,
-	.consume = pq_consume,
-	.finish = pq_finish,
-	.fini = pq_fini,
+    .name = "parquet",
+    .size = sizeof(psink),
+    .init = pq_init,
+    .set = pq_set,
+    .add_trace = pq_add_trace,
+    .consume = pq_consume,
+    .finish = pq_finish,
+    .fini = pq_fini,
 };

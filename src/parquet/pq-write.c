@@ -7,16 +7,26 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
+#include <snappy-c.h>
 #include <stdlib.h>
 #include <string.h>
-#include <snappy-c.h>
 #include <zstd.h>
 
 #include "parquet/pq.h"
 
 /* ---------------------------------------------------------------- Thrift compact protocol */
 
-enum { T_TRUE = 1, T_FALSE = 2, T_BYTE = 3, T_I16 = 4, T_I32 = 5, T_I64 = 6, T_BINARY = 8, T_LIST = 9, T_STRUCT = 12 };
+enum {
+	T_TRUE = 1,
+	T_FALSE = 2,
+	T_BYTE = 3,
+	T_I16 = 4,
+	T_I32 = 5,
+	T_I64 = 6,
+	T_BINARY = 8,
+	T_LIST = 9,
+	T_STRUCT = 12
+};
 
 /* A writer of nested structs: the last field id of each open struct (field ids are deltas). */
 typedef struct tw {
@@ -38,6 +48,7 @@ static void varint(tio_buf *b, uint64_t v)
 	tio_buf_add(b, o, (size_t)n);
 }
 
+/* Thrift compact's zigzag mapping of a signed integer. */
 static uint64_t zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
 
 /* A field header: the id as a delta from the previous field's when it fits in 4 bits. */
@@ -53,26 +64,31 @@ static void tw_field(tw *w, int16_t id, int type)
 	w->last[w->depth] = id;
 }
 
+/* An i32 field (also enums). */
 static void tw_i32(tw *w, int16_t id, int32_t v)
 {
 	tw_field(w, id, T_I32);
 	varint(w->b, zigzag(v));
 }
 
+/* An i64 field. */
 static void tw_i64(tw *w, int16_t id, int64_t v)
 {
 	tw_field(w, id, T_I64);
 	varint(w->b, zigzag(v));
 }
 
+/* An i8 (byte) field. */
 static void tw_i8(tw *w, int16_t id, int8_t v)
 {
 	tw_field(w, id, T_BYTE);
 	tio_buf_addc(w->b, (char)v);
 }
 
+/* A bool field: the value is in the field header's type. */
 static void tw_bool(tw *w, int16_t id, bool v) { tw_field(w, id, v ? T_TRUE : T_FALSE); }
 
+/* A binary or string field: length then bytes. */
 static void tw_bin(tw *w, int16_t id, const void *p, size_t n)
 {
 	tw_field(w, id, T_BINARY);
@@ -89,6 +105,7 @@ static void tw_begin(tw *w, int16_t id)
 		w->last[++w->depth] = 0;
 }
 
+/* End the current struct (stop byte). */
 static void tw_end(tw *w)
 {
 	tio_buf_addc(w->b, 0);
@@ -96,6 +113,7 @@ static void tw_end(tw *w)
 		w->depth--;
 }
 
+/* A list field's header: its elements follow. */
 static void tw_list(tw *w, int16_t id, int elem_type, uint64_t n)
 {
 	tw_field(w, id, T_LIST);
@@ -123,6 +141,7 @@ pq_node *pq_node_new(const char *name, int rep)
 	return n;
 }
 
+/* A leaf (column) node of physical type `phys` and logical type `logical`. */
 pq_node *pq_leaf_new(const char *name, int rep, int phys, int logical)
 {
 	pq_node *n = pq_node_new(name, rep);
@@ -134,6 +153,7 @@ pq_node *pq_leaf_new(const char *name, int rep, int phys, int logical)
 	return n;
 }
 
+/* Append a child to a group (the child is freed on failure). */
 int pq_node_add(pq_node *parent, pq_node *kid)
 {
 	if (tio_grow(&parent->kids, &parent->kcap, parent->nkids + 1, sizeof(pq_node *))) {
@@ -144,6 +164,7 @@ int pq_node_add(pq_node *parent, pq_node *kid)
 	return 0;
 }
 
+/* Free a schema subtree. */
 void pq_node_free(pq_node *n)
 {
 	if (!n)
@@ -155,6 +176,7 @@ void pq_node_free(pq_node *n)
 	free(n);
 }
 
+/* Number of leaves (columns) under a node. */
 uint32_t pq_node_leaves(const pq_node *n)
 {
 	if (n->leaf)
@@ -180,10 +202,12 @@ static void bounds_reset(pq_col *c)
 }
 
 /* Number the leaves depth first and give each column its levels and path. */
-static int assign(pq_file *f, pq_node *n, const char **path, uint32_t depth, unsigned def, unsigned rep)
+static int assign(pq_file *f, pq_node *n, const char **path, uint32_t depth, unsigned def,
+		  unsigned rep)
 {
 	if (depth >= 200)
-		return tio_err_set(TIO_ERR_LIMIT, "%s: schema nested more than 200 levels", f->path);
+		return tio_err_set(TIO_ERR_LIMIT, "%s: schema nested more than 200 levels",
+				   f->path);
 	if (depth) {
 		path[depth - 1] = n->name;
 		if (n->rep != PQ_REQUIRED)
@@ -206,8 +230,8 @@ static int assign(pq_file *f, pq_node *n, const char **path, uint32_t depth, uns
 	c->max_def = (uint8_t)def;
 	c->max_rep = (uint8_t)rep;
 	c->phys = n->phys;
-	c->unsigned_order = (n->logical == PQ_LT_INT && !n->int_signed) || n->phys == PQ_BYTE_ARRAY ||
-			    n->phys == PQ_FLBA || n->phys == PQ_BOOLEAN;
+	c->unsigned_order = (n->logical == PQ_LT_INT && !n->int_signed) ||
+			    n->phys == PQ_BYTE_ARRAY || n->phys == PQ_FLBA || n->phys == PQ_BOOLEAN;
 	c->dict = n->phys == PQ_BYTE_ARRAY && n->dict;
 	bounds_reset(c);
 	c->npath = depth;
@@ -218,6 +242,7 @@ static int assign(pq_file *f, pq_node *n, const char **path, uint32_t depth, uns
 	return 0;
 }
 
+/* Number the columns, give them levels and paths, create the file with its magic. */
 int pq_open(pq_file *f, const char *path, pq_node *root, int codec, int level, pq_shared *sh)
 {
 	memset(f, 0, sizeof(*f));
@@ -247,6 +272,7 @@ int pq_open(pq_file *f, const char *path, pq_node *root, int codec, int level, p
 	return 0;
 }
 
+/* Empty a column after its row group was written (memory kept unless `release`). */
 static void col_reset(pq_col *c, bool release)
 {
 	tio_buf *bufs[] = {&c->defs, &c->reps, &c->vals, &c->dbytes, &c->idx};
@@ -272,6 +298,7 @@ static void col_reset(pq_col *c, bool release)
 	c->dict = c->node->phys == PQ_BYTE_ARRAY && c->node->dict;
 }
 
+/* Free the shared encoding buffers and zstd context. */
 void pq_shared_free(pq_shared *sh)
 {
 	tio_buf_free(&sh->out);
@@ -281,6 +308,7 @@ void pq_shared_free(pq_shared *sh)
 	memset(sh, 0, sizeof(*sh));
 }
 
+/* Free a file writer (the file itself stays as written). */
 void pq_free(pq_file *f)
 {
 	for (uint32_t k = 0; k < f->ncols; k++) {
@@ -325,6 +353,7 @@ void pq_double(pq_col *c, double d, unsigned rep)
 	}
 }
 
+/* A boolean value (one byte buffered, bit-packed when written). */
 void pq_bool(pq_col *c, bool b, unsigned rep)
 {
 	uint8_t v = b;
@@ -335,6 +364,7 @@ void pq_bool(pq_col *c, bool b, unsigned rep)
 	pq_fixed(c, &v, 1, rep);
 }
 
+/* A fast hash of a string for the dictionary. */
 static uint32_t hash_bytes(const uint8_t *p, size_t n)
 {
 	uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
@@ -445,6 +475,7 @@ static bool dict_find(pq_col *c, const void *p, uint32_t n, uint32_t *entry, boo
 	return true;
 }
 
+/* A byte string: its dictionary entry, or PLAIN once the dictionary is full. */
 static void put_bytes(pq_col *c, const void *p, size_t n, unsigned rep, bool stable)
 {
 	if (c->phys == PQ_FLBA) {
@@ -469,9 +500,14 @@ static void put_bytes(pq_col *c, const void *p, size_t n, unsigned rep, bool sta
 		c->file->oom = true;
 }
 
+/* A BYTE_ARRAY or FIXED_LEN_BYTE_ARRAY value. */
 void pq_bytes(pq_col *c, const void *p, size_t n, unsigned rep) { put_bytes(c, p, n, rep, false); }
 
-void pq_str_stable(pq_col *c, const char *p, size_t n, unsigned rep) { put_bytes(c, p, n, rep, true); }
+/* A string whose pointer identifies it (see pq.h). */
+void pq_str_stable(pq_col *c, const char *p, size_t n, unsigned rep)
+{
+	put_bytes(c, p, n, rep, true);
+}
 
 /* ---------------------------------------------------------------- encodings */
 
@@ -486,8 +522,8 @@ static unsigned bit_width(uint64_t max)
 }
 
 /* Bit-pack n values (n a multiple of 8, or the last run padded with zeros) LSB first. */
-static void bitpack(tio_buf *o, const uint8_t *v8, const uint32_t *v32, size_t from, size_t n, size_t avail,
-		    unsigned bw)
+static void bitpack(tio_buf *o, const uint8_t *v8, const uint32_t *v32, size_t from, size_t n,
+		    size_t avail, unsigned bw)
 {
 	while (n) {
 		size_t groups = (n + 7) / 8;
@@ -568,7 +604,8 @@ static void levels(tio_buf *o, const tio_buf *lv, size_t n, unsigned max)
 /* ---------------------------------------------------------------- statistics */
 
 /* min/max of a BYTE_ARRAY column: over the dictionary or the PLAIN values. */
-static void bytes_minmax(const pq_col *c, const char **mn, uint32_t *mnl, const char **mx, uint32_t *mxl)
+static void bytes_minmax(const pq_col *c, const char **mn, uint32_t *mnl, const char **mx,
+			 uint32_t *mxl)
 {
 	*mn = *mx = NULL;
 	const tio_buf *b = c->dict ? &c->dbytes : &c->vals;
@@ -687,18 +724,22 @@ static int compress_body(pq_file *f, const char **p, size_t *n)
 		*n = f->sh->out.len;
 		return 0;
 	}
-	size_t bound = f->codec == PQ_ZSTD ? ZSTD_compressBound(f->sh->out.len) : snappy_max_compressed_length(f->sh->out.len);
+	size_t bound = f->codec == PQ_ZSTD ? ZSTD_compressBound(f->sh->out.len)
+					   : snappy_max_compressed_length(f->sh->out.len);
 	f->sh->cbuf.len = 0;
 	if (tio_buf_reserve(&f->sh->cbuf, bound))
 		return TIO_ERR_NOMEM;
 	if (f->codec == PQ_ZSTD) {
-		size_t r = ZSTD_compressCCtx(f->sh->zctx, f->sh->cbuf.p, bound, f->sh->out.p, f->sh->out.len, f->level);
+		size_t r = ZSTD_compressCCtx(f->sh->zctx, f->sh->cbuf.p, bound, f->sh->out.p,
+					     f->sh->out.len, f->level);
 		if (ZSTD_isError(r))
-			return tio_err_set(TIO_ERR_IO, "%s: zstd: %s", f->path, ZSTD_getErrorName(r));
+			return tio_err_set(TIO_ERR_IO, "%s: zstd: %s", f->path,
+					   ZSTD_getErrorName(r));
 		f->sh->cbuf.len = r;
 	} else {
 		size_t outlen = bound;
-		if (snappy_compress(f->sh->out.p, f->sh->out.len, f->sh->cbuf.p, &outlen) != SNAPPY_OK)
+		if (snappy_compress(f->sh->out.p, f->sh->out.len, f->sh->cbuf.p, &outlen) !=
+		    SNAPPY_OK)
 			return tio_err_set(TIO_ERR_IO, "%s: snappy compression failed", f->path);
 		f->sh->cbuf.len = outlen;
 	}
@@ -711,8 +752,8 @@ static int compress_body(pq_file *f, const char **p, size_t *n)
  * Write one page: header (PageHeader, with a data or dictionary page
  * header) then the compressed f->sh->out.  Adds to the chunk's sizes.
  */
-static int write_page(pq_file *f, FILE *o, const pq_col *c, bool dict_page, bool dict_enc, uint64_t *usize,
-		      uint64_t *csize)
+static int write_page(pq_file *f, FILE *o, const pq_col *c, bool dict_page, bool dict_enc,
+		      uint64_t *usize, uint64_t *csize)
 {
 	const char *body = NULL;
 	size_t blen = 0;
@@ -829,21 +870,25 @@ static int write_chunk(pq_file *f, FILE *o, pq_col *c, tw *rg)
 	return 0;
 }
 
+/* Memory held by the buffered row group: the buffers' capacities. */
 size_t pq_buffered(const pq_file *f)
 {
 	size_t n = 0;
 	for (uint32_t k = 0; k < f->ncols; k++) {
 		const pq_col *c = &f->cols[k];
-		n += c->defs.cap + c->reps.cap + c->vals.cap + c->dbytes.cap + c->idx.cap + (size_t)c->dcap * 8 +
-		     (size_t)c->nslots * 4;
+		n += c->defs.cap + c->reps.cap + c->vals.cap + c->dbytes.cap + c->idx.cap +
+		     (size_t)c->dcap * 8 + (size_t)c->nslots * 4;
 	}
 	return n;
 }
 
+/* Write the buffered rows as a row group: a column chunk per column, the RowGroup kept for the
+ * footer. */
 int pq_flush(pq_file *f, bool release)
 {
 	if (f->oom)
-		return tio_err_set(TIO_ERR_NOMEM, "%s: out of memory while buffering a row group", f->path);
+		return tio_err_set(TIO_ERR_NOMEM, "%s: out of memory while buffering a row group",
+				   f->path);
 	if (!f->rows)
 		return 0;
 	if (f->nrg >= 32767)
@@ -869,9 +914,10 @@ int pq_flush(pq_file *f, bool release)
 		return r;
 	}
 	usize_total = 0;
-	for (uint32_t k = 0; k < f->ncols; k++) /* uncompressed data: levels and values as buffered */
-		usize_total += f->cols[k].defs.len + f->cols[k].reps.len + f->cols[k].vals.len + f->cols[k].idx.len +
-			       f->cols[k].dbytes.len;
+	for (uint32_t k = 0; k < f->ncols;
+	     k++) /* uncompressed data: levels and values as buffered */
+		usize_total += f->cols[k].defs.len + f->cols[k].reps.len + f->cols[k].vals.len +
+			       f->cols[k].idx.len + f->cols[k].dbytes.len;
 	tw_i64(&rg, 2, (int64_t)usize_total);
 	tw_i64(&rg, 3, (int64_t)f->rows);
 	tw_i64(&rg, 5, (int64_t)start);
@@ -946,6 +992,7 @@ static void write_schema(tw *w, const pq_node *n, bool root)
 		write_schema(w, n->kids[k], false);
 }
 
+/* Number of schema elements of a subtree. */
 static uint32_t count_nodes(const pq_node *n)
 {
 	uint32_t c = 1;
@@ -954,6 +1001,7 @@ static uint32_t count_nodes(const pq_node *n)
 	return c;
 }
 
+/* Last row group, then the footer: FileMetaData, its length, the magic. */
 int pq_close(pq_file *f, const char *const *kv)
 {
 	int r = pq_flush(f, true);

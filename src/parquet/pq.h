@@ -22,7 +22,15 @@
 
 #include "common/common.h"
 
-enum pq_phys { PQ_BOOLEAN = 0, PQ_INT32 = 1, PQ_INT64 = 2, PQ_FLOAT = 4, PQ_DOUBLE = 5, PQ_BYTE_ARRAY = 6, PQ_FLBA = 7 };
+enum pq_phys {
+	PQ_BOOLEAN = 0,
+	PQ_INT32 = 1,
+	PQ_INT64 = 2,
+	PQ_FLOAT = 4,
+	PQ_DOUBLE = 5,
+	PQ_BYTE_ARRAY = 6,
+	PQ_FLBA = 7
+};
 enum pq_repetition { PQ_REQUIRED = 0, PQ_OPTIONAL = 1, PQ_REPEATED = 2 };
 enum pq_logical { PQ_LT_NONE = 0, PQ_LT_STRING, PQ_LT_INT, PQ_LT_TIMESTAMP_NS, PQ_LT_LIST };
 enum pq_codec { PQ_UNCOMPRESSED = 0, PQ_SNAPPY = 1, PQ_ZSTD = 6 };
@@ -30,14 +38,14 @@ enum pq_codec { PQ_UNCOMPRESSED = 0, PQ_SNAPPY = 1, PQ_ZSTD = 6 };
 /* A schema node: a group (kids) or a leaf (a column). */
 typedef struct pq_node {
 	char *name;
-	uint8_t rep;	  /* enum pq_repetition */
+	uint8_t rep; /* enum pq_repetition */
 	bool leaf;
 	uint8_t phys;	  /* leaves: enum pq_phys */
 	uint8_t logical;  /* enum pq_logical */
 	uint8_t int_bits; /* PQ_LT_INT: 8, 16, 32, 64 */
 	bool int_signed;
-	bool utc;	  /* PQ_LT_TIMESTAMP_NS: isAdjustedToUTC */
-	bool dict;	  /* BYTE_ARRAY leaves: dictionary-encode (low-cardinality strings) */
+	bool utc;	     /* PQ_LT_TIMESTAMP_NS: isAdjustedToUTC */
+	bool dict;	     /* BYTE_ARRAY leaves: dictionary-encode (low-cardinality strings) */
 	int32_t type_length; /* PQ_FLBA */
 	struct pq_node **kids;
 	uint32_t nkids;
@@ -63,12 +71,16 @@ typedef struct pq_col {
 	uint8_t phys;
 	bool unsigned_order; /* statistics compare as unsigned */
 	tio_buf defs, reps;  /* one byte per level (max level < 256) */
-	tio_buf vals;	     /* PLAIN values; BOOLEAN: one byte each; BYTE_ARRAY not in a dictionary */
-	uint64_t nlevels;    /* values, nulls included */
+	tio_buf vals;	  /* PLAIN values; BOOLEAN: one byte each; BYTE_ARRAY not in a dictionary */
+	uint64_t nlevels; /* values, nulls included */
 	uint64_t nnull;
 	uint64_t nnan;
 	bool has_mm; /* FLOAT/DOUBLE: a non-NaN value was seen (integers: nlevels > nnull) */
-	union { int64_t i; uint64_t u; double d; } mn, mx;
+	union {
+		int64_t i;
+		uint64_t u;
+		double d;
+	} mn, mx;
 	/* dictionary (BYTE_ARRAY with node->dict): entries PLAIN in dbytes */
 	bool dict;
 	tio_buf dbytes;
@@ -77,8 +89,11 @@ typedef struct pq_col {
 	uint32_t ndict, dcap;
 	uint32_t *slots; /* open addressing: entry + 1, 0 empty */
 	uint32_t nslots;
-	tio_buf idx;	 /* uint32 indices, one per non-null value */
-	struct { const void *p; uint32_t len, e; } seen[64]; /* stable strings: pointer -> entry */
+	tio_buf idx; /* uint32 indices, one per non-null value */
+	struct {
+		const void *p;
+		uint32_t len, e;
+	} seen[64]; /* stable strings: pointer -> entry */
 } pq_col;
 
 /* Encoding buffers and the zstd context, shared by the files of a writer (one flush at a time). */
@@ -95,14 +110,14 @@ typedef struct pq_file {
 	pq_col *cols;
 	uint32_t ncols;
 	int codec;
-	int level;	     /* zstd level */
-	uint64_t rows;	     /* rows buffered */
+	int level;     /* zstd level */
+	uint64_t rows; /* rows buffered */
 	uint64_t total_rows;
-	uint64_t off;	     /* bytes in the file */
-	tio_buf rgs;	     /* serialized RowGroup structs */
+	uint64_t off; /* bytes in the file */
+	tio_buf rgs;  /* serialized RowGroup structs */
 	uint32_t nrg;
-	bool oom;	     /* an append failed: reported by pq_flush/pq_close */
-	uint32_t dict_max;   /* dictionary entries per column chunk at most (then PLAIN); 65536 */
+	bool oom;	   /* an append failed: reported by pq_flush/pq_close */
+	uint32_t dict_max; /* dictionary entries per column chunk at most (then PLAIN); 65536 */
 	pq_shared *sh;
 } pq_file;
 
@@ -119,7 +134,8 @@ int pq_open(pq_file *f, const char *path, pq_node *root, int codec, int level, p
 int pq_flush(pq_file *f, bool release);
 /* Bytes of memory the buffered row group holds (buffers' capacities). */
 size_t pq_buffered(const pq_file *f);
-/* Flush and write the footer; the file is complete.  `kv` key/value pairs (NULL-terminated list) or NULL. */
+/* Flush and write the footer; the file is complete.  `kv` key/value pairs (NULL-terminated list) or
+ * NULL. */
 int pq_close(pq_file *f, const char *const *kv);
 void pq_free(pq_file *f);
 
@@ -153,7 +169,8 @@ static inline __attribute__((always_inline)) void pq_null(pq_col *c, unsigned de
 	c->nnull++;
 }
 
-static inline __attribute__((always_inline)) void pq_fixed(pq_col *c, const void *p, size_t n, unsigned rep)
+static inline __attribute__((always_inline)) void pq_fixed(pq_col *c, const void *p, size_t n,
+							   unsigned rep)
 {
 	pq_levels(c, c->max_def, rep);
 	if (pq_room(c, &c->vals, n)) {
