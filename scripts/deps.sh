@@ -3,7 +3,7 @@
 #   scripts/deps.sh          build deps only
 #   scripts/deps.sh test     also the peers the tests compare with
 set -e
-pkgs="cmake make gcc clang pkg-config zlib1g-dev libzstd-dev libjson-c-dev libxml2-dev"
+pkgs="cmake make gcc clang pkg-config zlib1g-dev libzstd-dev libjson-c-dev libxml2-dev libsnappy-dev"
 # SQL over traces (src/sqlite/, traceio sql's prompt)
 pkgs="$pkgs libsqlite3-dev libedit-dev"
 # the Python module (python/, built by `make build` for /usr/bin/python3)
@@ -16,6 +16,10 @@ if [ "$1" = test ]; then
 	pkgs="$pkgs python3-pytest python3-pandas python3-bt2"
 	# the SQLite extension read by the sqlite3 shell; the prompt on a terminal
 	pkgs="$pkgs sqlite3 tmux"
+fi
+if [ "$1" = test ] && command -v npm >/dev/null; then
+	# DuckDB for the Parquet tests (npm @duckdb/node-api into tests/.node; test-only)
+	sh "$(dirname "$0")/../tests/parquet/duckdb-setup.sh" >/dev/null || echo "deps: DuckDB (npm) not installed" >&2
 fi
 missing=""
 for p in $pkgs; do

@@ -17,7 +17,9 @@ typedef struct tio_sink tio_sink;
 /*
  * Create a sink by name: "text" (babeltrace2's pretty text, with the
  * trace-cmd or LTTV styles chosen with the "style" option), "info",
- * "dummy" (decodes, prints nothing).  Output goes to `out`; warnings
+ * "dummy" (decodes, prints nothing), and the writers of `traceio convert`
+ * ("ctf", "tracedat", "ltt", "lttng0", "parquet": option "output" names
+ * the file or directory written).  Output goes to `out`; warnings
  * (discarded events...) to `err`.
  */
 int tio_sink_new(const char *name, FILE *out, FILE *err, tio_sink **sink);

@@ -26,6 +26,7 @@ static const struct writer {
 	{"lttng0", "lttng0", NULL},
 	{"perfetto", "perfetto", ".pftrace"},
 	{"sqlite", NULL, ".db"}, /* not a sink: the SQL tables materialized (src/sqlite/materialize.c) */
+	{"parquet", "parquet", NULL}, /* a directory of .parquet files */
 };
 
 /*
@@ -42,6 +43,10 @@ static const struct wopt {
 	{"--arch-size", "lttng0"},
 	{"--alignment", "lttng0"},
 	{"--tsc-bits", "lttng0"},
+	{"--row-group-size", "parquet"},
+	{"--buffer-size", "parquet"},
+	{"--dictionary-size", "parquet"},
+	{"--partition-by", "parquet"},
 };
 #define NWOPTS (sizeof(wopts) / sizeof(wopts[0]))
 
@@ -79,14 +84,15 @@ static void help(void)
 	       "  -o, --output OUT      the output path (required)\n"
 	       "  -t, --to FORMAT       ctf (a CTF 1.8 directory), tracedat, ltt, lttng0, perfetto\n"
 	       "                        (Perfetto's protobuf trace: docs/formats/perfetto.md),\n"
-	       "                        sqlite; default: tracedat when OUT ends in .dat, perfetto\n"
-	       "                        when it ends in .pftrace, sqlite when it ends in .db, else\n"
-	       "                        ctf\n"
+	       "                        sqlite, parquet; default: tracedat when OUT ends in .dat,\n"
+	       "                        perfetto when it ends in .pftrace, sqlite when it ends in\n"
+	       "                        .db, else ctf\n"
 	       "                        sqlite: an SQLite database with the tables of traceio sql\n"
 	       "                        (events, each event class that has events, discarded,\n"
 	       "                        clocks, env, sched_slice, thread_state, thread, process,\n"
 	       "                        counter; docs/sql.md) and an index on ts; takes\n"
 	       "                        --format, --clock-exact, --force only\n"
+	       "                        parquet: a directory of Parquet files (docs/formats/parquet.md)\n"
 	       "  --ctf-version 1.8|2   ctf: CTF 1.8 (TSDL metadata, the default) or CTF 2 (JSON)\n"
 	       "  -i, --format FMT      read the inputs as FMT instead of guessing\n"
 	       "  -b, --begin TIME      drop events before TIME\n"
@@ -103,7 +109,8 @@ static void help(void)
 	       "                        default 256K; a packet holding one bigger event grows)\n"
 	       "  --packetize-metadata  ctf: write the metadata as packets (as LTTng does)\n"
 	       "  --file-version 6|7    tracedat: trace.dat version (default 7)\n"
-	       "  --compression ALGO    tracedat v7: none (default), zstd or zlib\n"
+	       "  --compression ALGO    tracedat v7: none (default), zstd or zlib;\n"
+	       "                        parquet: zstd (default), snappy or none\n"
 	       "  --byte-order little|big  ltt, lttng0: byte order (default: the input's)\n"
 	       "  --block-size N        ltt, lttng0: bytes per block (default 65536)\n"
 	       "  --arch ILP32|LP32|LP64|ILP64  ltt: sizes of int, long and pointers (default LP64)\n"
@@ -113,6 +120,16 @@ static void help(void)
 	       "                        heartbeat events, or of 64 (the default)\n"
 	       "                        (ltt / lttng0: an input of that same format keeps its\n"
 	       "                        own layout unless these are given)\n"
+	       "  --row-group-size N    parquet: rows per row group at most (default 1M; K, M)\n"
+	       "  --buffer-size N       parquet: bytes buffered by all files before the biggest\n"
+	       "                        row group is written early (default 64M; K, M, G)\n"
+	       "  --dictionary-size N   parquet: distinct strings per column and row group at most\n"
+	       "                        in a dictionary (default 64K); more: PLAIN encoding\n"
+	       "  --partition-by trace  parquet: a `trace` column in every file (the name of the\n"
+	       "                        trace's directory: OUT's for one input, OUT/<trace>/\n"
+	       "                        for several), so that RUNS/*/CLASS.parquet is one table\n"
+	       "                        (parquet: OUT/<class>.parquet per event class with events,\n"
+	       "                        OUT/events.parquet, OUT/meta.json; docs/formats/parquet.md)\n"
 	       "  --strict              stop at the first input error instead of skipping\n"
 	       "  -q, --quiet           no progress line (shown only when stderr is a terminal)\n"
 	       CLI_READER_OPTS_HELP
@@ -361,7 +378,7 @@ int cli_convert(int argc, char **argv)
 			if (!strcmp(writers[i].to, to))
 				w = &writers[i];
 		if (!w) {
-			fprintf(stderr, "traceio: no writer for '%s' (ctf, tracedat, ltt, lttng0, perfetto)\n", to);
+			fprintf(stderr, "traceio: no writer for '%s' (ctf, tracedat, ltt, lttng0, perfetto, parquet)\n", to);
 			goto done;
 		}
 	} else {
@@ -394,8 +411,12 @@ int cli_convert(int argc, char **argv)
 		fprintf(stderr, "traceio: %s: already exists (--force replaces it)\n", out);
 		goto done;
 	}
-	if ((file_version || compression) && strcmp(w->sink, "tracedat")) {
-		fprintf(stderr, "traceio: --file-version and --compression are for --to tracedat\n");
+	if (file_version && strcmp(w->sink, "tracedat")) {
+		fprintf(stderr, "traceio: --file-version is for --to tracedat\n");
+		goto done;
+	}
+	if (compression && strcmp(w->sink, "tracedat") && strcmp(w->sink, "parquet")) {
+		fprintf(stderr, "traceio: --compression is for --to tracedat and parquet\n");
 		goto done;
 	}
 	if ((packet_size || ctf_version) && strcmp(w->sink, "ctf")) {

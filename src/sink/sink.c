@@ -17,6 +17,7 @@ extern const tio_sink_ops tio_sink_json_ops;
 extern const tio_sink_ops tio_sink_ltt_ops;
 extern const tio_sink_ops tio_sink_lttng0_ops;
 extern const tio_sink_ops tio_sink_perfetto_ops;
+extern const tio_sink_ops tio_sink_parquet_ops;
 
 static const tio_sink_ops *const sinks[] = {
 	&tio_sink_pretty_ops,
@@ -30,6 +31,7 @@ static const tio_sink_ops *const sinks[] = {
 	&tio_sink_ltt_ops, /* writer: src/ltt/lttnew-write.c */
 	&tio_sink_lttng0_ops, /* writer: src/ltt/ltt08-write.c */
 	&tio_sink_perfetto_ops, /* writer: src/perfetto/perfetto-write.c */
+	&tio_sink_parquet_ops, /* writer: src/parquet/parquet-sink.c */
 };
 
 const char *const *tio_sinks(void)

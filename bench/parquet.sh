@@ -1,0 +1,76 @@
+#!/bin/bash
+# Parquet conversion speed, one run: `traceio convert --to parquet` against
+# traceio's decode-only time (`print -o dummy`) of the same trace, output
+# size against the input's, peak RSS, then DuckDB queries on the output
+# (count(*) GROUP BY name on events.parquet; a GROUP BY on a class file).
+# Usage: bench/parquet.sh [TRACE...]
+#   TRACE: default bench/.data/lttng/ust-big (5.4 M-event LTTng-UST trace;
+#     recorded with ../shared/tools/make-lttng.sh when missing, see
+#     bench/convert.sh), and /work/cache/ftrace-big/big-v6.dat when it exists.
+#   COMPRESSION=none|zstd|snappy (default zstd); REPS=N keeps the run with
+#   the least CPU time of N (default 1).
+# DuckDB comes from tests/parquet/duckdb-setup.sh (npm @duckdb/node-api).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+TIO=${TIO:-$top/build/traceio}
+REPS=${REPS:-1}
+COMPRESSION=${COMPRESSION:-zstd}
+export TZ=UTC LC_ALL=C
+traces=("$@")
+if [ ${#traces[@]} -eq 0 ]; then
+	for t in "$top/bench/.data/lttng/ust-big" /work/main/bench/.data/lttng/ust-big /work/cache/lttng/ust-big; do
+		[ -d "$t" ] && { traces+=("$t"); break; }
+	done
+	[ -f /work/cache/ftrace-big/big-v6.dat ] && traces+=(/work/cache/ftrace-big/big-v6.dat)
+fi
+[ ${#traces[@]} -gt 0 ] || { echo "no trace: record one with ../shared/tools/make-lttng.sh" >&2; exit 1; }
+[ -x "$TIO" ] || { echo "build first: make build" >&2; exit 1; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/tio-bench-parquet.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# run NAME CMD...: the run with the least CPU time of REPS; sets cpu, wall, rss
+run() {
+	local name=$1 best_cpu= k
+	shift
+	for ((k = 0; k < REPS; k++)); do
+		rm -rf "$work/out"
+		/usr/bin/time -f '%e %U %S %M' -o "$work/time" "$@" > /dev/null 2> "$work/err" ||
+			{ echo "$name failed: $(tail -2 "$work/err")" >&2; exit 1; }
+		read -r w u s m < <(tail -1 "$work/time")
+		local c
+		c=$(echo "$u + $s" | bc -l)
+		if [ -z "$best_cpu" ] || [ "$(echo "$c < $best_cpu" | bc -l)" = 1 ]; then
+			best_cpu=$c wall=$w rss=$m
+		fi
+	done
+	cpu=$best_cpu
+}
+
+for t in "${traces[@]}"; do
+	n=$("$TIO" info --count "$t" | awk '/^  events:/ {s += $2} END {print s + 0}')
+	echo "== $t: $n events, $(du -sh "$t" | cut -f1) ($COMPRESSION)"
+	run decode "$TIO" print -o dummy "$t"
+	dcpu=$cpu dwall=$wall drss=$rss
+	printf '%-28s %7.2f s wall %7.2f s CPU %6.2f M ev/s %7d KiB peak RSS\n' "decode (print -o dummy)" "$dwall" "$dcpu" \
+		"$(echo "$n / $dwall / 1000000" | bc -l)" "$drss"
+	run convert "$TIO" convert -q --to parquet --compression "$COMPRESSION" -o "$work/out" "$t"
+	printf '%-28s %7.2f s wall %7.2f s CPU %6.2f M ev/s %7d KiB peak RSS\n' "convert --to parquet" "$wall" "$cpu" \
+		"$(echo "$n / $wall / 1000000" | bc -l)" "$rss"
+	in_b=$(du -sb "$t" | cut -f1)
+	out_b=$(du -sb "$work/out" | cut -f1)
+	printf 'ratio to decode: %.2fx wall, %.2fx CPU; output %s (%.1f%% of the input, %d files); peak RSS %d MiB\n' \
+		"$(echo "$wall / $dwall" | bc -l)" "$(echo "$cpu / $dcpu" | bc -l)" "$(du -sh "$work/out" | cut -f1)" \
+		"$(echo "100 * $out_b / $in_b" | bc -l)" "$(find "$work/out" -name '*.parquet' | wc -l)" $((rss / 1024))
+	if nm=$("$top/tests/parquet/duckdb-setup.sh" 2> /dev/null); then
+		big=$(ls -S "$work/out"/*.parquet | grep -v '/events.parquet$' | head -1)
+		for q in "SELECT name, count(*) AS n FROM '$work/out/events.parquet' GROUP BY name ORDER BY n DESC LIMIT 3" \
+			"SELECT cpu, count(*) AS n, min(ts) AS first, max(ts) AS last FROM '$big' GROUP BY cpu ORDER BY cpu LIMIT 4"; do
+			s0=$(date +%s.%N)
+			res=$(TIO_NODE_MODULES=$nm node "$top/tests/parquet/duck.mjs" sql "$q")
+			s1=$(date +%s.%N)
+			printf 'DuckDB %.2f s (node start included): %s\n  -> %s\n' "$(echo "$s1 - $s0" | bc -l)" "$q" "$res"
+		done
+	else
+		echo "(DuckDB not installed: tests/parquet/duckdb-setup.sh)"
+	fi
+done

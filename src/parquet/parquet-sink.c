@@ -1,0 +1,1851 @@
+/*
+ * The "parquet" sink (traceio convert --to parquet): one Parquet file per
+ * event class that has events, events.parquet (ts, name, cpu, stream) for
+ * the whole trace, and meta.json (classes and their files, clocks,
+ * environment, streams, discarded-event records), in a directory per
+ * trace.  docs/formats/parquet.md describes the layout and type mapping.
+ *
+ * Each event class gets a plan (pnode tree) made once from its field
+ * classes alongside the Parquet schema: structures are flattened with '.'
+ * at the top level (groups inside lists and optional values), arrays are
+ * LISTs, variants a set of optional members (one per option, the chosen
+ * one present), CTF 2 optionals optional fields.  An event is one walk
+ * over its flat value array that appends each leaf to its column buffer
+ * (src/parquet/pq-write.c): nothing is allocated per event.  A class's
+ * rows are buffered up to the row-group size, or less when everything
+ * buffered goes over the memory budget (then the biggest is written
+ * first).  Output goes to OUT.tmp-XXXXXX, renamed to OUT at the end.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "parquet/pq.h"
+#include "sink/sink.h"
+#include "traceio/class.h"
+
+enum pkind {
+	PN_NONE, /* no columns (an empty structure) */
+	PN_INT,	 /* signed integer, enumeration */
+	PN_UINT, /* unsigned integer, enumeration, bit map */
+	PN_BIG,	 /* integer wider than 64 bits: FIXED_LEN_BYTE_ARRAY, big-endian */
+	PN_BOOL,
+	PN_FLOAT,
+	PN_STR,	 /* UTF-8 string */
+	PN_WSTR, /* UTF-16/UTF-32 string, converted */
+	PN_TEXT, /* CTF 1 array of characters */
+	PN_BLOB,
+	PN_STRUCT,
+	PN_LIST,
+	PN_VARIANT,
+	PN_OPTIONAL,
+};
+
+/* The plan of a value class: where its leaves go and at which levels. */
+typedef struct pnode {
+	uint8_t kind;
+	uint8_t
+	    absent_def; /* LIST: an empty list; OPTIONAL: no value; VARIANT: an option not chosen */
+	uint8_t rep;	/* LIST: repetition level of the elements after the first */
+	const tio_fc *fc;
+	pq_node *leaf; /* leaves: the schema node (its column once the file is open) */
+	pq_col *col;
+	uint32_t lo, hi; /* columns of the subtree: [lo, hi) */
+	struct pnode *kids;
+	uint32_t nkids;
+} pnode;
+
+#define NSCOPES 3
+static const int scope_ids[NSCOPES] = {TIO_SCOPE_EV_COMMON_CTX, TIO_SCOPE_EV_SPEC_CTX,
+				       TIO_SCOPE_PAYLOAD};
+static const char *const scope_names[NSCOPES] = {"common_context", "context", "payload"};
+
+typedef struct ptable {
+	pq_file f;
+	const tio_event_class *ec; /* NULL: events.parquet */
+	pnode scopes[NSCOPES];
+	/*
+	 * A scope made of structures and scalars only (no array, variant or
+	 * optional): its values are at fixed offsets from the scope's root, so
+	 * an event is one pass over `ops` (else the walk of emit()).
+	 */
+	struct pop {
+		uint32_t off;
+		uint8_t kind;
+		pq_col *col;
+	} * ops[NSCOPES];
+	uint32_t nops[NSCOPES];
+	uint32_t nvals[NSCOPES]; /* values of such a scope */
+	pq_node *n_ts, *n_cpu, *n_stream, *n_trace, *n_comm, *n_name;
+	pq_col *c_ts, *c_cpu, *c_stream, *c_trace, *c_comm, *c_name;
+	int pid_member;	   /* common context member holding common_pid (trace.dat __comm), -1 */
+	char *file;	   /* file name in the trace's directory */
+	json_object *cols; /* the top-level columns and the values they come from (meta.json) */
+	uint64_t rows;
+} ptable;
+
+typedef struct pdisc {
+	bool packets;
+	uint32_t stream;
+	bool has_range;
+	uint64_t count, begin_cycles, end_cycles;
+	int64_t begin_ns, end_ns;
+} pdisc;
+
+typedef struct ptrace {
+	const tio_trace *in;
+	char *dir;  /* the temporary directory */
+	char *name; /* its directory name under OUT (several traces), the trace column */
+	ptable *events;
+	ptable **tables; /* every class table, in creation order */
+	size_t ntables, tcap;
+	ptable **hash; /* event class pointer -> table (open addressing) */
+	size_t hcap;
+	pdisc *disc;
+	size_t ndisc, dcap;
+	bool is_tracedat;
+	bool ready;
+	struct {
+		int64_t pid;
+		const char *comm;
+		bool set;
+	} comms[256]; /* tio_trace_comm, cached */
+} ptrace;
+
+typedef struct psink {
+	tio_sink base;
+	char *out;
+	bool force;
+	bool partition; /* --partition-by trace: a `trace` column */
+	int codec;
+	int level; /* zstd level */
+	uint64_t rg_rows;
+	uint64_t budget;
+	uint64_t dict_max; /* dictionary entries per column chunk at most */
+	char *tmpdir;
+	ptrace **traces;
+	size_t ntraces, cap;
+	ptrace *last_t;
+	const tio_event_class *last_ec;
+	ptable *last_table;
+	uint32_t since_check; /* rows since the memory budget was checked */
+	bool failed;
+	const tio_fc *cpu_pc; /* the packet context class cpu_k is for */
+	int cpu_k;	 /* its cpu_id value is at pc + 1 + cpu_k; -1: none; -2: ask tio_msg_cpu */
+	pq_shared sh;	 /* encoding buffers of every file */
+	tio_buf scratch; /* a string value converted (UTF-8 repaired, UTF-16/32, wide integers) */
+	tio_buf text;	 /* a CTF 1 text array's bytes */
+} psink;
+
+/* ---------------------------------------------------------------- plans and schemas */
+
+/* Free a plan's children. */
+static void pnode_free(pnode *p)
+{
+	for (uint32_t k = 0; k < p->nkids; k++)
+		pnode_free(&p->kids[k]);
+	free(p->kids);
+	p->kids = NULL;
+	p->nkids = 0;
+}
+
+/* "a" + "." + "b" (just "b" when a is empty): a flattened member's column name. */
+static char *join_name(const char *a, const char *b)
+{
+	return a && *a ? tio_asprintf("%s.%s", a, b) : tio_strdup(b);
+}
+
+/* The column source path (meta.json): parent's steps and one more. */
+static json_object *src_step(json_object *parent, json_object *step)
+{
+	json_object *a = json_object_new_array();
+	for (size_t k = 0; parent && k < json_object_array_length(parent); k++)
+		json_object_array_add(a, json_object_get(json_object_array_get_idx(parent, k)));
+	json_object_array_add(a, step);
+	return a;
+}
+
+typedef struct bctx {
+	json_object *cols; /* top-level columns: [{name, source}] */
+	const char *scope;
+} bctx;
+
+/* A leaf schema node for a value class, or NULL (error set). */
+static pq_node *leaf_for(const tio_fc *fc, const char *name, int rep, uint8_t *kind)
+{
+	pq_node *n = NULL;
+	switch (fc->kind) {
+	case TIO_FC_INT:
+	case TIO_FC_ENUM:
+	case TIO_FC_BITMAP:
+	case TIO_FC_VARINT: {
+		uint32_t bits = fc->kind == TIO_FC_VARINT ? 64 : fc->i.size;
+		bool sgn = fc->kind == TIO_FC_VARINT   ? fc->vi.is_signed
+			   : fc->kind == TIO_FC_BITMAP ? false
+						       : fc->i.is_signed;
+		if (bits > 64) {
+			n = pq_leaf_new(name, rep, PQ_FLBA, PQ_LT_NONE);
+			if (n)
+				n->type_length = (int32_t)((bits + 7) / 8);
+			*kind = PN_BIG;
+			break;
+		}
+		unsigned w = bits <= 8 ? 8 : bits <= 16 ? 16 : bits <= 32 ? 32 : 64;
+		n = pq_leaf_new(name, rep, w == 64 ? PQ_INT64 : PQ_INT32, PQ_LT_INT);
+		if (n) {
+			n->int_bits = (uint8_t)w;
+			n->int_signed = sgn;
+		}
+		*kind = sgn ? PN_INT : PN_UINT;
+		break;
+	}
+	case TIO_FC_BOOL:
+		n = pq_leaf_new(name, rep, PQ_BOOLEAN, PQ_LT_NONE);
+		*kind = PN_BOOL;
+		break;
+	case TIO_FC_FLOAT:
+		n = pq_leaf_new(name, rep,
+				fc->f.exp_dig == 8 && fc->f.mant_dig == 24 ? PQ_FLOAT : PQ_DOUBLE,
+				PQ_LT_NONE);
+		*kind = PN_FLOAT;
+		break;
+	case TIO_FC_STRING:
+	case TIO_FC_SSTRING:
+	case TIO_FC_DSTRING:
+		n = pq_leaf_new(name, rep, PQ_BYTE_ARRAY, PQ_LT_STRING);
+		if (n)
+			n->dict = true;
+		*kind = fc->s.encoding == TIO_ENC_UTF16 || fc->s.encoding == TIO_ENC_UTF32 ? PN_WSTR
+											   : PN_STR;
+		break;
+	case TIO_FC_SBLOB:
+	case TIO_FC_DBLOB:
+		n = pq_leaf_new(name, rep, PQ_BYTE_ARRAY, PQ_LT_NONE);
+		*kind = PN_BLOB;
+		break;
+	case TIO_FC_ARRAY:
+	case TIO_FC_SEQUENCE: /* text */
+		n = pq_leaf_new(name, rep, PQ_BYTE_ARRAY, PQ_LT_STRING);
+		if (n)
+			n->dict = true;
+		*kind = PN_TEXT;
+		break;
+	default:
+		break;
+	}
+	return n;
+}
+
+/*
+ * Add a top-level column to the class's column list (meta.json), with the
+ * labels of an enumeration or bit map (the column holds the integer).
+ */
+static void note_col(bctx *x, pq_node *n, json_object *src, const tio_fc *fc)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "name", json_object_new_string(n->name));
+	json_object_object_add(o, "source", src);
+	const tio_mapping *maps = NULL;
+	uint32_t nmaps = 0;
+	bool sgn = false;
+	if (fc && (fc->kind == TIO_FC_INT || fc->kind == TIO_FC_ENUM || fc->kind == TIO_FC_BITMAP))
+		maps = fc->i.mappings, nmaps = fc->i.nmappings, sgn = fc->i.is_signed;
+	else if (fc && fc->kind == TIO_FC_VARINT)
+		maps = fc->vi.mappings, nmaps = fc->vi.nmappings, sgn = fc->vi.is_signed;
+	if (nmaps) {
+		json_object *a = json_object_new_array();
+		for (uint32_t k = 0; k < nmaps; k++) {
+			json_object *m = json_object_new_object(), *r = json_object_new_array();
+			json_object_object_add(
+			    m, "label", json_object_new_string(maps[k].label ? maps[k].label : ""));
+			for (uint32_t j = 0; j < maps[k].nranges; j++) {
+				json_object *pr = json_object_new_array();
+				const tio_range *g = &maps[k].ranges[j];
+				json_object_array_add(
+				    pr, sgn ? json_object_new_int64(g->lo)
+					    : json_object_new_uint64((uint64_t)g->lo));
+				json_object_array_add(
+				    pr, sgn ? json_object_new_int64(g->hi)
+					    : json_object_new_uint64((uint64_t)g->hi));
+				json_object_array_add(r, pr);
+			}
+			json_object_object_add(m, "ranges", r);
+			json_object_array_add(a, m);
+		}
+		json_object_object_add(o, fc->kind == TIO_FC_BITMAP ? "flags" : "labels", a);
+	}
+	json_object_array_add(x->cols, o);
+}
+
+/*
+ * The schema of value class `fc` named `name` under `parent`, and its plan
+ * in `p`.  `def`/`rep`: the levels of the parent; `nullable`: this value
+ * may be absent (variant option, optional); `flat`: structures and
+ * variants are flattened into `parent` ('.' names).  `src`: the path of
+ * the value (meta.json, top level only; consumed).
+ */
+static int build(bctx *x, pnode *p, const tio_fc *fc, const char *name, pq_node *parent, bool flat,
+		 bool nullable, unsigned def, unsigned rep, json_object *src, int depth)
+{
+	int r = 0;
+	unsigned my = def + (nullable ? 1 : 0);
+	int reptype = nullable ? PQ_OPTIONAL : PQ_REQUIRED;
+	memset(p, 0, sizeof(*p));
+	p->fc = fc;
+	if (depth > 100) {
+		json_object_put(src);
+		return tio_err_set(TIO_ERR_LIMIT, "field '%s': nested more than 100 levels", name);
+	}
+	switch (fc->kind) {
+	case TIO_FC_STRUCT:
+	case TIO_FC_VARIANT: {
+		bool var = fc->kind == TIO_FC_VARIANT;
+		uint32_t n = var ? fc->v.noptions : fc->st.nmembers;
+		p->kind = var ? PN_VARIANT : PN_STRUCT;
+		p->absent_def = (uint8_t)my;
+		if (n && !(p->kids = tio_calloc(n, sizeof(pnode)))) {
+			json_object_put(src);
+			return TIO_ERR_NOMEM;
+		}
+		p->nkids = n;
+		bool flatten = flat && !nullable;
+		pq_node *g = flatten ? parent : pq_node_new(name, reptype);
+		if (!g) {
+			json_object_put(src);
+			return TIO_ERR_NOMEM;
+		}
+		for (uint32_t k = 0; k < n && !r; k++) {
+			const tio_member *m = var ? &fc->v.options[k] : &fc->st.members[k];
+			char idx[16];
+			snprintf(idx, sizeof(idx), "%u", k);
+			const char *mn = m->name ? m->name : idx;
+			char *cn = flatten ? join_name(name, mn) : tio_strdup(mn);
+			json_object *step;
+			if (var) {
+				step = json_object_new_object();
+				json_object_object_add(step, "option",
+						       m->name ? json_object_new_string(m->name)
+							       : json_object_new_int(k));
+			} else {
+				step = json_object_new_string(mn);
+			}
+			json_object *ks =
+			    flatten ? src_step(src, step) : (json_object_put(step), NULL);
+			if (!cn) {
+				json_object_put(ks);
+				r = TIO_ERR_NOMEM;
+				break;
+			}
+			r = build(x, &p->kids[k], m->fc, cn, g, flatten, var, flatten ? def : my,
+				  rep, ks, depth + 1);
+			free(cn);
+		}
+		if (!flatten) {
+			if (r || !g->nkids) {
+				pq_node_free(g);
+				if (!r)
+					p->kind = PN_NONE;
+				json_object_put(src);
+			} else if ((r = pq_node_add(parent, g)) == 0 && src) {
+				note_col(x, g, src, NULL);
+			} else {
+				json_object_put(src);
+			}
+		} else {
+			json_object_put(src);
+		}
+		return r;
+	}
+	case TIO_FC_OPTIONAL: {
+		p->kind = PN_OPTIONAL;
+		if (!(p->kids = tio_calloc(1, sizeof(pnode)))) {
+			json_object_put(src);
+			return TIO_ERR_NOMEM;
+		}
+		p->nkids = 1;
+		const tio_fc *in = fc->v.noptions ? fc->v.options[0].fc : NULL;
+		if (!in) {
+			p->kind = PN_NONE;
+			json_object_put(src);
+			return 0;
+		}
+		if (!nullable) { /* the value itself is the optional field */
+			p->absent_def = (uint8_t)def;
+			return build(x, &p->kids[0], in, name, parent, flat, true, def, rep, src,
+				     depth + 1);
+		}
+		/* already optional (a variant's option): an optional group holding an optional
+		 * "value" */
+		pq_node *g = pq_node_new(name, PQ_OPTIONAL);
+		if (!g) {
+			json_object_put(src);
+			return TIO_ERR_NOMEM;
+		}
+		p->absent_def = (uint8_t)my;
+		r = build(x, &p->kids[0], in, "value", g, false, true, my, rep, NULL, depth + 1);
+		if (r || !g->nkids) {
+			pq_node_free(g);
+			if (!r)
+				p->kind = PN_NONE;
+			json_object_put(src);
+			return r;
+		}
+		if ((r = pq_node_add(parent, g)) == 0 && src)
+			note_col(x, g, src, NULL);
+		else
+			json_object_put(src);
+		return r;
+	}
+	case TIO_FC_ARRAY:
+	case TIO_FC_SEQUENCE:
+		if (!fc->a.text) {
+			p->kind = PN_LIST;
+			if (!(p->kids = tio_calloc(1, sizeof(pnode)))) {
+				json_object_put(src);
+				return TIO_ERR_NOMEM;
+			}
+			p->nkids = 1;
+			p->absent_def = (uint8_t)my;
+			p->rep = (uint8_t)(rep + 1);
+			pq_node *g = pq_node_new(name, reptype),
+				*l = pq_node_new("list", PQ_REPEATED);
+			if (!g || !l || (r = pq_node_add(g, l))) {
+				if (!r)
+					pq_node_free(l);
+				pq_node_free(g);
+				json_object_put(src);
+				return TIO_ERR_NOMEM;
+			}
+			g->logical = PQ_LT_LIST;
+			r = build(x, &p->kids[0], fc->a.elem, "element", l, false, false, my + 1,
+				  rep + 1, NULL, depth + 1);
+			if (r || !l->nkids) {
+				pq_node_free(g);
+				if (!r)
+					p->kind = PN_NONE;
+				json_object_put(src);
+				return r;
+			}
+			if ((r = pq_node_add(parent, g)) == 0 && src)
+				note_col(x, g, src, NULL);
+			else
+				json_object_put(src);
+			return r;
+		}
+		/* text */
+		__attribute__((fallthrough));
+	default: {
+		pq_node *n = leaf_for(fc, name, reptype, &p->kind);
+		if (!n) {
+			json_object_put(src);
+			return TIO_ERR_NOMEM;
+		}
+		p->leaf = n;
+		if ((r = pq_node_add(parent, n)) == 0 && src)
+			note_col(x, n, src, fc);
+		else
+			json_object_put(src);
+		return r;
+	}
+	}
+}
+
+/* After the file is open: columns of the plan's leaves and of each subtree. */
+static void resolve(pnode *p, pq_file *f)
+{
+	p->lo = UINT32_MAX;
+	p->hi = 0;
+	if (p->leaf) {
+		p->col = &f->cols[p->leaf->col];
+		p->lo = (uint32_t)p->leaf->col;
+		p->hi = p->lo + 1;
+		return;
+	}
+	for (uint32_t k = 0; k < p->nkids; k++) {
+		resolve(&p->kids[k], f);
+		if (p->kids[k].lo < p->lo)
+			p->lo = p->kids[k].lo;
+		if (p->kids[k].hi > p->hi)
+			p->hi = p->kids[k].hi;
+	}
+	if (p->lo > p->hi)
+		p->lo = p->hi = 0;
+}
+
+/* ---------------------------------------------------------------- values */
+
+/* Every column of a subtree gets a null at `def`. */
+static void nulls(pq_file *f, const pnode *p, unsigned def, unsigned rep)
+{
+	for (uint32_t c = p->lo; c < p->hi; c++)
+		pq_null(&f->cols[c], def, rep);
+}
+
+/* Does a value of this class have children (and a subtree end)? */
+static bool is_compound(const tio_fc *fc)
+{
+	return fc->kind == TIO_FC_STRUCT || fc->kind == TIO_FC_ARRAY ||
+	       fc->kind == TIO_FC_SEQUENCE || fc->kind == TIO_FC_VARIANT ||
+	       fc->kind == TIO_FC_OPTIONAL;
+}
+
+/* Length of a valid UTF-8 sequence at s, 0 when invalid (*skip: its maximal valid prefix). */
+static size_t utf8_seq(const uint8_t *s, size_t left, size_t *skip)
+{
+	uint8_t c = s[0];
+	size_t need;
+	uint8_t lo = 0x80, hi = 0xBF;
+	*skip = 1;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xC2 && c <= 0xDF)
+		need = 1;
+	else if (c >= 0xE0 && c <= 0xEF) {
+		need = 2;
+		if (c == 0xE0)
+			lo = 0xA0;
+		else if (c == 0xED)
+			hi = 0x9F;
+	} else if (c >= 0xF0 && c <= 0xF4) {
+		need = 3;
+		if (c == 0xF0)
+			lo = 0x90;
+		else if (c == 0xF4)
+			hi = 0x8F;
+	} else {
+		return 0;
+	}
+	for (size_t k = 1; k <= need; k++) {
+		if (k >= left || s[k] < lo || s[k] > hi) {
+			*skip = k;
+			return 0;
+		}
+		lo = 0x80;
+		hi = 0xBF;
+	}
+	return need + 1;
+}
+
+/* Append one code point as UTF-8. */
+static void put_cp(tio_buf *b, uint32_t cp)
+{
+	char o[4];
+	size_t n;
+	if (cp < 0x80) {
+		o[0] = (char)cp;
+		n = 1;
+	} else if (cp < 0x800) {
+		o[0] = (char)(0xC0 | cp >> 6);
+		o[1] = (char)(0x80 | (cp & 0x3F));
+		n = 2;
+	} else if (cp < 0x10000) {
+		o[0] = (char)(0xE0 | cp >> 12);
+		o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		o[2] = (char)(0x80 | (cp & 0x3F));
+		n = 3;
+	} else {
+		o[0] = (char)(0xF0 | cp >> 18);
+		o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+		o[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		o[3] = (char)(0x80 | (cp & 0x3F));
+		n = 4;
+	}
+	tio_buf_add(b, o, n);
+}
+
+/*
+ * A string value as valid UTF-8 (Parquet STRING): the bytes up to the
+ * first NUL, each invalid sequence replaced by U+FFFD as the json sink does.
+ */
+static void put_utf8(psink *s, pq_col *c, const char *p, size_t n, unsigned rep)
+{
+	const uint8_t *u = (const uint8_t *)p;
+	size_t k = 0;
+	while (k < n && u[k] && u[k] < 0x80)
+		k++;
+	if (k == n || !u[k]) {
+		pq_bytes(c, p, k, rep);
+		return;
+	}
+	tio_buf *b = &s->scratch;
+	b->len = 0;
+	tio_buf_add(b, p, k);
+	while (k < n && u[k]) {
+		size_t skip, l = utf8_seq(u + k, n - k, &skip);
+		if (l) {
+			tio_buf_add(b, u + k, l);
+			k += l;
+		} else {
+			put_cp(b, 0xFFFD);
+			k += skip;
+		}
+	}
+	pq_bytes(c, b->p ? b->p : "", b->len, rep);
+}
+
+/* A UTF-16/UTF-32 string as UTF-8, up to the first zero code unit. */
+static void put_wide(psink *s, pq_col *c, const tio_fc *fc, const tio_val *v, unsigned rep)
+{
+	const uint8_t *q = (const uint8_t *)v->v.s.p;
+	uint64_t len = v->v.s.len;
+	unsigned unit = fc->s.encoding == TIO_ENC_UTF16 ? 2 : 4;
+	bool be = fc->s.byte_order == TIO_BE;
+	tio_buf *b = &s->scratch;
+	b->len = 0;
+	for (uint64_t k = 0; q && k + unit <= len; k += unit) {
+		uint32_t cu = unit == 2 ? (be ? tio_be16(q + k) : tio_le16(q + k))
+					: (be ? tio_be32(q + k) : tio_le32(q + k));
+		if (!cu)
+			break;
+		if (unit == 2 && cu >= 0xD800 && cu < 0xE000) {
+			uint32_t lo2 =
+			    k + 4 <= len ? (be ? tio_be16(q + k + 2) : tio_le16(q + k + 2)) : 0;
+			if (cu < 0xDC00 && lo2 >= 0xDC00 && lo2 < 0xE000) {
+				cu = 0x10000 + ((cu - 0xD800) << 10) + (lo2 - 0xDC00);
+				k += 2;
+			} else {
+				cu = 0xFFFD;
+			}
+		}
+		if (cu > 0x10FFFF || (cu >= 0xD800 && cu < 0xE000))
+			cu = 0xFFFD;
+		put_cp(b, cu);
+	}
+	pq_bytes(c, b->p ? b->p : "", b->len, rep);
+}
+
+/* An integer wider than 64 bits as big-endian bytes of its width (the top byte holds size % 8
+ * bits). */
+static void put_big(psink *s, pq_col *c, const tio_fc *fc, const tio_val *v, unsigned rep)
+{
+	uint32_t size = fc->i.size, nb = (size + 7) / 8, top = size % 8 ? size % 8 : 8;
+	tio_buf *b = &s->scratch;
+	b->len = 0;
+	for (uint32_t k = 0; k < nb; k++) {
+		uint32_t start = k ? top + 8 * (k - 1) : 0,
+			 n = k ? 8 : top; /* bits from the most significant */
+		uint64_t d = fc->i.byte_order == TIO_BE
+				 ? tio_bits_be(v->v.big, start, n)
+				 : tio_bits_le(v->v.big, size - start - n, n);
+		tio_buf_addc(b, (char)d);
+	}
+	pq_bytes(c, b->p ? b->p : "", b->len, rep);
+}
+
+/* Append value i of `vals` to the columns of plan p; the index past its subtree. */
+static uint32_t emit(psink *s, pq_file *f, const pnode *p, const tio_val *vals, uint32_t nv,
+		     uint32_t i, unsigned rep)
+{
+	if (i >= nv) { /* cannot happen with a value tree made for this class */
+		f->oom = true;
+		return nv;
+	}
+	const tio_val *v = &vals[i];
+	uint32_t next = is_compound(v->fc) ? v->end : i + 1;
+	switch (p->kind) {
+	case PN_NONE:
+		break;
+	case PN_INT:
+		pq_i64(p->col, v->v.i, rep);
+		break;
+	case PN_UINT:
+		pq_i64(p->col, (int64_t)v->v.u, rep);
+		break;
+	case PN_BIG:
+		put_big(s, p->col, v->fc, v, rep);
+		break;
+	case PN_BOOL:
+		pq_bool(p->col, v->v.u != 0, rep);
+		break;
+	case PN_FLOAT:
+		pq_double(p->col, v->v.d, rep);
+		break;
+	case PN_STR:
+		put_utf8(s, p->col, v->v.s.p, v->v.s.p ? v->v.s.len : 0, rep);
+		break;
+	case PN_WSTR:
+		put_wide(s, p->col, v->fc, v, rep);
+		break;
+	case PN_TEXT:
+		if (v->n == 0 && v->v.s.p) {
+			put_utf8(s, p->col, v->v.s.p, v->v.s.len, rep);
+		} else { /* elements decoded one by one: their bytes */
+			tio_buf *b = &s->text;
+			b->len = 0;
+			for (uint32_t k = i + 1; k < next && k < nv;
+			     k = is_compound(vals[k].fc) ? vals[k].end : k + 1)
+				tio_buf_addc(b, (char)vals[k].v.u);
+			put_utf8(s, p->col, b->p ? b->p : "", b->len, rep);
+		}
+		break;
+	case PN_BLOB:
+		pq_bytes(p->col, v->v.s.p ? v->v.s.p : "", v->v.s.p ? v->v.s.len : 0, rep);
+		break;
+	case PN_STRUCT: {
+		uint32_t j = i + 1;
+		for (uint32_t k = 0; k < p->nkids; k++) {
+			if (k < v->n)
+				j = emit(s, f, &p->kids[k], vals, nv, j, rep);
+			else
+				nulls(f, &p->kids[k], p->absent_def,
+				      rep); /* not expected: a shorter structure */
+		}
+		break;
+	}
+	case PN_LIST:
+		if (!v->n) {
+			nulls(f, p, p->absent_def, rep);
+		} else if ((p->kids[0].kind == PN_INT || p->kids[0].kind == PN_UINT) &&
+			   i + 1 + v->n <= nv) {
+			/* integers: one value each, in a row */
+			pq_col *c = p->kids[0].col;
+			const tio_val *e = vals + i + 1;
+			pq_i64(c, e[0].v.i, rep);
+			for (uint32_t k = 1; k < v->n; k++)
+				pq_i64(c, e[k].v.i, p->rep);
+		} else {
+			uint32_t j = i + 1;
+			for (uint32_t k = 0; k < v->n; k++)
+				j = emit(s, f, &p->kids[0], vals, nv, j, k ? p->rep : rep);
+		}
+		break;
+	case PN_VARIANT:
+		for (uint32_t k = 0; k < p->nkids; k++) {
+			if (k == v->opt && v->n)
+				emit(s, f, &p->kids[k], vals, nv, i + 1, rep);
+			else
+				nulls(f, &p->kids[k], p->absent_def, rep);
+		}
+		break;
+	case PN_OPTIONAL:
+		if (v->n)
+			emit(s, f, &p->kids[0], vals, nv, i + 1, rep);
+		else
+			nulls(f, &p->kids[0], p->absent_def, rep);
+		break;
+	}
+	return next;
+}
+
+/* ---------------------------------------------------------------- tables */
+
+/* Count the fixed-offset leaves of plan p (false when it is not fixed: arrays, variants...). */
+static bool fixed_leaves(const pnode *p, uint32_t *n)
+{
+	if (p->kind == PN_STRUCT) {
+		for (uint32_t k = 0; k < p->nkids; k++)
+			if (!fixed_leaves(&p->kids[k], n))
+				return false;
+		return true;
+	}
+	if (p->kind == PN_LIST || p->kind == PN_VARIANT || p->kind == PN_OPTIONAL ||
+	    p->kind == PN_NONE || p->kind == PN_TEXT)
+		return false;
+	++*n;
+	return true;
+}
+
+/* The ops of a fixed plan: each leaf's offset from the root value; *off counts values. */
+static void fill_ops(const pnode *p, struct pop *ops, uint32_t *n, uint32_t *off)
+{
+	if (p->kind == PN_STRUCT) {
+		++*off;
+		for (uint32_t k = 0; k < p->nkids; k++)
+			fill_ops(&p->kids[k], ops, n, off);
+		return;
+	}
+	ops[*n].off = (*off)++;
+	ops[*n].kind = p->kind;
+	ops[*n].col = p->col;
+	++*n;
+}
+
+/* Scope k as ops when its values are at fixed offsets. */
+static int flat_ops(ptable *tb, int k)
+{
+	uint32_t n = 0, off = 0;
+	if (!fixed_leaves(&tb->scopes[k], &n))
+		return 0;
+	if (!(tb->ops[k] = tio_calloc(n ? n : 1, sizeof(struct pop))))
+		return TIO_ERR_NOMEM;
+	n = 0;
+	fill_ops(&tb->scopes[k], tb->ops[k], &n, &off);
+	tb->nops[k] = n;
+	tb->nvals[k] = off;
+	return 0;
+}
+
+/* Replace characters that file systems or engines (Hadoop paths: ':') dislike. */
+static char *safe_name(const char *n)
+{
+	size_t l = strlen(n);
+	char *o = tio_malloc(l + 1);
+	if (!o)
+		return NULL;
+	for (size_t k = 0; k < l; k++) {
+		char c = n[k];
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '_' || c == '-' || (c == '.' && k);
+		o[k] = ok ? c : '_';
+	}
+	o[l] = 0;
+	return o;
+}
+
+/* Is file name `f` already used in the trace's directory (case-insensitively, for such file
+ * systems)? */
+static bool file_taken(const ptrace *t, const char *f)
+{
+	if (!strcasecmp(f, "events.parquet") || !strcasecmp(f, "meta.json"))
+		return true;
+	for (size_t k = 0; k < t->ntables; k++)
+		if (!strcasecmp(t->tables[k]->file, f))
+			return true;
+	return false;
+}
+
+/* The file name of an event class: its name made safe, unique in the directory. */
+static char *class_file(const ptrace *t, const tio_event_class *ec)
+{
+	char *b = ec->name && *ec->name
+		      ? safe_name(ec->name)
+		      : tio_asprintf("event-%" PRIu64 "-%" PRIu64, ec->sc ? ec->sc->id : 0, ec->id);
+	if (!b)
+		return NULL;
+	char *f = tio_asprintf("%s.parquet", b);
+	for (unsigned k = 0; f && file_taken(t, f); k++) {
+		free(f);
+		f = k ? tio_asprintf("%s-%" PRIu64 "-%" PRIu64 "-%u.parquet", b,
+				     ec->sc ? ec->sc->id : 0, ec->id, k)
+		      : tio_asprintf("%s-%" PRIu64 "-%" PRIu64 ".parquet", b,
+				     ec->sc ? ec->sc->id : 0, ec->id);
+	}
+	free(b);
+	return f;
+}
+
+/* Free a table: its file writer, plans and column list. */
+static void table_free(ptable *tb)
+{
+	if (!tb)
+		return;
+	pq_free(&tb->f);
+	for (int k = 0; k < NSCOPES; k++) {
+		pnode_free(&tb->scopes[k]);
+		free(tb->ops[k]);
+	}
+	json_object_put(tb->cols);
+	free(tb->file);
+	free(tb);
+}
+
+/* Add one of the fixed columns (ts, cpu, stream...) to the root; NULL when out of memory. */
+static pq_node *fixed(pq_node *root, const char *name, int rep, int phys, int logical,
+		      unsigned bits, bool sgn)
+{
+	pq_node *n = pq_leaf_new(name, rep, phys, logical);
+	if (!n)
+		return NULL;
+	n->int_bits = (uint8_t)bits;
+	n->int_signed = sgn;
+	if (phys == PQ_BYTE_ARRAY)
+		n->dict = true;
+	return pq_node_add(root, n) ? NULL : n;
+}
+
+/* Is `name` a column name already in `g` (the root's top level)? */
+static bool has_name(const pq_node *g, const char *name)
+{
+	for (uint32_t k = 0; k < g->nkids; k++)
+		if (!strcmp(g->kids[k]->name, name))
+			return true;
+	return false;
+}
+
+/* The root columns every class table starts with (ts, cpu, stream, trace, __comm). */
+static int fixed_columns(psink *s, ptrace *t, ptable *tb, pq_node *root, bool events)
+{
+	/*
+	 * TIMESTAMP(NANOS) not adjusted to UTC: engines keep the nanoseconds
+	 * (DuckDB reads an adjusted one as TIMESTAMP WITH TIME ZONE, in
+	 * microseconds), and a clock's origin is not always the Unix epoch.
+	 */
+	if (!(tb->n_ts = fixed(root, "ts", PQ_OPTIONAL, PQ_INT64, PQ_LT_TIMESTAMP_NS, 0, true)))
+		return TIO_ERR_NOMEM;
+	if (events &&
+	    !(tb->n_name = fixed(root, "name", PQ_REQUIRED, PQ_BYTE_ARRAY, PQ_LT_STRING, 0, false)))
+		return TIO_ERR_NOMEM;
+	if (!(tb->n_cpu = fixed(root, "cpu", PQ_OPTIONAL, PQ_INT32, PQ_LT_INT, 32, false)) ||
+	    !(tb->n_stream = fixed(root, "stream", PQ_REQUIRED, PQ_INT32, PQ_LT_INT, 32, false)))
+		return TIO_ERR_NOMEM;
+	if (s->partition && !(tb->n_trace = fixed(root, "trace", PQ_REQUIRED, PQ_BYTE_ARRAY,
+						  PQ_LT_STRING, 0, false)))
+		return TIO_ERR_NOMEM;
+	tb->pid_member = -1;
+	if (!events && t->is_tracedat && tb->ec->sc && tb->ec->sc->ev_common_ctx) {
+		tb->pid_member = tio_fc_member_index(tb->ec->sc->ev_common_ctx, "common_pid");
+		if (tb->pid_member >= 0 &&
+		    !(tb->n_comm = fixed(root, "__comm", PQ_OPTIONAL, PQ_BYTE_ARRAY, PQ_LT_STRING,
+					 0, false)))
+			return TIO_ERR_NOMEM;
+	}
+	return 0;
+}
+
+/* The value class of scope k of an event class. */
+static const tio_fc *scope_fc(const tio_event_class *ec, int k)
+{
+	switch (scope_ids[k]) {
+	case TIO_SCOPE_EV_COMMON_CTX:
+		return ec->sc ? ec->sc->ev_common_ctx : NULL;
+	case TIO_SCOPE_EV_SPEC_CTX:
+		return ec->spec_ctx;
+	default:
+		return ec->payload;
+	}
+}
+
+/*
+ * A class's file: schema and plan from its field classes.  Each scope's
+ * members are top-level columns (structures flattened); a context member
+ * whose name a payload member or a fixed column has is prefixed with its
+ * scope ("context.vtid").
+ */
+static int table_new(psink *s, ptrace *t, const tio_event_class *ec, ptable **out)
+{
+	ptable *tb = tio_calloc(1, sizeof(*tb));
+	if (!tb)
+		return TIO_ERR_NOMEM;
+	tb->ec = ec;
+	int r = 0;
+	pq_node *root = pq_node_new("schema", PQ_REQUIRED);
+	pq_node *sg[NSCOPES] = {0};
+	tb->cols = json_object_new_array();
+	if (!root || !tb->cols) {
+		r = TIO_ERR_NOMEM;
+		goto fail;
+	}
+	if ((r = fixed_columns(s, t, tb, root, !ec)))
+		goto fail;
+	if (ec) {
+		if (!(tb->file = class_file(t, ec))) {
+			r = TIO_ERR_NOMEM;
+			goto fail;
+		}
+		/* each scope into its own group first, payload first: it keeps the bare names */
+		json_object *scols[NSCOPES] = {0};
+		for (int k = NSCOPES - 1; k >= 0 && !r; k--) {
+			const tio_fc *fc = scope_fc(ec, k);
+			if (!fc || fc->kind != TIO_FC_STRUCT)
+				continue;
+			if (!(sg[k] = pq_node_new("", PQ_REQUIRED))) {
+				r = TIO_ERR_NOMEM;
+				break;
+			}
+			scols[k] = json_object_new_array();
+			bctx x = {.cols = scols[k], .scope = scope_names[k]};
+			json_object *src = json_object_new_array();
+			json_object_array_add(src, json_object_new_string(scope_names[k]));
+			r = build(&x, &tb->scopes[k], fc, "", sg[k], true, false, 0, 0, src, 0);
+			/* names: a clash with a column already there gets the scope's prefix, then
+			 * a number */
+			for (uint32_t j = 0; j < sg[k]->nkids && !r; j++) {
+				pq_node *n = sg[k]->kids[j];
+				bool clash = has_name(root, n->name);
+				for (int o = NSCOPES - 1; o > k && !clash; o--)
+					clash = sg[o] && has_name(sg[o], n->name);
+				for (uint32_t q = 0; q < j && !clash; q++)
+					clash = !strcmp(sg[k]->kids[q]->name, n->name);
+				if (!clash)
+					continue;
+				char *nn = tio_asprintf("%s.%s", scope_names[k], n->name);
+				for (unsigned u = 2;
+				     nn && (has_name(root, nn) || has_name(sg[k], nn)); u++) {
+					free(nn);
+					nn = tio_asprintf("%s.%s~%u", scope_names[k], n->name, u);
+				}
+				if (!nn) {
+					r = TIO_ERR_NOMEM;
+					break;
+				}
+				json_object *cj = json_object_array_get_idx(scols[k], j);
+				if (cj)
+					json_object_object_add(cj, "name",
+							       json_object_new_string(nn));
+				free(n->name);
+				n->name = nn;
+			}
+		}
+		/* then into the root in CTF's order: common context, context, payload */
+		for (int k = 0; k < NSCOPES; k++) {
+			for (uint32_t j = 0; sg[k] && j < sg[k]->nkids && !r; j++) {
+				if ((r = pq_node_add(root, sg[k]->kids[j])))
+					sg[k]->kids[j] = NULL;
+				else
+					sg[k]->kids[j] = NULL;
+			}
+			if (sg[k])
+				sg[k]->nkids = 0;
+			for (size_t j = 0; scols[k] && j < json_object_array_length(scols[k]); j++)
+				json_object_array_add(
+				    tb->cols,
+				    json_object_get(json_object_array_get_idx(scols[k], j)));
+			json_object_put(scols[k]);
+		}
+	} else if (!(tb->file = tio_strdup("events.parquet"))) {
+		r = TIO_ERR_NOMEM;
+	}
+	for (int k = 0; k < NSCOPES; k++)
+		pq_node_free(sg[k]);
+	if (r)
+		goto fail_root;
+	char *path = tio_path_join(t->dir, tb->file);
+	if (!path) {
+		r = TIO_ERR_NOMEM;
+		goto fail_root;
+	}
+	r = pq_open(&tb->f, path, root, s->codec, s->level, &s->sh);
+	free(path);
+	root = NULL; /* owned by the file now */
+	if (r)
+		goto fail;
+	tb->f.dict_max = (uint32_t)s->dict_max;
+	pq_file *f = &tb->f;
+#define COL(n) ((n) ? &f->cols[(n)->col] : NULL)
+	tb->c_ts = COL(tb->n_ts);
+	tb->c_cpu = COL(tb->n_cpu);
+	tb->c_stream = COL(tb->n_stream);
+	tb->c_trace = COL(tb->n_trace);
+	tb->c_comm = COL(tb->n_comm);
+	tb->c_name = COL(tb->n_name);
+#undef COL
+	for (int k = 0; k < NSCOPES; k++) {
+		resolve(&tb->scopes[k], f);
+		if (tb->scopes[k].kind == PN_STRUCT && (r = flat_ops(tb, k)))
+			goto fail;
+	}
+	*out = tb;
+	return 0;
+fail_root:
+	pq_node_free(root);
+	root = NULL;
+fail:
+	pq_node_free(root);
+	table_free(tb);
+	return r;
+}
+
+/* ---------------------------------------------------------------- traces */
+
+static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *f)
+{
+	TIO_UNUSED(st);
+	TIO_UNUSED(f);
+	if (flag == FTW_DP)
+		rmdir(p);
+	else
+		unlink(p);
+	return 0;
+}
+
+/* Remove a directory tree (an unfinished output). */
+static void rm_tree(const char *p) { nftw(p, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
+
+/* The state of input trace `in`, NULL before its first message or add_trace. */
+static ptrace *find_trace(psink *s, const tio_trace *in)
+{
+	if (s->last_t && s->last_t->in == in)
+		return s->last_t;
+	for (size_t k = 0; k < s->ntraces; k++)
+		if (s->traces[k]->in == in)
+			return s->last_t = s->traces[k];
+	return NULL;
+}
+
+/* Add an input trace (its directory is made at its first message). */
+static ptrace *register_trace(psink *s, const tio_trace *in)
+{
+	if (tio_grow(&s->traces, &s->cap, s->ntraces + 1, sizeof(ptrace *)))
+		return NULL;
+	ptrace *t = tio_calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	s->traces[s->ntraces++] = t;
+	t->in = in;
+	t->is_tracedat = in->fmt && in->fmt->name && !strcmp(in->fmt->name, "tracedat");
+	return t;
+}
+
+/* Make OUT.tmp-XXXXXX, where everything is written before the rename. */
+static int start(psink *s)
+{
+	if (!s->out)
+		return tio_err_set(TIO_ERR_USAGE,
+				   "Parquet writer: no output path (option 'output')");
+	struct stat st;
+	if (!s->force && lstat(s->out, &st) == 0)
+		return tio_err_set(TIO_ERR_USAGE, "%s: already exists (--force replaces it)",
+				   s->out);
+	s->tmpdir = tio_asprintf("%s.tmp-XXXXXX", s->out);
+	if (!s->tmpdir)
+		return TIO_ERR_NOMEM;
+	if (!mkdtemp(s->tmpdir)) {
+		int e = errno;
+		free(s->tmpdir);
+		s->tmpdir = NULL;
+		return tio_err_set(TIO_ERR_IO, "%s: cannot create a directory next to it: %s",
+				   s->out, strerror(e));
+	}
+	return 0;
+}
+
+/* A directory name for trace k: its name below the input (several traces), else OUT's. */
+static char *trace_dir_name(psink *s, size_t k)
+{
+	if (s->ntraces == 1) {
+		const char *b = strrchr(s->out, '/');
+		return tio_strdup(b ? b + 1 : s->out);
+	}
+	const char *n = s->traces[k]->in->name;
+	if ((!n || !*n) && s->traces[k]->in->path) /* trace.dat: the file's name */
+		n = strrchr(s->traces[k]->in->path, '/') ? strrchr(s->traces[k]->in->path, '/') + 1
+							 : s->traces[k]->in->path;
+	tio_buf b = {0};
+	bool comp_start = true;
+	for (const char *p = n ? n : ""; *p; p++) {
+		char c = *p;
+		if (c == '/') {
+			if (!comp_start)
+				tio_buf_addc(&b, '_');
+			comp_start = true;
+			continue;
+		}
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+			  (c == '.' && !comp_start);
+		tio_buf_addc(&b, ok ? c : '_');
+		comp_start = false;
+	}
+	bool dup = !b.len;
+	for (size_t j = 0; j < k && !dup; j++)
+		dup = s->traces[j]->name && !strcmp(s->traces[j]->name, tio_buf_cstr(&b));
+	if (dup) {
+		tio_buf_reset(&b);
+		tio_buf_addf(&b, "trace%zu", k);
+	}
+	char *r = tio_strdup(tio_buf_cstr(&b));
+	tio_buf_free(&b);
+	return r;
+}
+
+/* The trace's directory and events.parquet, at its first message or at the end. */
+static int prepare(psink *s, ptrace *t)
+{
+	int r;
+	if (!s->tmpdir && (r = start(s)))
+		return r;
+	size_t idx = 0;
+	while (s->traces[idx] != t)
+		idx++;
+	if (!(t->dir = tio_asprintf("%s/.w%zu", s->tmpdir, idx)))
+		return TIO_ERR_NOMEM;
+	if (mkdir(t->dir, 0777))
+		return tio_err_set(TIO_ERR_IO, "%s: %s", t->dir, strerror(errno));
+	/* names of every trace are known once the inputs were added */
+	for (size_t k = 0; k < s->ntraces; k++)
+		if (!s->traces[k]->name && !(s->traces[k]->name = trace_dir_name(s, k)))
+			return TIO_ERR_NOMEM;
+	if ((r = table_new(s, t, NULL, &t->events)))
+		return r;
+	t->ready = true;
+	return 0;
+}
+
+/* The table of an event class, NULL before its first event. */
+static ptable *lookup(ptrace *t, const tio_event_class *ec)
+{
+	if (!t->hcap)
+		return NULL;
+	size_t h = ((uintptr_t)ec >> 4) * 0x9E3779B97F4A7C15ull;
+	for (size_t k = h & (t->hcap - 1);; k = (k + 1) & (t->hcap - 1)) {
+		if (!t->hash[k])
+			return NULL;
+		if (t->hash[k]->ec == ec)
+			return t->hash[k];
+	}
+}
+
+/* Add a table to the trace's list and its class -> table hash. */
+static int insert(ptrace *t, ptable *tb)
+{
+	if (tio_grow(&t->tables, &t->tcap, t->ntables + 1, sizeof(ptable *)))
+		return TIO_ERR_NOMEM;
+	t->tables[t->ntables++] = tb;
+	if (t->ntables * 2 > t->hcap) {
+		size_t nc = t->hcap ? t->hcap * 2 : 64;
+		ptable **nh = tio_calloc(nc, sizeof(ptable *));
+		if (!nh)
+			return TIO_ERR_NOMEM;
+		free(t->hash);
+		t->hash = nh;
+		t->hcap = nc;
+		for (size_t j = 0; j < t->ntables; j++) {
+			size_t h = ((uintptr_t)t->tables[j]->ec >> 4) * 0x9E3779B97F4A7C15ull;
+			size_t k = h & (nc - 1);
+			while (nh[k])
+				k = (k + 1) & (nc - 1);
+			nh[k] = t->tables[j];
+		}
+		return 0;
+	}
+	size_t h = ((uintptr_t)tb->ec >> 4) * 0x9E3779B97F4A7C15ull;
+	size_t k = h & (t->hcap - 1);
+	while (t->hash[k])
+		k = (k + 1) & (t->hcap - 1);
+	t->hash[k] = tb;
+	return 0;
+}
+
+/*
+ * Memory held by every buffered row group (their buffers' capacities),
+ * counted every 65536 rows; over the budget, the biggest row groups are
+ * written (and their memory given back) until it is under.
+ */
+static int check_budget(psink *s)
+{
+	for (;;) {
+		size_t total = 0, most = 0;
+		ptable *big = NULL;
+		for (size_t i = 0; i < s->ntraces; i++) {
+			ptrace *t = s->traces[i];
+			for (size_t k = 0; k <= t->ntables; k++) {
+				ptable *tb = k < t->ntables ? t->tables[k] : t->events;
+				if (!tb)
+					continue;
+				size_t b = pq_buffered(&tb->f);
+				total += b;
+				if (tb->f.rows && b > most) {
+					most = b;
+					big = tb;
+				}
+			}
+		}
+		if (total <= s->budget || !big)
+			return 0;
+		int r = pq_flush(&big->f, true);
+		if (r)
+			return r;
+	}
+}
+
+/*
+ * The CPU of a message (tio_msg_cpu), without its search by name per event:
+ * where cpu_id is in the packet context is found once per packet context class.
+ */
+static bool msg_cpu(psink *s, const tio_msg *m, uint64_t *cpu)
+{
+	if (m->stream->id_is_cpu) {
+		*cpu = m->stream->id;
+		return true;
+	}
+	const tio_val *pc = m->scope[TIO_SCOPE_PKT_CTX];
+	if (!pc || pc->fc->kind != TIO_FC_STRUCT)
+		return false;
+	if (pc->fc != s->cpu_pc) {
+		const tio_fc *fc = pc->fc;
+		s->cpu_pc = fc;
+		s->cpu_k = -1;
+		for (uint32_t k = 0; k < fc->st.nmembers; k++) {
+			const char *nm = fc->st.members[k].name;
+			if (nm && (!strcmp(nm, "cpu_id") || !strcmp(nm, "_cpu_id"))) {
+				s->cpu_k = (int)k;
+				break;
+			}
+		}
+		for (uint32_t k = 0; s->cpu_k > 0 && k < (uint32_t)s->cpu_k; k++)
+			if (is_compound(fc->st.members[k].fc))
+				s->cpu_k = -2;
+	}
+	if (s->cpu_k == -1)
+		return false;
+	if (s->cpu_k == -2 || (uint32_t)s->cpu_k >= pc->n)
+		return tio_msg_cpu(m, cpu);
+	const tio_val *v = pc + 1 + s->cpu_k;
+	if ((v->fc->kind != TIO_FC_INT && v->fc->kind != TIO_FC_ENUM) || v->fc->i.size > 64 ||
+	    (v->fc->i.is_signed && v->v.i < 0))
+		return false;
+	*cpu = v->v.u;
+	return true;
+}
+
+/* One row's fixed columns. */
+static void put_fixed(psink *s, ptrace *t, ptable *tb, const tio_msg *m, bool has_cpu, uint64_t cpu)
+{
+	if (m->has_ts)
+		pq_i64(tb->c_ts, m->ns, 0);
+	else
+		pq_null(tb->c_ts, 0, 0);
+	if (tb->c_name) {
+		const char *n = m->ec && m->ec->name ? m->ec->name : "";
+		pq_str_stable(tb->c_name, n, strlen(n), 0);
+	}
+	if (has_cpu && cpu <= UINT32_MAX)
+		pq_i64(tb->c_cpu, (int64_t)cpu, 0);
+	else
+		pq_null(tb->c_cpu, 0, 0);
+	pq_i64(tb->c_stream, m->stream->index, 0);
+	if (tb->c_trace)
+		pq_str_stable(tb->c_trace, t->name, strlen(t->name), 0);
+}
+
+/* Append one row to a table, and flush it at the row-group size. */
+static int add_row(psink *s, ptrace *t, ptable *tb, const tio_msg *m, bool has_cpu, uint64_t cpu)
+{
+	pq_file *f = &tb->f;
+	put_fixed(s, t, tb, m, has_cpu, cpu);
+	if (tb->ec) {
+		if (tb->c_comm) {
+			const tio_val *cc = m->scope[TIO_SCOPE_EV_COMMON_CTX];
+			const char *comm = NULL;
+			if (cc && m->vals && (uint32_t)tb->pid_member < cc->n) {
+				const tio_val *pv = cc + 1;
+				for (int k = 0; k < tb->pid_member; k++)
+					pv = &m->vals[is_compound(pv->fc)
+							  ? pv->end
+							  : (uint32_t)(pv - m->vals) + 1];
+				int64_t pid = pv->fc->i.is_signed ? pv->v.i : (int64_t)pv->v.u;
+				unsigned h =
+				    (unsigned)((uint64_t)pid * 0x9E3779B97F4A7C15ull >> 56);
+				if (!t->comms[h].set || t->comms[h].pid != pid) {
+					t->comms[h].pid = pid;
+					t->comms[h].comm = tio_trace_comm(t->in, pid);
+					t->comms[h].set = true;
+				}
+				comm = t->comms[h].comm;
+			}
+			if (comm)
+				pq_str_stable(tb->c_comm, comm, strlen(comm), 0);
+			else
+				pq_null(tb->c_comm, 0, 0);
+		}
+		for (int k = 0; k < NSCOPES; k++) {
+			const tio_val *v = m->scope[scope_ids[k]];
+			const pnode *p = &tb->scopes[k];
+			if (p->kind == PN_NONE || !p->fc)
+				continue;
+			if (v && m->vals && v->fc == p->fc && tb->ops[k] &&
+			    v + tb->nvals[k] <= m->vals + m->nvals) {
+				const struct pop *op = tb->ops[k];
+				for (uint32_t j = 0, n = tb->nops[k]; j < n; j++) {
+					const tio_val *x = v + op[j].off;
+					switch (op[j].kind) {
+					case PN_INT:
+						pq_i64(op[j].col, x->v.i, 0);
+						break;
+					case PN_UINT:
+						pq_i64(op[j].col, (int64_t)x->v.u, 0);
+						break;
+					case PN_FLOAT:
+						pq_double(op[j].col, x->v.d, 0);
+						break;
+					case PN_BOOL:
+						pq_bool(op[j].col, x->v.u != 0, 0);
+						break;
+					case PN_STR:
+						put_utf8(s, op[j].col, x->v.s.p,
+							 x->v.s.p ? x->v.s.len : 0, 0);
+						break;
+					default:
+						emit(s, f,
+						     &(pnode){.kind = op[j].kind, .col = op[j].col},
+						     m->vals, m->nvals, (uint32_t)(x - m->vals), 0);
+					}
+				}
+			} else if (v && m->vals && v->fc == p->fc)
+				emit(s, f, p, m->vals, m->nvals, (uint32_t)(v - m->vals), 0);
+			else
+				return tio_err_set(
+				    TIO_ERR_FORMAT,
+				    "Parquet writer: event '%s': the %s value is not of its class",
+				    tb->ec->name ? tb->ec->name : "", scope_names[k]);
+		}
+	}
+	f->rows++;
+	tb->rows++;
+	if (f->rows >= s->rg_rows) {
+		int r = pq_flush(f, false);
+		if (r)
+			return r;
+	}
+	return ++s->since_check >= 65536 ? (s->since_check = 0, check_budget(s)) : 0;
+}
+
+/* Keep a discarded events/packets record for meta.json (one per lossy packet: small). */
+static int record_discarded(ptrace *t, const tio_msg *m)
+{
+	if (tio_grow(&t->disc, &t->dcap, t->ndisc + 1, sizeof(pdisc)))
+		return TIO_ERR_NOMEM;
+	pdisc *d = &t->disc[t->ndisc++];
+	d->packets = m->type == TIO_MSG_DISCARDED_PACKETS;
+	d->stream = m->stream->index;
+	d->count = m->count;
+	d->has_range = m->has_range;
+	d->begin_cycles = m->begin_cycles;
+	d->end_cycles = m->end_cycles;
+	d->begin_ns = m->begin_ns;
+	d->end_ns = m->end_ns;
+	return 0;
+}
+
+/* A message: an event goes to events.parquet and its class's file; discarded records are kept. */
+static int pq_consume(tio_sink *sk, const tio_msg *m)
+{
+	psink *s = (psink *)sk;
+	if (s->failed)
+		return tio_err_set(TIO_ERR_USAGE, "Parquet writer: already failed");
+	if (m->type != TIO_MSG_EVENT && m->type != TIO_MSG_DISCARDED_EVENTS &&
+	    m->type != TIO_MSG_DISCARDED_PACKETS)
+		return 0;
+	if (!m->stream || !m->stream->trace)
+		return 0;
+	ptrace *t = find_trace(s, m->stream->trace);
+	int r = 0;
+	if (!t && !(t = register_trace(s, m->stream->trace))) {
+		s->failed = true;
+		return TIO_ERR_NOMEM;
+	}
+	if (!t->ready && (r = prepare(s, t))) {
+		s->failed = true;
+		return r;
+	}
+	if (m->type != TIO_MSG_EVENT) {
+		if ((r = record_discarded(t, m)))
+			s->failed = true;
+		return r;
+	}
+	if (!m->ec)
+		return 0;
+	ptable *tb;
+	if (s->last_ec == m->ec && s->last_t == t) {
+		tb = s->last_table;
+	} else if (!(tb = lookup(t, m->ec))) {
+		if ((r = table_new(s, t, m->ec, &tb)) || (r = insert(t, tb))) {
+			s->failed = true;
+			return r;
+		}
+	}
+	s->last_ec = m->ec;
+	s->last_table = tb;
+	uint64_t cpu = 0;
+	bool has_cpu = msg_cpu(s, m, &cpu);
+	if ((r = add_row(s, t, t->events, m, has_cpu, cpu)) ||
+	    (r = add_row(s, t, tb, m, has_cpu, cpu))) {
+		s->failed = true;
+		tio_err_push(r, "%s@0x%" PRIx64, m->stream->path ? m->stream->path : "", m->offset);
+	}
+	return r;
+}
+
+/* An input announced before the messages: written even without events. */
+static int pq_add_trace(tio_sink *sk, const tio_trace *in)
+{
+	psink *s = (psink *)sk;
+	if (find_trace(s, in))
+		return 0;
+	return register_trace(s, in) ? 0 : TIO_ERR_NOMEM;
+}
+
+/* ---------------------------------------------------------------- meta.json and the end */
+
+static json_object *jstr(const char *s) { return s ? json_object_new_string(s) : NULL; }
+
+/* A UUID as its usual text. */
+static json_object *juuid(const uint8_t *u)
+{
+	char b[37];
+	snprintf(b, sizeof(b),
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
+		 u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
+		 u[15]);
+	return json_object_new_string(b);
+}
+
+/* The --compression name of a codec. */
+static const char *codec_name(int c)
+{
+	return c == PQ_ZSTD ? "zstd" : c == PQ_SNAPPY ? "snappy" : "none";
+}
+
+/* The trace's meta.json: trace, clocks, environment, streams, classes with their files and columns,
+ * discarded records. */
+static int write_meta(psink *s, ptrace *t)
+{
+	const tio_trace *in = t->in;
+	const tio_trace_class *tc = in->tc;
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "format", json_object_new_string("traceio-parquet"));
+	json_object_object_add(o, "version", json_object_new_int(1));
+	json_object *tr = json_object_new_object();
+	json_object_object_add(tr, "name", jstr(t->name));
+	json_object_object_add(tr, "input_name", jstr(in->name));
+	json_object_object_add(tr, "path", jstr(in->path));
+	json_object_object_add(tr, "format", jstr(in->fmt ? in->fmt->name : NULL));
+	if (tc->has_uuid)
+		json_object_object_add(tr, "uuid", juuid(tc->uuid));
+	json_object_object_add(o, "trace", tr);
+	json_object_object_add(o, "trace_column", json_object_new_boolean(s->partition));
+	json_object_object_add(o, "compression", json_object_new_string(codec_name(s->codec)));
+	json_object_object_add(o, "row_group_rows", json_object_new_uint64(s->rg_rows));
+	json_object *ck = json_object_new_array();
+	for (uint32_t k = 0; k < tc->nclocks; k++) {
+		const tio_clock *c = tc->clocks[k];
+		json_object *j = json_object_new_object();
+		json_object_object_add(j, "name", jstr(c->name));
+		json_object_object_add(j, "description", jstr(c->description));
+		json_object_object_add(j, "frequency", json_object_new_uint64(c->freq));
+		json_object_object_add(j, "offset_s", json_object_new_int64(c->offset_s));
+		json_object_object_add(j, "offset_cycles", json_object_new_int64(c->offset));
+		json_object_object_add(j, "precision", json_object_new_uint64(c->precision));
+		json_object_object_add(j, "origin_is_unix_epoch",
+				       json_object_new_boolean(c->origin_unix));
+		if (c->has_uuid)
+			json_object_object_add(j, "uuid", juuid(c->uuid));
+		json_object_array_add(ck, j);
+	}
+	json_object_object_add(o, "clocks", ck);
+	json_object_object_add(
+	    o, "ts",
+	    json_object_new_string("ns from the origin of the stream class's default clock "
+				   "(clocks[].offset included); TIMESTAMP(NANOS) with "
+				   "isAdjustedToUTC when that origin is the Unix epoch"));
+	json_object *env = json_object_new_object();
+	for (uint32_t k = 0; k < tc->nenv; k++)
+		json_object_object_add(env, tc->env[k].key ? tc->env[k].key : "",
+				       tc->env[k].is_int ? json_object_new_int64(tc->env[k].ival)
+							 : jstr(tc->env[k].sval));
+	json_object_object_add(o, "environment", env);
+	json_object *st = json_object_new_array();
+	for (uint32_t k = 0; k < in->nstreams; k++) {
+		const tio_stream *x = in->streams[k];
+		json_object *j = json_object_new_object();
+		json_object_object_add(j, "stream", json_object_new_int((int)x->index));
+		json_object_object_add(j, "stream_class_id",
+				       json_object_new_uint64(x->sc ? x->sc->id : 0));
+		json_object_object_add(j, "id", json_object_new_uint64(x->id));
+		json_object_object_add(j, "name", jstr(x->name));
+		json_object_object_add(j, "path", jstr(x->path));
+		if (x->id_is_cpu)
+			json_object_object_add(j, "cpu", json_object_new_uint64(x->id));
+		json_object_array_add(st, j);
+	}
+	json_object_object_add(o, "streams", st);
+	json_object_object_add(o, "events_file", json_object_new_string("events.parquet"));
+	json_object_object_add(o, "events",
+			       json_object_new_uint64(t->events ? t->events->rows : 0));
+	json_object *cl = json_object_new_array();
+	for (uint32_t i = 0; i < tc->nscs; i++) {
+		const tio_stream_class *sc = tc->scs[i];
+		for (uint32_t k = 0; k < sc->necs; k++) {
+			const tio_event_class *ec = sc->ecs[k];
+			const ptable *tb = lookup(t, ec);
+			json_object *j = json_object_new_object();
+			json_object_object_add(j, "name", jstr(ec->name));
+			json_object_object_add(j, "id", json_object_new_uint64(ec->id));
+			json_object_object_add(j, "stream_class_id",
+					       json_object_new_uint64(sc->id));
+			json_object_object_add(j, "file", tb ? jstr(tb->file) : NULL);
+			json_object_object_add(j, "rows",
+					       json_object_new_uint64(tb ? tb->rows : 0));
+			if (tb)
+				json_object_object_add(j, "columns", json_object_get(tb->cols));
+			json_object_array_add(cl, j);
+		}
+	}
+	json_object_object_add(o, "classes", cl);
+	json_object *ds = json_object_new_array();
+	for (size_t k = 0; k < t->ndisc; k++) {
+		const pdisc *d = &t->disc[k];
+		json_object *j = json_object_new_object();
+		json_object_object_add(j, "kind",
+				       json_object_new_string(d->packets ? "packets" : "events"));
+		json_object_object_add(j, "stream", json_object_new_int((int)d->stream));
+		json_object_object_add(j, "count",
+				       d->count ? json_object_new_uint64(d->count) : NULL);
+		if (d->has_range) {
+			json_object_object_add(j, "begin_ns", json_object_new_int64(d->begin_ns));
+			json_object_object_add(j, "end_ns", json_object_new_int64(d->end_ns));
+			json_object_object_add(j, "begin_cycles",
+					       json_object_new_uint64(d->begin_cycles));
+			json_object_object_add(j, "end_cycles",
+					       json_object_new_uint64(d->end_cycles));
+		}
+		json_object_array_add(ds, j);
+	}
+	json_object_object_add(o, "discarded", ds);
+	char *path = tio_path_join(t->dir, "meta.json");
+	int r = 0;
+	if (!path)
+		r = TIO_ERR_NOMEM;
+	else if (json_object_to_file_ext(path, o,
+					 JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+					     JSON_C_TO_STRING_NOSLASHESCAPE))
+		r = tio_err_set(TIO_ERR_IO, "%s: cannot write: %s", path, json_util_get_last_err());
+	free(path);
+	json_object_put(o);
+	return r;
+}
+
+/* OUT/meta.json for several traces: where each one went. */
+static int write_top_meta(psink *s)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "format", json_object_new_string("traceio-parquet"));
+	json_object_object_add(o, "version", json_object_new_int(1));
+	json_object *a = json_object_new_array();
+	for (size_t k = 0; k < s->ntraces; k++) {
+		json_object *j = json_object_new_object();
+		json_object_object_add(j, "dir", jstr(s->traces[k]->name));
+		json_object_object_add(j, "path", jstr(s->traces[k]->in->path));
+		json_object_array_add(a, j);
+	}
+	json_object_object_add(o, "traces", a);
+	char *path = tio_path_join(s->tmpdir, "meta.json");
+	int r = 0;
+	if (!path)
+		r = TIO_ERR_NOMEM;
+	else if (json_object_to_file_ext(path, o,
+					 JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+					     JSON_C_TO_STRING_NOSLASHESCAPE))
+		r = tio_err_set(TIO_ERR_IO, "%s: cannot write: %s", path, json_util_get_last_err());
+	free(path);
+	json_object_put(o);
+	return r;
+}
+
+/* nftw callback: stops (1) at a meta.json, the mark of a Parquet output. */
+static int has_meta_entry(const char *p, const struct stat *st, int flag, struct FTW *f)
+{
+	TIO_UNUSED(st);
+	return flag == FTW_F && !strcmp(p + f->base, "meta.json");
+}
+
+/* Close every file (footers), write meta.json, and rename the temporary directory to OUT. */
+static int pq_finish(tio_sink *sk)
+{
+	psink *s = (psink *)sk;
+	int r = 0;
+	if (s->failed)
+		return tio_err_set(TIO_ERR_USAGE, "Parquet writer: nothing written after an error");
+	if (!s->ntraces)
+		return tio_err_set(TIO_ERR_USAGE, "%s: nothing to write: no input trace",
+				   s->out ? s->out : "Parquet writer");
+	for (size_t k = 0; k < s->ntraces && !r; k++) {
+		ptrace *t = s->traces[k];
+		if (!t->ready && (r = prepare(s, t)))
+			break;
+		static const char *const kv[] = {"created_by", "traceio convert --to parquet",
+						 NULL};
+		for (size_t j = 0; j < t->ntables && !r; j++)
+			r = pq_close(&t->tables[j]->f, kv);
+		if (!r)
+			r = pq_close(&t->events->f, kv);
+		if (!r)
+			r = write_meta(s, t);
+	}
+	if (r) {
+		s->failed = true;
+		return r;
+	}
+	/* several traces: OUT/<name>/ each; one: OUT itself */
+	char *src = NULL;
+	if (s->ntraces == 1) {
+		src = tio_strdup(s->traces[0]->dir);
+	} else {
+		for (size_t k = 0; k < s->ntraces && !r; k++) {
+			char *dst = tio_asprintf("%s/%s", s->tmpdir, s->traces[k]->name);
+			if (!dst)
+				r = TIO_ERR_NOMEM;
+			else if (rename(s->traces[k]->dir, dst))
+				r = tio_err_set(TIO_ERR_IO, "%s: %s", dst, strerror(errno));
+			free(dst);
+		}
+		if (!r)
+			r = write_top_meta(s);
+		src = tio_strdup(s->tmpdir);
+	}
+	if (!src && !r)
+		r = TIO_ERR_NOMEM;
+	char *old = NULL;
+	struct stat st;
+	if (!r && lstat(s->out, &st) == 0) {
+		if (!s->force) {
+			r = tio_err_set(TIO_ERR_USAGE, "%s: already exists (--force replaces it)",
+					s->out);
+		} else if (S_ISDIR(st.st_mode)) {
+			/* only a Parquet output of traceio (or nothing) is replaced */
+			bool empty = rmdir(s->out) == 0;
+			if (!empty && nftw(s->out, has_meta_entry, 16, FTW_PHYS) != 1)
+				r = tio_err_set(
+				    TIO_ERR_USAGE,
+				    "%s: a directory without meta.json: not replacing it", s->out);
+			else if (!empty) {
+				old = tio_asprintf("%s.old-XXXXXX", s->out);
+				if (!old || !mkdtemp(old) || rmdir(old) || rename(s->out, old))
+					r = tio_err_set(TIO_ERR_IO, "%s: cannot move it aside: %s",
+							s->out, strerror(errno));
+			}
+		} else if (unlink(s->out)) {
+			r = tio_err_set(TIO_ERR_IO, "%s: cannot replace: %s", s->out,
+					strerror(errno));
+		}
+	}
+	if (!r && rename(src, s->out))
+		r = tio_err_set(TIO_ERR_IO, "%s: cannot rename %s to it: %s", s->out, src,
+				strerror(errno));
+	if (!r && old)
+		rm_tree(old);
+	free(old);
+	free(src);
+	if (!r && s->ntraces == 1)
+		rmdir(s->tmpdir);
+	if (!r) {
+		free(s->tmpdir);
+		s->tmpdir = NULL;
+	} else {
+		s->failed = true;
+	}
+	return r;
+}
+
+/* Defaults: zstd level 1, 1 Mi-row row groups, 64 MiB budget, 64 Ki dictionary entries. */
+static int pq_init(tio_sink *sk)
+{
+	psink *s = (psink *)sk;
+	s->codec = PQ_ZSTD;
+	s->level = 1;
+	s->rg_rows = 1u << 20;
+	s->budget = 64u << 20;
+	s->dict_max = 65536;
+	return 0;
+}
+
+/* N with an optional K, M or G suffix (powers of 1024). */
+static int parse_size(const char *key, const char *value, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	char *e;
+	errno = 0;
+	unsigned long long v = strtoull(value ? value : "", &e, 10);
+	uint64_t mul = 1;
+	if (*e == 'k' || *e == 'K')
+		mul = 1024, e++;
+	else if (*e == 'm' || *e == 'M')
+		mul = 1024 * 1024, e++;
+	else if (*e == 'g' || *e == 'G')
+		mul = 1024 * 1024 * 1024, e++;
+	if (!value || !*value || *e || errno || e == value || v > hi / mul || v * mul < lo ||
+	    v * mul > hi)
+		return tio_err_set(TIO_ERR_USAGE,
+				   "option %s: '%s': a number from %" PRIu64 " to %" PRIu64
+				   " (K, M, G suffixes)",
+				   key, value ? value : "", lo, hi);
+	*out = v * mul;
+	return 0;
+}
+
+/* Options: output, force, compression, row-group-size, buffer-size, dictionary-size, partition-by.
+ */
+static int pq_set(tio_sink *sk, const char *key, const char *value)
+{
+	psink *s = (psink *)sk;
+	if (!strcmp(key, "output")) {
+		if (!value || !*value)
+			return tio_err_set(TIO_ERR_USAGE, "option output: empty path");
+		free(s->out);
+		s->out = tio_strdup(value);
+		size_t l = s->out ? strlen(s->out) : 0;
+		while (l > 1 && s->out[l - 1] == '/')
+			s->out[--l] = 0;
+		return s->out ? 0 : TIO_ERR_NOMEM;
+	}
+	if (!strcmp(key, "force"))
+		return tio_sink_bool(key, value, &s->force);
+	if (!strcmp(key, "compression")) {
+		if (value && !strcmp(value, "none"))
+			s->codec = PQ_UNCOMPRESSED;
+		else if (value && !strcmp(value, "zstd"))
+			s->codec = PQ_ZSTD;
+		else if (value && !strcmp(value, "snappy"))
+			s->codec = PQ_SNAPPY;
+		else
+			return tio_err_set(TIO_ERR_USAGE,
+					   "option compression: '%s': none, zstd or snappy",
+					   value ? value : "");
+		return 0;
+	}
+	if (!strcmp(key, "row-group-size"))
+		return parse_size(key, value, 1, 1u << 30, &s->rg_rows);
+	if (!strcmp(key, "dictionary-size"))
+		return parse_size(key, value, 1, 1u << 20, &s->dict_max);
+	if (!strcmp(key, "buffer-size"))
+		return parse_size(key, value, 1u << 20, 1ull << 40, &s->budget);
+	if (!strcmp(key, "partition-by")) {
+		if (value && !strcmp(value, "trace"))
+			s->partition = true;
+		else if (value && !strcmp(value, "none"))
+			s->partition = false;
+		else
+			return tio_err_set(TIO_ERR_USAGE,
+					   "option partition-by: '%s': trace or none",
+					   value ? value : "");
+		return 0;
+	}
+	return tio_err_set(TIO_ERR_USAGE,
+			   "sink parquet takes no option '%s' (output, force, compression, "
+			   "row-group-size, buffer-size, "
+			   "dictionary-size, partition-by)",
+			   key);
+}
+
+/* Free everything; an unfinished output is removed. */
+static void pq_fini(tio_sink *sk)
+{
+	psink *s = (psink *)sk;
+	if (s->tmpdir) /* not finished: leave nothing behind */
+		rm_tree(s->tmpdir);
+	for (size_t k = 0; k < s->ntraces; k++) {
+		ptrace *t = s->traces[k];
+		for (size_t j = 0; j < t->ntables; j++)
+			table_free(t->tables[j]);
+		table_free(t->events);
+		free(t->tables);
+		free(t->hash);
+		free(t->disc);
+		free(t->dir);
+		free(t->name);
+		free(t);
+	}
+	free(s->traces);
+	free(s->tmpdir);
+	free(s->out);
+	tio_buf_free(&s->scratch);
+	tio_buf_free(&s->text);
+	pq_shared_free(&s->sh);
+}
+
+const tio_sink_ops tio_sink_parquet_ops = {
+    .name = "parquet",
+    .size = sizeof(psink),
+    .init = pq_init,
+    .set = pq_set,
+    .add_trace = pq_add_trace,
+    .consume = pq_consume,
+    .finish = pq_finish,
+    .fini = pq_fini,
+};

@@ -1,0 +1,239 @@
+#!/bin/bash
+# traceio convert --to parquet, read back by DuckDB (the @duckdb/node-api
+# package from npm, installed by tests/parquet/duckdb-setup.sh):
+#  - every row and column of every file of every converted suite trace (CTF
+#    1.8: babeltrace's suite, LTTng recordings in tests/data; CTF 2:
+#    babeltrace 2.1's suite; yactfr's CTF 1 / CTF 2 decoding tests; LTTng
+#    0.x; trace.dat v6/v7) equals `traceio print --style json`
+#    (tests/parquet/pq-compare.py), and with small row groups, a small
+#    memory budget, each compression, two traces with --partition-by trace
+#    and a trace damaged mid-stream;
+#  - parquet_schema() / parquet_metadata(): types, statistics, encodings,
+#    row groups, codecs; count(*) GROUP BY name equals `traceio info`;
+#  - the comparer fails on a changed value (it can fail);
+#  - output is atomic: OUT refused when it exists, replaced with --force.
+. "$(dirname "$0")/../lib.sh"
+HERE=$TIO_TOP/tests/parquet
+if ! TIO_NODE_MODULES=$("$HERE/duckdb-setup.sh" 2>"$TMP/setup.err"); then
+	notok "DuckDB (npm @duckdb/node-api) installed" "$(tail -5 "$TMP/setup.err")"
+	exit 1
+fi
+export TIO_NODE_MODULES
+duck() { node "$HERE/duck.mjs" "$@"; }
+PY=/usr/bin/python3
+S=$PEER/ctf/babeltrace-2.1/ctf-traces
+DAT=$PEER/tracedat/samples
+OUT=$TMP/out
+mkdir -p "$OUT"
+: > "$TMP/manifest"
+n=0
+# conv TRACE [OPTIONS...]: convert into $OUT/N, add it to the manifest
+conv() {
+	local t=$1
+	shift
+	n=$((n + 1))
+	"$TIO" convert -q --to parquet -o "$OUT/$n" "$@" "$t" > /dev/null 2> "$TMP/conv.err"
+	local rc=$?
+	if [ $rc -gt 1 ] || [ ! -f "$OUT/$n/meta.json" ]; then
+		"$TIO" info "$t" > /dev/null 2>&1 || return 1 # a trace traceio refuses (yactfr's odd ones)
+		notok "convert $t $*" "exit $rc" "$(head -3 "$TMP/conv.err")"
+		return 1
+	fi
+	last=$OUT/$n
+	manifest "$t" "$last"
+}
+
+# manifest INPUT OUT: the lines of pq-compare.py's manifest for one conversion
+# (several traces: OUT/<trace>/ each, compared with INPUT's events of that trace)
+manifest() {
+	if grep -q '"traces"' "$2/meta.json"; then
+		$PY -c 'import json,sys
+for t in json.load(open(sys.argv[2]+"/meta.json"))["traces"]: print(sys.argv[1]+"\t"+sys.argv[2]+"/"+t["dir"])' "$1" "$2" >> "$TMP/manifest"
+	else
+		printf '%s\t%s\n' "$1" "$2" >> "$TMP/manifest"
+	fi
+}
+
+# the suites: each trace alone (several traces found under one directory
+# are converted apart: one directory per trace, compared one by one)
+corpus=("$TIO_TOP"/tests/data/ctf/*/ "$S"/1/succeed/*/ "$S"/2/succeed/*/ "$PEER"/ctf/yactfr-iter-data/*/pass-*/ "$PEER"/ltt0x/traces/*/)
+if is_sanitized; then dats=("$DAT"/lisa-tests-assets-sched_load-arm64-v6.dat "$DAT"/langraph-x86_64-v7-zstd.dat)
+else dats=("$DAT"/*.dat "$PEER"/tracedat/converted-by-trace-cmd-3.1.6/*zstd*.dat); fi
+ntr=0
+for t in "${corpus[@]}" "${dats[@]}"; do
+	conv "${t%/}" && ntr=$((ntr + 1))
+done
+ok "converted $ntr suite traces"
+
+# options: small row groups, a small memory budget, each compression, two traces partitioned
+LISA=$DAT/lisa-tests-assets-sched_load-arm64-v6.dat
+UST=$TIO_TOP/tests/data/ctf/lttng-ust-discard
+conv "$LISA" --row-group-size 100 && RG=$last
+conv "$LISA" --dictionary-size 8 && SMALLDICT=$last
+conv "$DAT/langraph-x86_64-v7-zstd.dat" --buffer-size 1M && BUDGET=$last
+conv "$UST" --compression none && C_NONE=$last
+conv "$UST" --compression snappy && C_SNAPPY=$last
+conv "$UST" --compression zstd && C_ZSTD=$last
+n=$((n + 1))
+PART=$OUT/$n
+"$TIO" convert -q --to parquet --partition-by trace -o "$PART" "$LISA" "$DAT/lisa-trappy-tests-trace_idle-arm64-v6.dat" 2> "$TMP/conv.err"
+rc=$?
+if [ $rc -eq 0 ] && [ -f "$PART/meta.json" ]; then
+	manifest "$LISA $DAT/lisa-trappy-tests-trace_idle-arm64-v6.dat" "$PART"
+	ok "partition-by trace: two inputs converted"
+else
+	notok "partition-by trace: two inputs converted" "exit $rc" "$(head -3 "$TMP/conv.err")"
+fi
+
+# a trace damaged mid-stream: the packet is reported and skipped, every other event written
+cp -r "$TIO_TOP/tests/data/ctf/lttng-ust-discard" "$TMP/damaged"
+$PY - "$TMP/damaged" <<'EOF'
+import glob, sys
+for f in sorted(glob.glob(sys.argv[1] + "/**/*_0", recursive=True)):
+    d = bytearray(open(f, "rb").read())
+    first = d.find(b"\xc1\x1f\xfc\xc1")
+    second = d.find(b"\xc1\x1f\xfc\xc1", first + 1)
+    if second > 0:
+        d[second:second + 4] = b"\xde\xad\xbe\xef"
+        open(f, "wb").write(d)
+        break
+EOF
+n=$((n + 1))
+"$TIO" convert -q --to parquet -o "$OUT/$n" "$TMP/damaged" > /dev/null 2> "$TMP/dmg.err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "damaged.*@0x" "$TMP/dmg.err" && [ -f "$OUT/$n/events.parquet" ]; then
+	ok "damaged packet: reported ($(head -c 120 "$TMP/dmg.err")...), exit 1, output written"
+	printf '%s\t%s\n' "$TMP/damaged" "$OUT/$n" >> "$TMP/manifest"
+else
+	notok "damaged packet: reported, exit 1, output written" "exit $rc" "$(head -3 "$TMP/dmg.err")"
+fi
+
+# every value read back by DuckDB against traceio print --style json
+find "$OUT" -name '*.parquet' | sort > "$TMP/files"
+duck dump "$TMP/dump.jsonl" $(cat "$TMP/files")
+if grep -q '"error"' "$TMP/dump.jsonl"; then
+	notok "DuckDB reads every file" "$(grep '"error"' "$TMP/dump.jsonl" | head -3 | cut -c1-300)"
+else
+	ok "DuckDB reads all $(wc -l < "$TMP/files") files"
+fi
+$PY "$HERE/pq-compare.py" "$TIO" "$TMP/dump.jsonl" "$TMP/manifest"
+
+# the comparer can fail: one value changed in a dump
+$PY - "$TMP/dump.jsonl" "$TMP/bad.jsonl" "$RG" <<'EOF'
+import json, sys
+out = open(sys.argv[2], "w")
+done = False
+for line in open(sys.argv[1]):
+    d = json.loads(line)
+    if not done and d["file"].startswith(sys.argv[3] + "/") and d["file"].endswith("sched_switch.parquet"):
+        names = [c[0] for c in d["columns"]]
+        d["rows"][57][names.index("prev_pid")] += 1
+        done = True
+    out.write(json.dumps(d) + "\n")
+EOF
+grep "$RG" "$TMP/manifest" > "$TMP/man1"
+if ! $PY "$HERE/pq-compare.py" "$TIO" "$TMP/bad.jsonl" "$TMP/man1" > "$TMP/bad.out" && grep -q 'prev_pid' "$TMP/bad.out"; then
+	ok "comparer: a changed value is found ($(grep -v '^not ok' "$TMP/bad.out" | head -1 | sed 's/^ *//' | cut -c1-90))"
+else
+	notok "comparer: a changed value is found" "$(cat "$TMP/bad.out" | head -3)"
+fi
+
+# sql NAME EXPECTED SQL: one query's rows (JSON) must equal EXPECTED
+sql() {
+	local got
+	got=$(duck sql "$3" 2>&1)
+	if [ "$got" = "$2" ]; then ok "$1"; else notok "$1" "SQL: $3" "expected: $2" "got:      $got"; fi
+}
+SW=$RG/sched_switch.parquet
+sql "schema: arm64 sched_switch types (TIMESTAMP_NS ts, unsigned cpu/stream, s32 pids, 64-bit long prev_state, strings, __comm)" \
+	'[{"name":"ts","type":"INT64","repetition_type":"OPTIONAL","duckdb_type":"TIMESTAMP_NS"},{"name":"cpu","type":"INT32","repetition_type":"OPTIONAL","duckdb_type":"UINTEGER"},{"name":"stream","type":"INT32","repetition_type":"REQUIRED","duckdb_type":"UINTEGER"},{"name":"__comm","type":"BYTE_ARRAY","repetition_type":"OPTIONAL","duckdb_type":"VARCHAR"},{"name":"common_type","type":"INT32","repetition_type":"REQUIRED","duckdb_type":"USMALLINT"},{"name":"common_flags","type":"INT32","repetition_type":"REQUIRED","duckdb_type":"UTINYINT"},{"name":"common_preempt_count","type":"INT32","repetition_type":"REQUIRED","duckdb_type":"UTINYINT"},{"name":"common_pid","type":"INT32","repetition_type":"REQUIRED","duckdb_type":"INTEGER"},{"name":"prev_comm","type":"BYTE_ARRAY","repetition_type":"REQUIRED","duckdb_type":"VARCHAR"},{"name":"prev_pid","type":"INT32","repetition_type":"REQUIRED","duckdb_type":"INTEGER"},{"name":"prev_prio","type":"INT32","repetition_type":"REQUIRED","duckdb_type":"INTEGER"},{"name":"prev_state","type":"INT64","repetition_type":"REQUIRED","duckdb_type":"BIGINT"},{"name":"next_comm","type":"BYTE_ARRAY","repetition_type":"REQUIRED","duckdb_type":"VARCHAR"},{"name":"next_pid","type":"INT32","repetition_type":"REQUIRED","duckdb_type":"INTEGER"},{"name":"next_prio","type":"INT32","repetition_type":"REQUIRED","duckdb_type":"INTEGER"}]' \
+	"SELECT name, type, repetition_type, duckdb_type FROM parquet_schema('$SW') WHERE name <> 'schema'"
+sql "logical types: TIMESTAMP(NANOS), STRING, INT(16, unsigned) (DuckDB shows the i8 bitWidth as a character)" \
+	'[{"name":"common_type","logical_type":"IntType(bitWidth=\u0010, isSigned=0)"},{"name":"prev_comm","logical_type":"StringType()"},{"name":"ts","logical_type":"TimestampType(isAdjustedToUTC=0, unit=TimeUnit(MILLIS=<null>, MICROS=<null>, NANOS=NanoSeconds()))"}]' \
+	"SELECT name, logical_type FROM parquet_schema('$SW') WHERE name IN ('ts', 'prev_comm', 'common_type') ORDER BY name"
+rows=$(duck sql "SELECT count(*) AS n FROM '$SW'" | $PY -c 'import json,sys; print(json.load(sys.stdin)[0]["n"])')
+sql "row groups of at most 100 rows: $rows rows in ceil($rows/100) groups, num_rows each" \
+	"[{\"groups\":\"$(( (rows + 99) / 100 ))\",\"rows\":\"$rows\",\"biggest\":\"100\"}]" \
+	"SELECT count(*) AS groups, sum(n) AS rows, max(n) AS biggest FROM (SELECT row_group_id, any_value(row_group_num_rows) AS n FROM parquet_metadata('$SW') GROUP BY row_group_id)"
+sql "statistics: ts min/max and null counts of every row group equal the data's" '[{"bad":"0"}]' \
+	"WITH d AS (SELECT (row_number() OVER () - 1) // 100 AS g, ts, __comm FROM '$SW'),
+	  s AS (SELECT g, min(ts)::VARCHAR AS mn, max(ts)::VARCHAR AS mx, count(*) - count(__comm) AS nulls FROM d GROUP BY g),
+	  m AS (SELECT row_group_id AS g, max(CASE WHEN path_in_schema = 'ts' THEN stats_min_value END) AS mn,
+	               max(CASE WHEN path_in_schema = 'ts' THEN stats_max_value END) AS mx,
+	               max(CASE WHEN path_in_schema = '__comm' THEN stats_null_count END) AS nulls
+	        FROM parquet_metadata('$SW') GROUP BY row_group_id)
+	 SELECT count(*) AS bad FROM s FULL JOIN m USING (g) WHERE s.mn IS DISTINCT FROM m.mn OR s.mx IS DISTINCT FROM m.mx OR s.nulls IS DISTINCT FROM m.nulls"
+sql "pruning by ts: a range query reads the row groups whose statistics overlap it" \
+	"[{\"n\":\"$(duck sql "SELECT count(*) AS n FROM (SELECT ts FROM '$SW' ORDER BY ts LIMIT 250 OFFSET 100)" | $PY -c 'import json,sys; print(json.load(sys.stdin)[0]["n"])')\"}]" \
+	"SELECT count(*) AS n FROM '$SW' WHERE ts BETWEEN (SELECT ts FROM '$SW' ORDER BY ts LIMIT 1 OFFSET 100) AND (SELECT ts FROM '$SW' ORDER BY ts LIMIT 1 OFFSET 349)"
+sql "encodings: dictionary for strings, PLAIN for numbers, RLE levels" \
+	'[{"path_in_schema":"__comm","encodings":"PLAIN, RLE, RLE_DICTIONARY"},{"path_in_schema":"prev_comm","encodings":"PLAIN, RLE, RLE_DICTIONARY"},{"path_in_schema":"prev_pid","encodings":"PLAIN, RLE"}]' \
+	"SELECT DISTINCT path_in_schema, encodings FROM parquet_metadata('$SW') WHERE path_in_schema IN ('prev_comm', 'prev_pid', '__comm') ORDER BY 1"
+sql "--dictionary-size 8: prev_comm (more than 8 names) falls back to PLAIN, sched_load_se.path (fewer) stays a dictionary" \
+	'[{"file":"sched_load_se.parquet","path_in_schema":"path","enc":"PLAIN, RLE, RLE_DICTIONARY"},{"file":"sched_switch.parquet","path_in_schema":"prev_comm","enc":"PLAIN, RLE"}]' \
+	"SELECT regexp_extract(file_name, '[^/]*\$') AS file, path_in_schema, encodings AS enc FROM parquet_metadata('$SMALLDICT/sched_*.parquet') WHERE (path_in_schema = 'prev_comm' AND file_name LIKE '%switch%') OR (path_in_schema = 'path' AND file_name LIKE '%load_se%') ORDER BY 1"
+for c in "none UNCOMPRESSED $C_NONE" "snappy SNAPPY $C_SNAPPY" "zstd ZSTD $C_ZSTD"; do
+	set -- $c
+	sql "--compression $1: every column chunk $2" "[{\"compression\":\"$2\"}]" \
+		"SELECT DISTINCT compression FROM parquet_metadata('$3/*.parquet')"
+done
+nrg=$(duck sql "SELECT count(DISTINCT (file_name, row_group_id)) AS n FROM parquet_metadata('$BUDGET/*.parquet')" | $PY -c 'import json,sys; print(json.load(sys.stdin)[0]["n"])')
+nfiles=$(ls "$BUDGET"/*.parquet | wc -l)
+if [ "$nrg" -gt "$nfiles" ]; then ok "--buffer-size 1M (41 400 events): row groups written early: $nrg in $nfiles files"
+else notok "--buffer-size 1M: row groups written early" "$nrg groups, $nfiles files"; fi
+
+# count(*) GROUP BY name / stream (events.parquet) equals `traceio info`'s counts
+"$TIO" info --count "$LISA" > "$TMP/info.txt"
+for what in name stream; do
+	want=$($PY - "$TMP/info.txt" $what <<'EOF'
+import json, re, sys
+rows = []
+for line in open(sys.argv[1]):
+    m = re.match(r"\s+(\d+)\s+(\S+) \(id \d+\)$", line) if sys.argv[2] == "name" else \
+        re.match(r"\s+stream (\d+) \(class \d+\): (\d+) events", line)
+    if m:
+        k, n = (m.group(2), m.group(1)) if sys.argv[2] == "name" else (int(m.group(1)), m.group(2))
+        rows.append({sys.argv[2]: k, "n": n})
+print(json.dumps(sorted(rows, key=lambda x: x[sys.argv[2]]), separators=(",", ":")))
+EOF
+	)
+	sql "count(*) GROUP BY $what of events.parquet equals traceio info" "$want" \
+		"SELECT $what, count(*) AS n FROM '$RG/events.parquet' GROUP BY $what ORDER BY $what"
+done
+sql "count(*) of each class file equals its events in events.parquet" '[{"bad":"0"}]' \
+	"SELECT count(*) AS bad FROM (SELECT name, count(*) AS n FROM '$RG/events.parquet' GROUP BY name) e
+	 JOIN (SELECT regexp_extract(filename, '([^/]*)\\.parquet\$', 1) AS name, count(*) AS n FROM read_parquet('$RG/[!e]*.parquet', filename = true) GROUP BY 1) f USING (name) WHERE e.n <> f.n"
+
+# --partition-by trace: OUT/*/sched_switch.parquet is one table with a trace column
+# info_count TRACE EVENT: how many EVENT events `traceio info` counts
+info_count() { "$TIO" info --count "$1" | awk -v e="$2" '$2 == e && $3 ~ /^\(id/ {s += $1} END {print s + 0}'; }
+IDLE=$DAT/lisa-trappy-tests-trace_idle-arm64-v6.dat
+sql "partition-by trace: read_parquet('OUT/*/sched_switch.parquet') GROUP BY trace equals traceio info" \
+	"[{\"trace\":\"$(basename "$LISA")\",\"n\":\"$(info_count "$LISA" sched_switch)\"},{\"trace\":\"$(basename "$IDLE")\",\"n\":\"$(info_count "$IDLE" sched_switch)\"}]" \
+	"SELECT trace, count(*) AS n FROM read_parquet('$PART/*/sched_switch.parquet') GROUP BY trace ORDER BY trace"
+
+# the CPU-time query of docs/formats/parquet.md: each CPU's durations add up to its last switch minus its first
+sql "docs query: sum(dur) per trace and CPU over OUT/*/sched_switch.parquet equals last ts - first ts" '[{"bad":"0","cpus":"'"$(duck sql "SELECT count(*) AS n FROM (SELECT DISTINCT trace, cpu FROM read_parquet('$PART/*/sched_switch.parquet'))" | $PY -c 'import json,sys; print(json.load(sys.stdin)[0]["n"])')"'"}]' \
+	"WITH s AS (SELECT trace, cpu, prev_comm AS comm, ts,
+	         epoch_ns(ts) - lag(epoch_ns(ts)) OVER (PARTITION BY trace, cpu ORDER BY ts) AS dur
+	         FROM read_parquet('$PART/*/sched_switch.parquet'))
+	 SELECT count(*) FILTER (WHERE total <> span) AS bad, count(*) AS cpus FROM
+	   (SELECT trace, cpu, coalesce(sum(dur), 0) AS total, epoch_ns(max(ts)) - epoch_ns(min(ts)) AS span FROM s GROUP BY ALL)"
+
+# atomic output: an existing OUT is refused, replaced with --force; nothing left behind
+"$TIO" convert -q --to parquet -o "$C_ZSTD" "$UST" 2> "$TMP/err"; rc=$?
+if [ $rc -eq 2 ] && grep -q 'already exists' "$TMP/err"; then ok "existing OUT refused without --force"
+else notok "existing OUT refused without --force" "exit $rc" "$(cat "$TMP/err")"; fi
+"$TIO" convert -q --to parquet --force --compression snappy -o "$C_ZSTD" "$UST" 2> "$TMP/err"; rc=$?
+left=$(ls -d "$OUT"/*.tmp-* "$OUT"/*.old-* 2> /dev/null | wc -l)
+if [ $rc -eq 0 ] && [ "$left" -eq 0 ] && [ "$(duck sql "SELECT DISTINCT compression FROM parquet_metadata('$C_ZSTD/*.parquet')")" = '[{"compression":"SNAPPY"}]' ]; then
+	ok "--force replaces OUT, no temporary directory left"
+else notok "--force replaces OUT, no temporary directory left" "exit $rc, $left left" "$(cat "$TMP/err")"; fi
+mkdir "$TMP/notours" && echo x > "$TMP/notours/keep"
+"$TIO" convert -q --to parquet --force -o "$TMP/notours" "$UST" 2> "$TMP/err"; rc=$?
+if [ $rc -ne 0 ] && [ -f "$TMP/notours/keep" ] && [ "$(ls -d "$TMP"/notours.* 2> /dev/null | wc -l)" -eq 0 ]; then
+	ok "--force does not replace a directory that is not a Parquet output"
+else notok "--force does not replace a directory that is not a Parquet output" "exit $rc" "$(cat "$TMP/err")"; fi
+"$TIO" convert -q --to parquet --compression lz4 -o "$TMP/x" "$UST" 2> "$TMP/err"; rc=$?
+if [ $rc -eq 2 ] && grep -q 'none, zstd or snappy' "$TMP/err" && [ ! -e "$TMP/x" ]; then ok "bad --compression refused"
+else notok "bad --compression refused" "exit $rc" "$(cat "$TMP/err")"; fi
