@@ -146,6 +146,17 @@ void tio_map_drop(tio_map *m, uint64_t off, uint64_t len);
 /* The reader goes back to `off` (a seek): tio_map_release drops from there again. */
 void tio_map_rewind(tio_map *m, uint64_t off);
 
+/* Remove a directory tree, symbolic links not followed (NULL: nothing). src/common/outdir.c */
+void tio_rm_tree(const char *path);
+/*
+ * A writer's finished directory `src` put at `out` in one rename.  An
+ * existing `out` needs `force`, and a directory there is replaced only when
+ * empty or when it holds a file named `marker` ("metadata", "meta.json":
+ * what the writer writes; the error then says "a directory without
+ * `what`"); it is moved aside first and removed once `src` is in place.
+ */
+int tio_dir_replace(const char *src, const char *out, bool force, const char *marker, const char *what);
+
 /* Read a whole (small) file into a malloc'd NUL-terminated buffer. */
 int tio_read_file(const char *path, char **out, size_t *len);
 

@@ -970,24 +970,6 @@ static void wtrace_free(wtrace *t)
 
 /* ---------------------------------------------------------------- output directory */
 
-static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *f)
-{
-	TIO_UNUSED(st);
-	TIO_UNUSED(f);
-	return (flag == FTW_DP ? rmdir(p) : unlink(p)) ? -1 : 0;
-}
-
-static void rm_tree(const char *p)
-{
-	if (p)
-		nftw(p, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static int has_metadata_entry(const char *p, const struct stat *st, int flag, struct FTW *f)
-{
-	TIO_UNUSED(st);
-	return flag == FTW_F && !strcmp(p + f->base, "metadata");
-}
 
 static int start(ctfw *w)
 {
@@ -1515,30 +1497,8 @@ static int ctfw_finish(tio_sink *sk)
 	}
 	if (!src)
 		r = TIO_ERR_NOMEM;
-	char *old = NULL;
-	struct stat st;
-	if (!r && lstat(w->out, &st) == 0) {
-		if (!w->force) {
-			r = tio_err_set(TIO_ERR_USAGE, "%s: already exists (--force replaces it)", w->out);
-		} else if (S_ISDIR(st.st_mode)) {
-			/* only what looks like a CTF trace (or nothing) is replaced */
-			bool empty = rmdir(w->out) == 0;
-			if (!empty && nftw(w->out, has_metadata_entry, 16, FTW_PHYS) != 1)
-				r = tio_err_set(TIO_ERR_USAGE, "%s: a directory without a CTF trace: not replacing it", w->out);
-			else if (!empty) {
-				old = tio_asprintf("%s.old-XXXXXX", w->out);
-				if (!old || !mkdtemp(old) || rmdir(old) || rename(w->out, old))
-					r = tio_err_set(TIO_ERR_IO, "%s: cannot move it aside: %s", w->out, strerror(errno));
-			}
-		} else if (unlink(w->out)) {
-			r = tio_err_set(TIO_ERR_IO, "%s: cannot replace: %s", w->out, strerror(errno));
-		}
-	}
-	if (!r && rename(src, w->out))
-		r = tio_err_set(TIO_ERR_IO, "%s: cannot rename %s to it: %s", w->out, src, strerror(errno));
-	if (!r && old)
-		rm_tree(old);
-	free(old);
+	if (!r)
+		r = tio_dir_replace(src, w->out, w->force, "metadata", "a CTF trace");
 	free(src);
 	if (!r && w->ntraces == 1)
 		rmdir(w->tmpdir);
@@ -1609,7 +1569,7 @@ static void ctfw_fini(tio_sink *sk)
 {
 	ctfw *w = (ctfw *)sk;
 	if (w->tmpdir) /* not finished: leave nothing behind */
-		rm_tree(w->tmpdir);
+		tio_rm_tree(w->tmpdir);
 	for (size_t k = 0; k < w->ntraces; k++)
 		wtrace_free(w->traces[k]);
 	free(w->traces);

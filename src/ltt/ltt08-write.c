@@ -217,19 +217,6 @@ static int mkdirs(const char *path)
 	return 0;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	TIO_UNUSED(st);
-	TIO_UNUSED(flag);
-	TIO_UNUSED(ftw);
-	return remove(path);
-}
-
-static void rm_tree(const char *path)
-{
-	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 static w8_file *file_get(w8 *w, const char *name)
 {
 	for (uint32_t i = 0; i < w->nfiles; i++)
@@ -909,7 +896,7 @@ static int begin(w8 *w, const tio_msg *m)
 	struct stat st;
 	if (!w->force && !lstat(w->final, &st))
 		return tio_err_set(TIO_ERR_IO, "%s: already exists (force replaces it)", w->final);
-	rm_tree(w->outdir);
+	tio_rm_tree(w->outdir);
 	int r = mkdirs(w->outdir);
 	if (r)
 		return r;
@@ -1067,7 +1054,7 @@ static int publish(w8 *w)
 	if (!lstat(w->final, &st)) {
 		if (!w->force)
 			return tio_err_set(TIO_ERR_IO, "%s: already exists (force replaces it)", w->final);
-		rm_tree(w->final);
+		tio_rm_tree(w->final);
 	}
 	if (rename(w->outdir, w->final))
 		return tio_err_set(TIO_ERR_IO, "%s: cannot rename %s to it: %s", w->final, w->outdir, strerror(errno));
@@ -1140,7 +1127,7 @@ static void w8_fini(tio_sink *sk)
 	free(w->facs);
 	tio_buf_free(&w->text);
 	if (w->started && !w->published && w->outdir)
-		rm_tree(w->outdir);
+		tio_rm_tree(w->outdir);
 	free(w->outdir);
 	free(w->final);
 }

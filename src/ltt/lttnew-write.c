@@ -192,16 +192,6 @@ static int mkdirs(const char *path)
 	return 0;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
-static void rm_tree(const char *path)
-{
-	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 /* Move the finished temporary directory to the output path. */
 static int publish(lw *w)
 {
@@ -209,7 +199,7 @@ static int publish(lw *w)
 	if (!lstat(w->final, &st)) {
 		if (!w->force)
 			return tio_err_set(TIO_ERR_IO, "%s: already exists (force replaces it)", w->final);
-		rm_tree(w->final);
+		tio_rm_tree(w->final);
 	}
 	if (rename(w->outdir, w->final))
 		return tio_err_set(TIO_ERR_IO, "%s: cannot rename %s to it: %s", w->final, w->outdir, strerror(errno));
@@ -1028,7 +1018,7 @@ static int lw_consume(tio_sink *sk, const tio_msg *m)
 		struct stat st;
 		if (!w->force && !lstat(w->final, &st))
 			return tio_err_set(TIO_ERR_IO, "%s: already exists (force replaces it)", w->final);
-		rm_tree(w->outdir);
+		tio_rm_tree(w->outdir);
 		int r = mkdirs(w->outdir);
 		if (r)
 			return r;
@@ -1371,7 +1361,7 @@ static void lw_fini(tio_sink *sk)
 	free(w->facs);
 	tio_buf_free(&w->ev);
 	if (w->started && !w->published && w->outdir)
-		rm_tree(w->outdir);
+		tio_rm_tree(w->outdir);
 	free(w->outdir);
 	free(w->final);
 }

@@ -1044,20 +1044,6 @@ fail:
 
 /* ---------------------------------------------------------------- traces */
 
-static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *f)
-{
-	TIO_UNUSED(st);
-	TIO_UNUSED(f);
-	if (flag == FTW_DP)
-		rmdir(p);
-	else
-		unlink(p);
-	return 0;
-}
-
-/* Remove a directory tree (an unfinished output). */
-static void rm_tree(const char *p) { nftw(p, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
-
 /* The state of input trace `in`, NULL before its first message or add_trace. */
 static ptrace *find_trace(psink *s, const tio_trace *in)
 {
@@ -1629,13 +1615,6 @@ static int write_top_meta(psink *s)
 	return r;
 }
 
-/* nftw callback: stops (1) at a meta.json, the mark of a Parquet output. */
-static int has_meta_entry(const char *p, const struct stat *st, int flag, struct FTW *f)
-{
-	TIO_UNUSED(st);
-	return flag == FTW_F && !strcmp(p + f->base, "meta.json");
-}
-
 /* Close every file (footers), write meta.json, and rename the temporary directory to OUT. */
 static int pq_finish(tio_sink *sk)
 {
@@ -1682,36 +1661,8 @@ static int pq_finish(tio_sink *sk)
 	}
 	if (!src && !r)
 		r = TIO_ERR_NOMEM;
-	char *old = NULL;
-	struct stat st;
-	if (!r && lstat(s->out, &st) == 0) {
-		if (!s->force) {
-			r = tio_err_set(TIO_ERR_USAGE, "%s: already exists (--force replaces it)",
-					s->out);
-		} else if (S_ISDIR(st.st_mode)) {
-			/* only a Parquet output of traceio (or nothing) is replaced */
-			bool empty = rmdir(s->out) == 0;
-			if (!empty && nftw(s->out, has_meta_entry, 16, FTW_PHYS) != 1)
-				r = tio_err_set(
-				    TIO_ERR_USAGE,
-				    "%s: a directory without meta.json: not replacing it", s->out);
-			else if (!empty) {
-				old = tio_asprintf("%s.old-XXXXXX", s->out);
-				if (!old || !mkdtemp(old) || rmdir(old) || rename(s->out, old))
-					r = tio_err_set(TIO_ERR_IO, "%s: cannot move it aside: %s",
-							s->out, strerror(errno));
-			}
-		} else if (unlink(s->out)) {
-			r = tio_err_set(TIO_ERR_IO, "%s: cannot replace: %s", s->out,
-					strerror(errno));
-		}
-	}
-	if (!r && rename(src, s->out))
-		r = tio_err_set(TIO_ERR_IO, "%s: cannot rename %s to it: %s", s->out, src,
-				strerror(errno));
-	if (!r && old)
-		rm_tree(old);
-	free(old);
+	if (!r)
+		r = tio_dir_replace(src, s->out, s->force, "meta.json", "meta.json");
 	free(src);
 	if (!r && s->ntraces == 1)
 		rmdir(s->tmpdir);
@@ -1818,7 +1769,7 @@ static void pq_fini(tio_sink *sk)
 {
 	psink *s = (psink *)sk;
 	if (s->tmpdir) /* not finished: leave nothing behind */
-		rm_tree(s->tmpdir);
+		tio_rm_tree(s->tmpdir);
 	for (size_t k = 0; k < s->ntraces; k++) {
 		ptrace *t = s->traces[k];
 		for (size_t j = 0; j < t->ntables; j++)
