@@ -149,6 +149,69 @@ int tio_buf_reserve(tio_buf *b, size_t extra)
 
 int tio_buf_grow_(tio_buf *b, size_t extra) { return tio_buf_reserve(b, extra); }
 
+int tio_buf_add_cp(tio_buf *b, uint32_t cp)
+{
+	char o[4];
+	size_t n;
+	if (cp < 0x80) {
+		o[0] = (char)cp;
+		n = 1;
+	} else if (cp < 0x800) {
+		o[0] = (char)(0xC0 | cp >> 6);
+		o[1] = (char)(0x80 | (cp & 0x3F));
+		n = 2;
+	} else if (cp < 0x10000) {
+		o[0] = (char)(0xE0 | cp >> 12);
+		o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		o[2] = (char)(0x80 | (cp & 0x3F));
+		n = 3;
+	} else {
+		o[0] = (char)(0xF0 | cp >> 18);
+		o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+		o[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		o[3] = (char)(0x80 | (cp & 0x3F));
+		n = 4;
+	}
+	return tio_buf_add(b, o, n);
+}
+
+size_t tio_utf8_seq(const uint8_t *s, size_t left, size_t *skip)
+{
+	uint8_t c = s[0];
+	size_t need;
+	uint8_t lo = 0x80, hi = 0xBF;
+	*skip = 1;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xC2 && c <= 0xDF)
+		need = 1;
+	else if (c >= 0xE0 && c <= 0xEF) {
+		need = 2;
+		if (c == 0xE0)
+			lo = 0xA0;
+		else if (c == 0xED)
+			hi = 0x9F;
+	} else if (c >= 0xF0 && c <= 0xF4) {
+		need = 3;
+		if (c == 0xF0)
+			lo = 0x90;
+		else if (c == 0xF4)
+			hi = 0x8F;
+	} else {
+		return 0;
+	}
+	for (size_t k = 1; k <= need; k++) {
+		if (k >= left || s[k] < lo || s[k] > hi) {
+			*skip = k;
+			return 0;
+		}
+		lo = 0x80;
+		hi = 0xBF;
+	}
+	return need + 1;
+}
+
+
 
 int tio_buf_vaddf(tio_buf *b, const char *fmt, va_list ap)
 {

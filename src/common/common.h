@@ -103,6 +103,15 @@ static inline int tio_buf_addc(tio_buf *b, char c)
 int tio_buf_addf(tio_buf *b, const char *fmt, ...) TIO_PRINTF(2, 3);
 int tio_buf_vaddf(tio_buf *b, const char *fmt, va_list ap);
 void tio_buf_free(tio_buf *b);
+/* Append code point cp as UTF-8. */
+int tio_buf_add_cp(tio_buf *b, uint32_t cp);
+/*
+ * Length of the valid UTF-8 sequence at s (1..4; `left` bytes there), or 0
+ * when invalid; then *skip is the length of its maximal valid prefix (at
+ * least 1), which becomes one U+FFFD (Unicode's "maximal subpart" practice,
+ * as Python's "replace").
+ */
+size_t tio_utf8_seq(const uint8_t *s, size_t left, size_t *skip);
 /* Fast number formatting (no printf): decimal, zero-padded decimal, hex. */
 int tio_buf_addu(tio_buf *b, uint64_t v);
 int tio_buf_addi(tio_buf *b, int64_t v);

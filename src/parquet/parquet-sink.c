@@ -496,70 +496,6 @@ static bool is_compound(const tio_fc *fc)
 	       fc->kind == TIO_FC_OPTIONAL;
 }
 
-/* Length of a valid UTF-8 sequence at s, 0 when invalid (*skip: its maximal valid prefix). */
-static size_t utf8_seq(const uint8_t *s, size_t left, size_t *skip)
-{
-	uint8_t c = s[0];
-	size_t need;
-	uint8_t lo = 0x80, hi = 0xBF;
-	*skip = 1;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xC2 && c <= 0xDF)
-		need = 1;
-	else if (c >= 0xE0 && c <= 0xEF) {
-		need = 2;
-		if (c == 0xE0)
-			lo = 0xA0;
-		else if (c == 0xED)
-			hi = 0x9F;
-	} else if (c >= 0xF0 && c <= 0xF4) {
-		need = 3;
-		if (c == 0xF0)
-			lo = 0x90;
-		else if (c == 0xF4)
-			hi = 0x8F;
-	} else {
-		return 0;
-	}
-	for (size_t k = 1; k <= need; k++) {
-		if (k >= left || s[k] < lo || s[k] > hi) {
-			*skip = k;
-			return 0;
-		}
-		lo = 0x80;
-		hi = 0xBF;
-	}
-	return need + 1;
-}
-
-/* Append one code point as UTF-8. */
-static void put_cp(tio_buf *b, uint32_t cp)
-{
-	char o[4];
-	size_t n;
-	if (cp < 0x80) {
-		o[0] = (char)cp;
-		n = 1;
-	} else if (cp < 0x800) {
-		o[0] = (char)(0xC0 | cp >> 6);
-		o[1] = (char)(0x80 | (cp & 0x3F));
-		n = 2;
-	} else if (cp < 0x10000) {
-		o[0] = (char)(0xE0 | cp >> 12);
-		o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		o[2] = (char)(0x80 | (cp & 0x3F));
-		n = 3;
-	} else {
-		o[0] = (char)(0xF0 | cp >> 18);
-		o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-		o[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		o[3] = (char)(0x80 | (cp & 0x3F));
-		n = 4;
-	}
-	tio_buf_add(b, o, n);
-}
-
 /*
  * A string value as valid UTF-8 (Parquet STRING): the bytes up to the
  * first NUL, each invalid sequence replaced by U+FFFD as the json sink does.
@@ -578,12 +514,12 @@ static void put_utf8(psink *s, pq_col *c, const char *p, size_t n, unsigned rep)
 	b->len = 0;
 	tio_buf_add(b, p, k);
 	while (k < n && u[k]) {
-		size_t skip, l = utf8_seq(u + k, n - k, &skip);
+		size_t skip, l = tio_utf8_seq(u + k, n - k, &skip);
 		if (l) {
 			tio_buf_add(b, u + k, l);
 			k += l;
 		} else {
-			put_cp(b, 0xFFFD);
+			tio_buf_add_cp(b, 0xFFFD);
 			k += skip;
 		}
 	}
@@ -616,7 +552,7 @@ static void put_wide(psink *s, pq_col *c, const tio_fc *fc, const tio_val *v, un
 		}
 		if (cu > 0x10FFFF || (cu >= 0xD800 && cu < 0xE000))
 			cu = 0xFFFD;
-		put_cp(b, cu);
+		tio_buf_add_cp(b, cu);
 	}
 	pq_bytes(c, b->p ? b->p : "", b->len, rep);
 }

@@ -416,34 +416,6 @@ static void text_of(pwsink *w, const tio_msg *m, const tio_val *v, const char **
 	*n = w->text.len;
 }
 
-/* Length of the valid UTF-8 sequence at p (n bytes left), 0 if invalid. */
-static size_t utf8_seq(const unsigned char *p, size_t n)
-{
-	unsigned char c = p[0];
-	size_t l;
-	uint32_t cp;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c < 0xe0)
-		l = 2, cp = c & 0x1f;
-	else if (c >= 0xe0 && c < 0xf0)
-		l = 3, cp = c & 0x0f;
-	else if (c >= 0xf0 && c < 0xf5)
-		l = 4, cp = c & 0x07;
-	else
-		return 0;
-	if (l > n)
-		return 0;
-	for (size_t k = 1; k < l; k++) {
-		if ((p[k] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[k] & 0x3f);
-	}
-	if ((l == 3 && cp < 0x800) || (l == 4 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return l;
-}
-
 /*
  * A string field: protobuf strings are UTF-8 (protoc and Perfetto refuse
  * others), so a byte that is not part of valid UTF-8 becomes U+FFFD.
@@ -455,7 +427,7 @@ static void put_text(pwsink *w, pb *b, uint32_t f, const char *s, size_t n)
 	while (i < n && p[i] < 0x80 && p[i])
 		i++;
 	for (size_t k = i; i == k && k < n;) { /* the rest, when not ASCII */
-		size_t l = p[k] ? utf8_seq(p + k, n - k) : 0;
+		size_t skip, l = p[k] ? tio_utf8_seq(p + k, n - k, &skip) : 0;
 		if (!l)
 			break;
 		k += l;
@@ -467,7 +439,7 @@ static void put_text(pwsink *w, pb *b, uint32_t f, const char *s, size_t n)
 	}
 	tio_buf_reset(&w->utf);
 	for (size_t k = 0; k < n;) {
-		size_t l = p[k] ? utf8_seq(p + k, n - k) : 0;
+		size_t skip, l = p[k] ? tio_utf8_seq(p + k, n - k, &skip) : 0;
 		if (l) {
 			tio_buf_add(&w->utf, p + k, l);
 			k += l;

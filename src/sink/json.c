@@ -43,75 +43,7 @@ static void put_u_escape(tio_buf *b, unsigned c)
 	tio_buf_add(b, e, 6);
 }
 
-static void put_utf8(tio_buf *b, uint32_t cp)
-{
-	char o[4];
-	size_t n;
-	if (cp < 0x80) {
-		o[0] = (char)cp;
-		n = 1;
-	} else if (cp < 0x800) {
-		o[0] = (char)(0xC0 | cp >> 6);
-		o[1] = (char)(0x80 | (cp & 0x3F));
-		n = 2;
-	} else if (cp < 0x10000) {
-		o[0] = (char)(0xE0 | cp >> 12);
-		o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		o[2] = (char)(0x80 | (cp & 0x3F));
-		n = 3;
-	} else {
-		o[0] = (char)(0xF0 | cp >> 18);
-		o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-		o[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		o[3] = (char)(0x80 | (cp & 0x3F));
-		n = 4;
-	}
-	tio_buf_add(b, o, n);
-}
-
 #define REPLACEMENT 0xFFFDu
-
-/*
- * Length of the valid UTF-8 sequence at s (1..4), or 0 when invalid; on 0,
- * *skip is the length of its maximal valid prefix (at least 1), which is
- * replaced by one U+FFFD (Unicode's "maximal subpart" practice, as
- * Python's and most decoders' "replace" mode).
- */
-static size_t utf8_seq(const uint8_t *s, size_t left, size_t *skip)
-{
-	uint8_t c = s[0];
-	size_t need;
-	uint8_t lo = 0x80, hi = 0xBF;
-	*skip = 1;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xC2 && c <= 0xDF)
-		need = 1;
-	else if (c >= 0xE0 && c <= 0xEF) {
-		need = 2;
-		if (c == 0xE0)
-			lo = 0xA0;
-		else if (c == 0xED)
-			hi = 0x9F;
-	} else if (c >= 0xF0 && c <= 0xF4) {
-		need = 3;
-		if (c == 0xF0)
-			lo = 0x90;
-		else if (c == 0xF4)
-			hi = 0x8F;
-	} else {
-		return 0;
-	}
-	for (size_t k = 1; k <= need; k++) {
-		if (k >= left || s[k] < lo || s[k] > hi) {
-			*skip = k;
-			return 0;
-		}
-		lo = 0x80;
-		hi = 0xBF;
-	}
-	return need + 1;
-}
 
 /* The inside of a JSON string from UTF-8 bytes (not NUL-terminated). */
 static void put_chars(tio_buf *b, const char *str, size_t len)
@@ -144,12 +76,12 @@ static void put_chars(tio_buf *b, const char *str, size_t len)
 			continue;
 		}
 		size_t skip;
-		size_t n = utf8_seq(s + i, len - i, &skip);
+		size_t n = tio_utf8_seq(s + i, len - i, &skip);
 		if (n) {
 			tio_buf_add(b, s + i, n);
 			i += n;
 		} else {
-			put_utf8(b, REPLACEMENT);
+			tio_buf_add_cp(b, REPLACEMENT);
 			i += skip;
 		}
 	}
@@ -193,7 +125,7 @@ static void put_wide(tio_buf *b, const tio_fc *fc, const tio_val *v)
 			put_chars(b, &c, 1);
 			continue;
 		}
-		put_utf8(b, cu);
+		tio_buf_add_cp(b, cu);
 	}
 	tio_buf_addc(b, '"');
 }

@@ -368,25 +368,6 @@ static bool in_ranges(const tio_mapping *m, const tio_val *v, bool sgn)
 
 static uint32_t print_value(pretty *p, const tio_val *vals, uint32_t i, bool names, const char *const *filter);
 
-static void put_utf8(tio_buf *b, uint32_t cp)
-{
-	if (cp < 0x80) {
-		tio_buf_addc(b, (char)cp);
-	} else if (cp < 0x800) {
-		tio_buf_addc(b, (char)(0xC0 | cp >> 6));
-		tio_buf_addc(b, (char)(0x80 | (cp & 0x3F)));
-	} else if (cp < 0x10000) {
-		tio_buf_addc(b, (char)(0xE0 | cp >> 12));
-		tio_buf_addc(b, (char)(0x80 | ((cp >> 6) & 0x3F)));
-		tio_buf_addc(b, (char)(0x80 | (cp & 0x3F)));
-	} else {
-		tio_buf_addc(b, (char)(0xF0 | cp >> 18));
-		tio_buf_addc(b, (char)(0x80 | ((cp >> 12) & 0x3F)));
-		tio_buf_addc(b, (char)(0x80 | ((cp >> 6) & 0x3F)));
-		tio_buf_addc(b, (char)(0x80 | (cp & 0x3F)));
-	}
-}
-
 /* UTF-16/UTF-32 text (CTF 2): converted to UTF-8 up to the first NUL, then escaped. */
 static void print_wide(pretty *p, const tio_val *v, const tio_fc *fc)
 {
@@ -406,7 +387,7 @@ static void print_wide(pretty *p, const tio_val *v, const tio_fc *fc)
 				k += 2;
 			}
 		}
-		put_utf8(&u, cu > 0x10FFFF ? 0xFFFD : cu);
+		tio_buf_add_cp(&u, cu > 0x10FFFF ? 0xFFFD : cu);
 	}
 	print_escaped(&p->b, u.p ? u.p : "", u.len);
 	tio_buf_free(&u);
