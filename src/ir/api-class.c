@@ -449,10 +449,13 @@ static int stream_index(tio_stream *s, tio_index_info *out)
 	out->streams = 1;
 	if (!s->ops->index)
 		return 0;
-	tio_stream_index x;
-	int r = s->ops->index(s, &x);
-	if (r)
-		return r;
+	if (!s->has_index) {
+		int r = s->ops->index(s, &s->pk_index);
+		if (r)
+			return r;
+		s->has_index = true;
+	}
+	const tio_stream_index x = s->pk_index;
 	out->indexed = 1;
 	out->seekable = x.seekable;
 	out->has_range = x.has_range;

@@ -410,6 +410,8 @@ struct tio_stream {
 	uint32_t index;		/* position in trace->streams */
 	bool id_is_cpu;		/* `id` is the CPU the stream was recorded on (tio_msg_cpu) */
 	void *user;
+	bool has_index;		/* `pk_index` holds what ops->index said (asked once: it samples events) */
+	tio_stream_index pk_index;
 };
 
 typedef struct tio_format_ops tio_format_ops;

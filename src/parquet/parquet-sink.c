@@ -1405,6 +1405,22 @@ static const char *codec_name(int c)
 	return c == PQ_ZSTD ? "zstd" : c == PQ_SNAPPY ? "snappy" : "none";
 }
 
+/* DIR/meta.json from `o` (pretty, slashes as they are); `o` is released. */
+static int write_meta_file(const char *dir, json_object *o)
+{
+	char *path = tio_path_join(dir, "meta.json");
+	int r = 0;
+	if (!path)
+		r = TIO_ERR_NOMEM;
+	else if (json_object_to_file_ext(path, o,
+					 JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+					     JSON_C_TO_STRING_NOSLASHESCAPE))
+		r = tio_err_set(TIO_ERR_IO, "%s: cannot write: %s", path, json_util_get_last_err());
+	free(path);
+	json_object_put(o);
+	return r;
+}
+
 /* The trace's meta.json: trace, clocks, environment, streams, classes with their files and columns,
  * discarded records. */
 static int write_meta(psink *s, ptrace *t)
@@ -1511,17 +1527,7 @@ static int write_meta(psink *s, ptrace *t)
 		json_object_array_add(ds, j);
 	}
 	json_object_object_add(o, "discarded", ds);
-	char *path = tio_path_join(t->dir, "meta.json");
-	int r = 0;
-	if (!path)
-		r = TIO_ERR_NOMEM;
-	else if (json_object_to_file_ext(path, o,
-					 JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-					     JSON_C_TO_STRING_NOSLASHESCAPE))
-		r = tio_err_set(TIO_ERR_IO, "%s: cannot write: %s", path, json_util_get_last_err());
-	free(path);
-	json_object_put(o);
-	return r;
+	return write_meta_file(t->dir, o);
 }
 
 /* OUT/meta.json for several traces: where each one went. */
@@ -1538,17 +1544,7 @@ static int write_top_meta(psink *s)
 		json_object_array_add(a, j);
 	}
 	json_object_object_add(o, "traces", a);
-	char *path = tio_path_join(s->tmpdir, "meta.json");
-	int r = 0;
-	if (!path)
-		r = TIO_ERR_NOMEM;
-	else if (json_object_to_file_ext(path, o,
-					 JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-					     JSON_C_TO_STRING_NOSLASHESCAPE))
-		r = tio_err_set(TIO_ERR_IO, "%s: cannot write: %s", path, json_util_get_last_err());
-	free(path);
-	json_object_put(o);
-	return r;
+	return write_meta_file(s->tmpdir, o);
 }
 
 /* Close every file (footers), write meta.json, and rename the temporary directory to OUT. */

@@ -851,6 +851,16 @@ static bool past_end(cursor *c, const tio_msg *m)
 	return false;
 }
 
+/* The cursor's cpu = and stream = constraints (xFilter), checked before a row is made. */
+static bool cpu_stream_ok(const cursor *c, const tio_msg *m)
+{
+	uint64_t cpu;
+	if (c->has_cpu && (!tio_msg_cpu(m, &cpu) || cpu != c->cpu))
+		return false;
+	const tio_stream *st = c->has_stream ? tio_msg_stream(m) : NULL;
+	return !c->has_stream || (st && tio_stream_id(st) == c->stream);
+}
+
 /* Advance an events or per-class cursor to its next row. */
 static int next_event(cursor *c, vtab *v)
 {
@@ -873,16 +883,8 @@ static int next_event(cursor *c, vtab *v)
 		c->cur = e;
 		if (!e->match)
 			continue;
-		if (c->has_cpu) {
-			uint64_t cpu;
-			if (!tio_msg_cpu(m, &cpu) || cpu != c->cpu)
-				continue;
-		}
-		if (c->has_stream) {
-			const tio_stream *st = tio_msg_stream(m);
-			if (!st || tio_stream_id(st) != c->stream)
-				continue;
-		}
+		if (!cpu_stream_ok(c, m))
+			continue;
 		c->msg = m;
 		c->rowid++;
 		return SQLITE_OK;
@@ -906,16 +908,8 @@ static int next_discarded(cursor *c, vtab *v)
 			continue;
 		if (c->reusable && c->has_end && past_end(c, m))
 			return SQLITE_OK;
-		if (c->has_cpu) {
-			uint64_t cpu;
-			if (!tio_msg_cpu(m, &cpu) || cpu != c->cpu)
-				continue;
-		}
-		if (c->has_stream) {
-			const tio_stream *st = tio_msg_stream(m);
-			if (!st || tio_stream_id(st) != c->stream)
-				continue;
-		}
+		if (!cpu_stream_ok(c, m))
+			continue;
 		c->msg = m;
 		c->rowid++;
 		return SQLITE_OK;
