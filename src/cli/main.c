@@ -17,13 +17,15 @@ static void usage(FILE *f)
 		"commands:\n"
 		"  print TRACE...    print the events of every TRACE merged by time (the default\n"
 		"                    when the first argument is a path)\n"
-		"  info TRACE...     formats, streams, event classes with counts, time range,\n"
-		"                    discarded events\n"
+		"  info TRACE...     formats, streams, event classes, packets, time range and\n"
+		"                    estimated events from the packet index (--count: read\n"
+		"                    everything and count per class)\n"
 		"  check TRACE...    read every TRACE to the end and list every problem with its\n"
 		"                    location; exit 0 only when clean\n"
 		"  convert -o OUT INPUT...\n"
 		"                    write every INPUT, merged by time, as one trace in another\n"
-		"                    format: CTF 1.8 or 2, trace.dat, new LTT, LTTng 2008 layout\n"
+		"                    format: CTF 1.8 or 2, trace.dat, new LTT, LTTng 2008 layout,\n"
+		"                    Perfetto, SQLite, Parquet\n"
 		"                    (see traceio help convert)\n"
 		"  sql TRACE... 'SELECT ...'\n"
 		"                    SQL (SQLite) over the traces, read directly: events, one\n"
@@ -33,10 +35,12 @@ static void usage(FILE *f)
 		"  help [COMMAND]    this text, or the options of COMMAND\n"
 		"\n"
 		"formats read: %s\n"
-		"formats written: ctf (1.8, 2), tracedat, ltt, lttng0\n"
+		"formats written: ctf (1.8, 2), tracedat, ltt, lttng0, perfetto, sqlite, parquet\n"
 		"\n"
 		"environment: TIO_READAHEAD=0 reads CTF without the helper thread that maps\n"
-		"the next packet while one is decoded (used when there are 2 CPUs or more)\n",
+		"the next packet while one is decoded (used when there are 2 CPUs or more);\n"
+		"TIO_SEEK=0 makes --begin read every trace from its beginning instead of\n"
+		"going there through the packet index\n",
 		TRACEIO_VERSION, cli_format_list());
 }
 
