@@ -58,6 +58,7 @@ typedef struct dec {
 	uint64_t pos, end;   /* bits from base; end = content size */
 	tio_val *vals;
 	size_t nvals, cap;
+	size_t lim_base;     /* values before the event's own that MAX_VALS does not count (ctf_mt_cut) */
 	uint64_t *slots;
 	uint64_t clock;
 	bool has_clock_val;
@@ -156,6 +157,13 @@ typedef struct ctf_stream {
 	   the helper (tio_map_prefetch) */
 	uint32_t ahead_file;
 	uint64_t ahead_upto;
+	/* decoding on a worker thread (ctf_mt_cut): values go one message after
+	   the other from app_pos in array arr[slot] (d.vals is that array) */
+	bool app, has_arr;
+	size_t app_pos;
+	unsigned slot;
+	tio_val *arr[TIO_MT_SLOTS];
+	size_t arrcap[TIO_MT_SLOTS];
 	/* the packet index (ctf_seek, ctf_index), built on first use */
 	ctf_pkt *pk;
 	uint32_t npk;
@@ -217,7 +225,7 @@ static inline int need(dec *d, const plan *p, uint32_t i, uint64_t bits)
 static inline int new_val(dec *d, const plan *p, uint32_t i, uint32_t *vi)
 {
 	if (TIO_UNLIKELY(d->nvals >= d->cap)) {
-		if (d->nvals >= MAX_VALS)
+		if (d->nvals - d->lim_base >= MAX_VALS)
 			return dec_err(d, p, i, "more than %u fields in one event", MAX_VALS);
 		if (tio_grow(&d->vals, &d->cap, d->nvals + 1, sizeof(tio_val)))
 			return TIO_ERR_NOMEM;
@@ -452,7 +460,7 @@ static int run_repeat(dec *d, const plan *p, uint32_t i, uint64_t len, int depth
 		if (r)
 			return r;
 		if (d->nvals + len > d->cap) {
-			if (d->nvals + len > MAX_VALS)
+			if (d->nvals - d->lim_base + len > MAX_VALS)
 				return dec_err(d, p, i, "more than %u fields in one event", MAX_VALS);
 			if (tio_grow(&d->vals, &d->cap, d->nvals + len, sizeof(tio_val)))
 				return TIO_ERR_NOMEM;
@@ -713,7 +721,7 @@ static int run(dec *d, const plan *p, uint32_t i, int depth)
 /* Room for `more` values after the current ones (an event has at most MAX_VALS). */
 static __attribute__((noinline)) int grow_vals(dec *d, const plan *p, uint32_t i, size_t more)
 {
-	if (d->nvals + more > MAX_VALS)
+	if (d->nvals - d->lim_base + more > MAX_VALS)
 		return dec_err(d, p, i, "more than %u fields in one event", MAX_VALS);
 	return tio_grow(&d->vals, &d->cap, d->nvals + more, sizeof(tio_val)) ? TIO_ERR_NOMEM : 0;
 }
@@ -1118,7 +1126,7 @@ static int begin_packet(ctf_stream *s)
 	d->base = f->map.p + s->pkt_off;
 	d->pos = 0;
 	d->end = left > INT64_MAX / 8 ? INT64_MAX : left * 8; /* run_lin compares positions signed */
-	d->nvals = 0;
+	d->nvals = s->app ? s->app_pos : 0; /* after the values of the messages returned (ctf_mt_cut) */
 	d->role_set = 0;
 	d->bo_end = UINT64_MAX;
 	d->path = f->map.path;
@@ -1171,6 +1179,7 @@ static int begin_packet(ctf_stream *s)
 		s->ahead_upto = s->pkt_off + 2 * (pkt_bits / 8);
 	}
 	s->pkt_nvals = d->nvals;
+	s->app_pos = d->nvals;
 
 	/* snapshots, discarded events and packets (CTF 1.8.3 5.2) */
 	s->has_cur_begin = role_has(d, TIO_ROLE_BEGIN_TS);
@@ -1267,7 +1276,16 @@ static int decode_event(ctf_stream *s)
 	ctf_sc *csc = sc_of(sc);
 	tio_msg *m = &s->msg;
 	uint64_t start = d->pos;
-	d->nvals = s->pkt_nvals;
+	d->nvals = s->app ? s->app_pos : s->pkt_nvals;
+	if (TIO_UNLIKELY(s->app)) {
+		/* the limit counts the packet's values and the event's, as without ctf_mt_cut */
+		size_t from = s->pkt_nvals;
+		if (s->hdr_val < from)
+			from = s->hdr_val;
+		if (s->ctx_val < from)
+			from = s->ctx_val;
+		d->lim_base = s->app_pos - (s->pkt_nvals - from);
+	}
 	d->role_set &= ~(1u << TIO_ROLE_EVENT_CLASS_ID);
 	uint32_t hdr, cctx, sctx, pl;
 	const tio_event_class *ec;
@@ -1337,6 +1355,7 @@ decoded:
 	m->scope[TIO_SCOPE_EV_SPEC_CTX] = sctx != UINT32_MAX ? v + sctx : NULL;
 	m->scope[TIO_SCOPE_PAYLOAD] = pl != UINT32_MAX ? v + pl : NULL;
 	m->offset = d->file_off + start / 8;
+	s->app_pos = d->nvals;
 	return 0;
 no_class:
 	d->pos = start;
@@ -1590,9 +1609,8 @@ static int check_padding(ctf_stream *s)
 			   (unsigned long long)s->pkt_bits);
 }
 
-static int ctf_next(tio_stream *base, const tio_msg **out)
+static int ctf_next_(ctf_stream *s, const tio_msg **out)
 {
-	ctf_stream *s = (ctf_stream *)base;
 	if (s->pending_err) {
 		tio_err_set(TIO_ERR_FORMAT, "%s", s->pending_err);
 		free(s->pending_err);
@@ -1648,6 +1666,81 @@ static int ctf_next(tio_stream *base, const tio_msg **out)
 	}
 }
 
+static int ctf_next(tio_stream *base, const tio_msg **out)
+{
+	ctf_stream *s = (ctf_stream *)base;
+	int r = ctf_next_(s, out);
+	s->base.mt_vals = s->d.vals; /* it may have grown (ctf_mt_cut) */
+	return r;
+}
+
+/*
+ * tio_stream_ops.mt_cut: the values of the next messages go into array
+ * `slot`, from its beginning, after a copy of the current packet's values
+ * (the packet scopes of its next events) made relative to their new place;
+ * the packet and discarded-records messages still queued point there too.
+ */
+static void ctf_mt_cut(tio_stream *base, unsigned slot)
+{
+	ctf_stream *s = (ctf_stream *)base;
+	dec *d = &s->d;
+	if (slot >= TIO_MT_SLOTS) { /* back to one message at a time */
+		s->app = false;
+		d->lim_base = 0;
+		return;
+	}
+	if (!s->has_arr) { /* the array so far becomes this slot's */
+		s->has_arr = true;
+		s->slot = slot;
+	}
+	s->app = true;
+	s->arr[s->slot] = d->vals;
+	s->arrcap[s->slot] = d->cap;
+	const tio_val *old = d->vals;
+	/* the current packet's values: [from, pkt_nvals) */
+	size_t from = s->pkt_nvals;
+	if (s->hdr_val != UINT32_MAX && s->hdr_val < from)
+		from = s->hdr_val;
+	if (s->ctx_val != UINT32_MAX && s->ctx_val < from)
+		from = s->ctx_val;
+	size_t k = s->pkt_nvals - from;
+	tio_val *dst = s->arr[slot];
+	if (k > s->arrcap[slot]) {
+		if (tio_grow(&dst, &s->arrcap[slot], k, sizeof(tio_val))) {
+			k = 0; /* out of memory: the packet's next events see no packet scopes */
+			s->hdr_val = s->ctx_val = UINT32_MAX;
+			dst = s->arr[slot];
+		}
+		s->arr[slot] = dst;
+	}
+	if (k)
+		memmove(dst, old + from, k * sizeof(tio_val));
+	for (size_t i = 0; i < k; i++)
+		dst[i].end -= (uint32_t)from;
+	if (s->hdr_val != UINT32_MAX)
+		s->hdr_val -= (uint32_t)from;
+	if (s->ctx_val != UINT32_MAX)
+		s->ctx_val -= (uint32_t)from;
+	for (int q = s->qhead; q < s->nqueue; q++) {
+		tio_msg *m = &s->queue[q];
+		if (m->vals != old)
+			continue;
+		m->vals = dst;
+		m->nvals = (uint32_t)k;
+		for (int sc = 0; sc < TIO_NSCOPES; sc++)
+			if (m->scope[sc])
+				m->scope[sc] = (size_t)(m->scope[sc] - old) >= from ? dst + (m->scope[sc] - old - from) : NULL;
+	}
+	s->slot = slot;
+	d->vals = dst;
+	d->cap = s->arrcap[slot];
+	d->nvals = k;
+	s->pkt_nvals = k;
+	s->app_pos = k;
+	s->msg_base = NULL;
+	s->base.mt_vals = d->vals;
+}
+
 static void ctf_stream_free(tio_stream *base)
 {
 	ctf_stream *s = (ctf_stream *)base;
@@ -1657,6 +1750,11 @@ static void ctf_stream_free(tio_stream *base)
 	}
 	free(s->files);
 	free(s->pk);
+	if (s->has_arr)
+		s->arr[s->slot] = s->d.vals; /* it may have moved since ctf_mt_cut */
+	for (int i = 0; i < TIO_MT_SLOTS; i++)
+		if (s->arr[i] != s->d.vals)
+			free(s->arr[i]);
 	free(s->d.vals);
 	free(s->d.slots);
 	free(s->scratch.vals);
@@ -1934,7 +2032,8 @@ static int ctf_index(tio_stream *base, tio_stream_index *out)
 	return 0;
 }
 
-static const tio_stream_ops ctf_stream_ops = {.next = ctf_next, .free = ctf_stream_free, .seek = ctf_seek, .index = ctf_index};
+static const tio_stream_ops ctf_stream_ops = {.next = ctf_next, .free = ctf_stream_free, .seek = ctf_seek,
+					     .index = ctf_index, .mt_cut = ctf_mt_cut};
 
 /* ---------------------------------------------------------------- opening */
 
@@ -2112,6 +2211,7 @@ static int add_stream(tio_trace *t, ctf_trace *ct, file_info *fis, size_t n, uin
 	if (!s)
 		return TIO_ERR_NOMEM;
 	s->base.ops = &ctf_stream_ops;
+	s->base.mt_safe = true; /* plans are read-only, values point into the mapped files */
 	s->base.trace = t;
 	s->ct = ct;
 	s->files = tio_calloc(n, sizeof(ctf_file));

@@ -52,6 +52,13 @@ typedef struct td_stream {
 	tio_msg msg, dmsg;
 	tio_val *vals;
 	size_t vcap;
+	/* decoding on a worker thread (td_mt_cut): values go one message after
+	   the other from app_pos in array arr[slot] (vals is that array) */
+	bool app, has_arr;
+	uint32_t app_pos;
+	unsigned slot;
+	tio_val *arr[TIO_MT_SLOTS];
+	size_t arrcap[TIO_MT_SLOTS];
 	uint32_t type_off, type_size;
 	bool done;
 	uint64_t missing; /* bytes of this CPU's data past the end of the file */
@@ -316,15 +323,16 @@ static int make_event(td_stream *s, const uint8_t *rec, uint32_t len, uint64_t r
 				   f->path, (unsigned long long)rec_file_off, s->c->cpu,
 				   (unsigned long long)id);
 	const td_plan *p = ec->user;
-	size_t need = (size_t)f->common.nvals + p->nvals;
+	uint32_t at = s->app ? s->app_pos : 0; /* after the values of the messages returned (td_mt_cut) */
+	size_t need = at + (size_t)f->common.nvals + p->nvals;
 	if (grow_vals(s, need))
 		return TIO_ERR_NOMEM;
-	uint32_t at = 0;
 	tio_msg *m = &s->msg;
 	memset(m->scope, 0, sizeof(m->scope));
 	if (s->base.sc->ev_common_ctx) {
-		at = decode(s, &f->common, s->base.sc->ev_common_ctx, rec, len, 0);
-		m->scope[TIO_SCOPE_EV_COMMON_CTX] = &s->vals[0];
+		uint32_t cc = at;
+		at = decode(s, &f->common, s->base.sc->ev_common_ctx, rec, len, at);
+		m->scope[TIO_SCOPE_EV_COMMON_CTX] = &s->vals[cc];
 	}
 	uint32_t pay = at;
 	at = decode(s, p, ec->payload, rec, len, at);
@@ -337,6 +345,7 @@ static int make_event(td_stream *s, const uint8_t *rec, uint32_t len, uint64_t r
 	m->ns = (int64_t)m->cycles;
 	m->vals = s->vals;
 	m->nvals = at;
+	s->app_pos = at;
 	m->offset = rec_file_off;
 	m->raw = rec;
 	m->raw_len = len;
@@ -373,7 +382,7 @@ static bool want_record(td_stream *s, const uint8_t *rec, uint32_t len)
 	return *w == 1 + TIO_SKIP_WANT;
 }
 
-static int td_next(tio_stream *st, const tio_msg **out)
+static int td_next_(tio_stream *st, const tio_msg **out)
 {
 	td_stream *s = (td_stream *)st;
 	const td_file *f = s->f;
@@ -483,9 +492,71 @@ static int td_next(tio_stream *st, const tio_msg **out)
 	}
 }
 
+static int td_next(tio_stream *st, const tio_msg **out)
+{
+	int r = td_next_(st, out);
+	st->mt_vals = ((td_stream *)st)->vals; /* it may have grown (td_mt_cut) */
+	return r;
+}
+
+/*
+ * tio_stream_ops.mt_cut: the values of the next messages go into array
+ * `slot`, from its beginning; an event held back behind its page's
+ * lost-events message moves there first.
+ */
+static void td_mt_cut(tio_stream *st, unsigned slot)
+{
+	td_stream *s = (td_stream *)st;
+	if (slot >= TIO_MT_SLOTS) { /* back to one message at a time */
+		s->app = false;
+		return;
+	}
+	if (!s->has_arr) { /* the array so far becomes this slot's */
+		s->has_arr = true;
+		s->slot = slot;
+	}
+	s->app = true;
+	s->arr[s->slot] = s->vals;
+	s->arrcap[s->slot] = s->vcap;
+	const tio_val *old = s->vals;
+	tio_val *dst = s->arr[slot];
+	uint32_t from = 0, k = 0;
+	if (s->held && s->msg.vals == old) {
+		from = UINT32_MAX;
+		for (int sc = 0; sc < TIO_NSCOPES; sc++)
+			if (s->msg.scope[sc] && (uint32_t)(s->msg.scope[sc] - old) < from)
+				from = (uint32_t)(s->msg.scope[sc] - old);
+		if (from > s->msg.nvals)
+			from = s->msg.nvals;
+		k = s->msg.nvals - from;
+		if (k > s->arrcap[slot] && tio_grow(&s->arr[slot], &s->arrcap[slot], k, sizeof(tio_val)))
+			k = 0; /* out of memory: the event comes without values */
+		dst = s->arr[slot];
+		if (k)
+			memmove(dst, old + from, (size_t)k * sizeof(tio_val));
+		for (uint32_t i = 0; i < k; i++)
+			dst[i].end -= from;
+		for (int sc = 0; sc < TIO_NSCOPES; sc++)
+			if (s->msg.scope[sc])
+				s->msg.scope[sc] = k ? dst + (s->msg.scope[sc] - old - from) : NULL;
+		s->msg.vals = dst;
+		s->msg.nvals = k;
+	}
+	s->slot = slot;
+	s->vals = dst;
+	s->vcap = s->arrcap[slot];
+	s->app_pos = k;
+	st->mt_vals = s->vals;
+}
+
 static void td_stream_free(tio_stream *st)
 {
 	td_stream *s = (td_stream *)st;
+	if (s->has_arr)
+		s->arr[s->slot] = s->vals; /* it may have moved since td_mt_cut */
+	for (int i = 0; i < TIO_MT_SLOTS; i++)
+		if (s->arr[i] != s->vals)
+			free(s->arr[i]);
 	free(s->vals);
 	free(s->cbuf);
 	free(s->chunk);
@@ -776,6 +847,7 @@ static const tio_stream_ops td_stream_ops = {
 	.seek = td_seek,
 	.index = td_index,
 	.skip_filter = td_skip_filter,
+	.mt_cut = td_mt_cut,
 };
 
 int td_stream_new(td_file *f, td_buffer *b, uint32_t i, tio_stream **out)
@@ -828,6 +900,10 @@ int td_stream_new(td_file *f, td_buffer *b, uint32_t i, tio_stream **out)
 		/* an offset past the end has no data: not even a pointer past the map */
 		s->data = f->map.p + (off > f->map.size ? f->map.size : off);
 		s->dsize = size;
+		/* values and raw bytes point into the mapped file (a compressed
+		   stream's point into its chunk buffer, reused: it stays on the
+		   merging thread) */
+		s->base.mt_safe = true;
 	}
 	*out = &s->base;
 	return 0;

@@ -450,7 +450,9 @@ static int stream_index(tio_stream *s, tio_index_info *out)
 	if (!s->ops->index)
 		return 0;
 	if (!s->has_index) {
+		mt_pause(s); /* a mux's worker may be reading it */
 		int r = s->ops->index(s, &s->pk_index);
+		mt_resume(s);
 		if (r)
 			return r;
 		s->has_index = true;

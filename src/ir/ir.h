@@ -398,7 +398,24 @@ typedef struct tio_stream_ops {
 	 */
 	void (*skip_filter)(tio_stream *s, int64_t until_ns, int (*want)(void *arg, const tio_event_class *ec),
 			    void *arg);
+	/*
+	 * For decoding on a worker thread (src/mux/pipe.c; needed with
+	 * tio_stream.mt_safe).  From this call on, next() puts the values of
+	 * the messages it returns one after the other in its value array number
+	 * `slot` (< TIO_MT_SLOTS), never over those of a message it returned
+	 * since the call, and leaves its other arrays alone: the messages
+	 * returned before keep pointing into theirs, which stay as they are
+	 * until a later call names them again (the values those messages
+	 * shared with later ones, such as the packet scopes, are copied into
+	 * the new array).  The array may move as it grows: the reader keeps
+	 * tio_stream.mt_vals on its current place after each next().
+	 * `slot` TIO_MT_SLOTS: back to overwriting the values message after message.
+	 */
+	void (*mt_cut)(tio_stream *s, unsigned slot);
 } tio_stream_ops;
+
+/* Value arrays a reader keeps for tio_stream_ops.mt_cut. */
+#define TIO_MT_SLOTS 4
 
 struct tio_stream {
 	const tio_stream_ops *ops;
@@ -412,7 +429,24 @@ struct tio_stream {
 	void *user;
 	bool has_index;		/* `pk_index` holds what ops->index said (asked once: it samples events) */
 	tio_stream_index pk_index;
+	/*
+	 * next() may run on a worker thread (src/mux/pipe.c): it shares no
+	 * mutable state with the other streams, and what its messages point to
+	 * besides `vals` (strings, BLOBs, raw bytes, wide integers) stays valid
+	 * until the trace is freed; it has ops->mt_cut.  Set by the reader.
+	 */
+	bool mt_safe;
+	const tio_val *mt_vals;	/* with mt_cut: where the current value array is, after each next() */
+	void *mt;		/* the pipe's proxy while a worker may read the stream (mt_pause) */
 };
+
+/*
+ * While a mux's worker may read stream `s`: stop it (mt_pause) before
+ * touching the reader from another thread, let it go on after
+ * (mt_resume).  Nothing when no worker reads it (src/mux/pipe.c).
+ */
+void mt_pause(tio_stream *s);
+void mt_resume(tio_stream *s);
 
 typedef struct tio_format_ops tio_format_ops;
 

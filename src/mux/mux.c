@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "ir/ir.h"
+#include "mux/pipe.h"
 #include "traceio/mux.h"
 
 typedef struct slot {
@@ -40,6 +41,10 @@ struct tio_mux {
 	void *class_arg;
 	bool class_set;
 	uint64_t errors;
+	/* decoding on worker threads (src/mux/pipe.c): set up by the first tio_mux_next */
+	unsigned threads; /* tio_mux_set_threads (0: TIO_THREADS, else the CPUs) */
+	bool mt_decided;
+	tio_pipe *pipe;
 };
 
 static int kind_rank(tio_msg_type t)
@@ -275,6 +280,19 @@ static inline __attribute__((always_inline)) int place_top(tio_mux *m, tio_strea
 static __attribute__((noinline)) int mux_next_slow(tio_mux *m, const tio_msg **out, bool fetched, int fr,
 						   const tio_msg *msg)
 {
+	if (!m->mt_decided) {
+		/* workers read the streams ahead, unless a skip hook must see what
+		   comes before the begin bound (its class answers come from the readers) */
+		m->mt_decided = true;
+		if (!m->skip_fn) {
+			int r = mt_pipe_new(m->all, m->nall, m->threads, &m->pipe);
+			if (r)
+				return r;
+			for (size_t i = 0; m->pipe && i < m->npending; i++)
+				if (m->pending[i]->mt) /* its proxy begins with the stream the mux sees */
+					m->pending[i] = (tio_stream *)m->pending[i]->mt;
+		}
+	}
 	if (fetched) {
 		tio_stream *s = m->heap[0].s;
 		m->top_pending = false;
@@ -470,10 +488,13 @@ int tio_mux_seek(tio_mux *m, int64_t ns)
 
 uint64_t tio_mux_errors(const tio_mux *m) { return m->errors; }
 
+void tio_mux_set_threads(tio_mux *m, unsigned n) { m->threads = n; }
+
 void tio_mux_free(tio_mux *m)
 {
 	if (!m)
 		return;
+	mt_pipe_free(m->pipe);
 	free(m->heap);
 	free(m->pending);
 	free(m->all);

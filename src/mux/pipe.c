@@ -1,0 +1,572 @@
+/*
+ * Decoding on several cores: worker threads run the stream readers ahead
+ * of the merge, each stream into a small ring of batches of messages,
+ * and the mux (tio_mux_next, on the caller's thread) takes the
+ * messages from the batches in the same per-stream order a direct read
+ * gives.  The output is therefore the same, byte for byte, whatever the
+ * number of threads.
+ *
+ * The mux does not know: each stream whose reader allows it
+ * (tio_stream.mt_safe) is replaced in the mux by a proxy stream with the
+ * same identity (trace, class, id, index: the merge's tie-break) whose
+ * next() reads the batches.  Seek, index and skip_filter go to the real
+ * stream after its worker has stopped (mt_pause), and reading resumes
+ * from there.
+ *
+ * No value is copied: the reader puts the values of the messages of a
+ * batch one after the other in one of its arrays (tio_stream_ops.mt_cut
+ * names it when a batch begins), and the batch holds the messages
+ * themselves, pointing there.  An array is named again only once the
+ * merge is done with its batch.  Strings, BLOBs and raw record bytes stay
+ * where the reader put them: a reader is mt_safe only when those stay valid
+ * as long as the trace (CTF and uncompressed trace.dat point into the
+ * mapped files).
+ *
+ * Memory stays flat: PIPE_NB batches (and value arrays) per stream of a
+ * bounded size (a message bigger than that gets an array of its size),
+ * reused.  The caller's thread fills a stream's next batch itself when no
+ * worker has started on it (so it never waits for a worker busy elsewhere).  Errors travel in the
+ * batch in their place, with their message, and are set again on the
+ * caller's thread when reached.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "ir/ir.h"
+#include "mux/pipe.h"
+
+enum { PIPE_NB = TIO_MT_SLOTS };		/* batches per stream: one value array each */
+enum { E_MSG = 1, E_ERR, E_END };		/* entry kinds */
+enum { P_IDLE, P_QUEUED, P_RUNNING };		/* who works on a stream */
+
+/* Each entry of a batch starts with this; `size` bytes from it is the next one. */
+typedef struct entry {
+	uint32_t size;
+	int32_t kind;
+	int32_t status; /* E_ERR */
+	uint32_t pad;
+} entry;
+
+typedef struct batch {
+	uint8_t *p;
+	size_t cap, len;
+} batch;
+
+typedef struct proxy proxy;
+
+struct tio_pipe {
+	pthread_mutex_t mu;
+	pthread_cond_t work; /* a stream was queued, or shutdown */
+	pthread_cond_t done; /* a batch was published, or a worker left a stream */
+	pthread_t *threads;
+	unsigned nthreads;
+	bool shutdown;
+	proxy **queue; /* streams waiting for a worker, FIFO ring of nproxies */
+	size_t qhead, qlen; /* qlen also read without the lock (spin): changed atomically */
+	proxy **proxies;
+	size_t nproxies;
+	size_t target; /* bytes of messages a worker puts in a batch before it publishes it */
+	size_t target_vals; /* values in the reader's array, the same */
+};
+
+struct proxy {
+	tio_stream base; /* what the mux sees */
+	tio_stream *real;
+	tio_pipe *pipe;
+	batch b[PIPE_NB];
+	unsigned rd, nfilled;	 /* filled batches: rd, rd + 1, ... (mod PIPE_NB); nfilled also
+				    read without the lock (spin), so changed atomically */
+	unsigned wslot;		 /* the batch being filled (set with state P_RUNNING) */
+	int state;		 /* P_* */
+	bool eof;		 /* the reader's end is in a batch */
+	bool paused;		 /* mt_pause: no worker may take it */
+	bool kicked;		 /* queued once since the last (re)start */
+	int stop;		 /* a worker must stop filling soon (atomic) */
+	/* the caller's side: the batch it reads */
+	bool reading;
+	size_t rpos;
+	bool ended;
+	/* the worker's side: where the messages of the batch it fills point (the
+	   reader's current array, as far as they use it) */
+	const tio_val *vbase;
+	size_t vlen;
+};
+
+/* ---------------------------------------------------------------- filling a batch */
+
+#define ALIGN8(x) (((x) + 7) & ~(size_t)7)
+
+/* Room for `n` more bytes in b (the batch is the worker's alone; nothing points into it). */
+static int room(batch *b, size_t n)
+{
+	if (TIO_LIKELY(b->len + n <= b->cap))
+		return 0;
+	size_t cap = b->cap ? b->cap : 4096;
+	while (cap < b->len + n)
+		cap *= 2;
+	uint8_t *p = tio_realloc(b->p, cap);
+	if (!p)
+		return TIO_ERR_NOMEM;
+	b->p = p;
+	b->cap = cap;
+	return 0;
+}
+
+/*
+ * The reader's array moved (it grew): the messages of the batch that point
+ * into its old place point into the new one.
+ */
+static void moved(proxy *x, batch *b, const tio_val *now)
+{
+	uintptr_t old = (uintptr_t)x->vbase, oend = old + x->vlen * sizeof(tio_val);
+	for (size_t at = 0; at < b->len; at += ((entry *)(b->p + at))->size) {
+		entry *e = (entry *)(b->p + at);
+		if (e->kind != E_MSG)
+			continue;
+		tio_msg *c = (tio_msg *)(e + 1);
+		if ((uintptr_t)c->vals != old)
+			continue;
+		c->vals = now;
+		for (int sc = 0; sc < TIO_NSCOPES; sc++)
+			if ((uintptr_t)c->scope[sc] >= old && (uintptr_t)c->scope[sc] < oend)
+				c->scope[sc] = now + ((uintptr_t)c->scope[sc] - old) / sizeof(tio_val);
+	}
+	x->vbase = now;
+}
+
+/* Append one message to the batch (its values stay in the reader's array). */
+static inline int put_msg(proxy *x, batch *b, const tio_msg *m)
+{
+	size_t sz = sizeof(entry) + ALIGN8(sizeof(tio_msg));
+	int r = room(b, sz);
+	if (TIO_UNLIKELY(r))
+		return r;
+	entry *e = (entry *)(b->p + b->len);
+	*e = (entry){.size = (uint32_t)sz, .kind = E_MSG};
+	memcpy(e + 1, m, sizeof(tio_msg));
+	b->len += sz;
+	if (m->vals == x->vbase && m->nvals > x->vlen)
+		x->vlen = m->nvals;
+	return 0;
+}
+
+/* An error in its place in the stream: status and message. */
+static int put_err(batch *b, int status)
+{
+	const char *msg = tio_error_message();
+	size_t len = strlen(msg);
+	size_t sz = ALIGN8(sizeof(entry) + len + 1);
+	int r = room(b, sz);
+	if (r)
+		return r;
+	entry *e = (entry *)(b->p + b->len);
+	*e = (entry){.size = (uint32_t)sz, .kind = E_ERR, .status = status};
+	memcpy(e + 1, msg, len + 1);
+	b->len += sz;
+	return 0;
+}
+
+static int put_end(batch *b)
+{
+	int r = room(b, sizeof(entry));
+	if (r)
+		return r;
+	*(entry *)(b->p + b->len) = (entry){.size = sizeof(entry), .kind = E_END};
+	b->len += sizeof(entry);
+	return 0;
+}
+
+/*
+ * Fill the stream's next free batch from its reader, on whichever thread
+ * runs it (a worker, or the caller's when it would wait): up to the batch
+ * targets, the reader's end, an error, or a stop request.  True at the
+ * end (the caller sets x->eof, under the lock).  A message that cannot be
+ * queued (out of memory) becomes an error in its place.
+ */
+static bool fill(proxy *x)
+{
+	unsigned slot = x->wslot;
+	batch *b = &x->b[slot];
+	tio_stream *s = x->real;
+	size_t target = x->pipe->target, target_vals = x->pipe->target_vals;
+	b->len = 0;
+	s->ops->mt_cut(s, slot); /* no message of a batch still read is in this array */
+	x->vbase = s->mt_vals;
+	x->vlen = 0;
+	if (room(b, target + 4096)) /* the batch moves as rarely as possible */
+		return true;	    /* out of memory: the stream ends here */
+	while (b->len < target && x->vlen < target_vals && !__atomic_load_n(&x->stop, __ATOMIC_RELAXED)) {
+		const tio_msg *m = NULL;
+		int r = s->ops->next(s, &m);
+		if (TIO_UNLIKELY(s->mt_vals != x->vbase))
+			moved(x, b, s->mt_vals);
+		if (TIO_LIKELY(r > 0) && TIO_LIKELY(!(r = put_msg(x, b, m))))
+			continue;
+		if (r == 0) {
+			put_end(b); /* without room for it, eof alone says it */
+			return true;
+		}
+		/* the reader resumes after the damage on its next call */
+		put_err(b, r);
+		return false;
+	}
+	return false;
+}
+
+/* ---------------------------------------------------------------- scheduling */
+
+/* Called with mu held: give the stream to a worker when it has room and is not busy. */
+static void offer(tio_pipe *p, proxy *x)
+{
+	if (x->state != P_IDLE || x->eof || x->paused || x->nfilled >= PIPE_NB || !p->nthreads)
+		return;
+	x->state = P_QUEUED;
+	p->queue[(p->qhead + p->qlen) % p->nproxies] = x;
+	__atomic_store_n(&p->qlen, p->qlen + 1, __ATOMIC_RELEASE);
+	pthread_cond_signal(&p->work);
+}
+
+/* Called with mu held: take a queued stream out of the queue. */
+static void unqueue(tio_pipe *p, proxy *x)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < p->qlen; i++) {
+		proxy *y = p->queue[(p->qhead + i) % p->nproxies];
+		if (y != x)
+			p->queue[(p->qhead + k++) % p->nproxies] = y;
+	}
+	__atomic_store_n(&p->qlen, k, __ATOMIC_RELAXED);
+	x->state = P_IDLE;
+}
+
+/* Called with mu held: the stream's next free batch is being filled (by the caller of this). */
+static void run(proxy *x)
+{
+	x->state = P_RUNNING;
+	x->wslot = (x->rd + x->nfilled) % PIPE_NB;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#else
+	__asm__ __volatile__("" ::: "memory");
+#endif
+}
+
+static void *worker(void *arg)
+{
+	tio_pipe *p = arg;
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		if (!p->shutdown && !p->qlen) {
+			/* a short spin before sleeping: the merge frees a batch often */
+			pthread_mutex_unlock(&p->mu);
+			for (int i = 0; i < 20000 && !__atomic_load_n(&p->qlen, __ATOMIC_ACQUIRE) &&
+					!__atomic_load_n(&p->shutdown, __ATOMIC_RELAXED); i++)
+				cpu_relax();
+			pthread_mutex_lock(&p->mu);
+		}
+		while (!p->shutdown && !p->qlen)
+			pthread_cond_wait(&p->work, &p->mu);
+		if (p->shutdown)
+			break;
+		proxy *x = p->queue[p->qhead];
+		p->qhead = (p->qhead + 1) % p->nproxies;
+		__atomic_store_n(&p->qlen, p->qlen - 1, __ATOMIC_RELAXED);
+		run(x);
+		pthread_mutex_unlock(&p->mu);
+		bool end = fill(x);
+		pthread_mutex_lock(&p->mu);
+		x->eof |= end;
+		__atomic_add_fetch(&x->nfilled, 1, __ATOMIC_RELEASE);
+		x->state = P_IDLE;
+		if (!__atomic_load_n(&x->stop, __ATOMIC_RELAXED))
+			offer(p, x); /* to the back of the queue: every stream gets its turn */
+		pthread_cond_broadcast(&p->done);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+/* ---------------------------------------------------------------- the proxy stream */
+
+static int proxy_next(tio_stream *st, const tio_msg **out)
+{
+	proxy *x = (proxy *)st;
+	for (;;) {
+		if (TIO_LIKELY(x->reading)) {
+			batch *b = &x->b[x->rd];
+			if (TIO_LIKELY(x->rpos < b->len)) {
+				const entry *e = (const entry *)(b->p + x->rpos);
+				x->rpos += e->size;
+				if (TIO_LIKELY(e->kind == E_MSG)) {
+					*out = (const tio_msg *)(e + 1);
+					return 1;
+				}
+				if (e->kind == E_ERR)
+					return tio_err_set(e->status, "%s", (const char *)(e + 1));
+				if (e->kind == E_END) {
+					x->ended = true;
+					return 0;
+				}
+			}
+		}
+		if (x->ended)
+			return 0;
+		tio_pipe *p = x->pipe;
+		pthread_mutex_lock(&p->mu);
+		if (x->reading) { /* done with that batch (its last message too) */
+			x->reading = false;
+			x->rd = (x->rd + 1) % PIPE_NB;
+			__atomic_sub_fetch(&x->nfilled, 1, __ATOMIC_RELAXED);
+		}
+		if (!x->kicked) {
+			/* the first read since the start or a seek: every stream to the workers */
+			for (size_t i = 0; i < p->nproxies; i++)
+				if (!p->proxies[i]->kicked && !p->proxies[i]->paused) {
+					p->proxies[i]->kicked = true;
+					offer(p, p->proxies[i]);
+				}
+		}
+		if (x->eof && !x->nfilled) { /* ended without an end entry (out of memory) */
+			x->ended = true;
+			pthread_mutex_unlock(&p->mu);
+			return 0;
+		}
+		offer(p, x);
+		while (!x->nfilled) {
+			proxy *y = x;
+			if (x->state == P_RUNNING) {
+				/* a worker fills it: meanwhile fill another stream's batch
+				   (work that waits anyway), else wait for it: a short spin
+				   first (a batch takes well under a millisecond; sleeping and
+				   waking cost more than that spin) */
+				if (!p->qlen) {
+					pthread_mutex_unlock(&p->mu);
+					for (int i = 0; i < 20000 && !__atomic_load_n(&x->nfilled, __ATOMIC_ACQUIRE); i++)
+						cpu_relax();
+					pthread_mutex_lock(&p->mu);
+					if (!x->nfilled && x->state == P_RUNNING)
+						pthread_cond_wait(&p->done, &p->mu);
+					continue;
+				}
+				y = p->queue[p->qhead];
+			}
+			/* no worker on it: read it here rather than wait for one */
+			if (y->state == P_QUEUED)
+				unqueue(p, y);
+			run(y);
+			pthread_mutex_unlock(&p->mu);
+			bool end = fill(y);
+			pthread_mutex_lock(&p->mu);
+			y->eof |= end;
+			__atomic_add_fetch(&y->nfilled, 1, __ATOMIC_RELEASE);
+			y->state = P_IDLE;
+			if (y != x)
+				offer(p, y);
+		}
+		offer(p, x);
+		x->reading = true;
+		x->rpos = 0;
+		pthread_mutex_unlock(&p->mu);
+	}
+}
+
+/* Called with mu held: no worker on the stream once this returns, and none takes it. */
+static void stop_locked(proxy *x)
+{
+	tio_pipe *p = x->pipe;
+	x->paused = true;
+	__atomic_store_n(&x->stop, 1, __ATOMIC_RELAXED);
+	if (x->state == P_QUEUED)
+		unqueue(p, x);
+	while (x->state == P_RUNNING)
+		pthread_cond_wait(&p->done, &p->mu);
+	__atomic_store_n(&x->stop, 0, __ATOMIC_RELAXED);
+}
+
+void mt_pause(tio_stream *real)
+{
+	proxy *x = real->mt;
+	if (!x)
+		return;
+	pthread_mutex_lock(&x->pipe->mu);
+	stop_locked(x);
+	pthread_mutex_unlock(&x->pipe->mu);
+}
+
+void mt_resume(tio_stream *real)
+{
+	proxy *x = real->mt;
+	if (!x)
+		return;
+	pthread_mutex_lock(&x->pipe->mu);
+	x->paused = false;
+	if (x->kicked)
+		offer(x->pipe, x);
+	pthread_mutex_unlock(&x->pipe->mu);
+}
+
+/* The reader goes elsewhere: what the batches hold is dropped. */
+static int proxy_seek(tio_stream *st, int64_t ns)
+{
+	proxy *x = (proxy *)st;
+	tio_pipe *p = x->pipe;
+	pthread_mutex_lock(&p->mu);
+	stop_locked(x);
+	x->rd = 0;
+	__atomic_store_n(&x->nfilled, 0, __ATOMIC_RELAXED);
+	x->reading = false;
+	x->ended = false;
+	x->eof = false;
+	x->kicked = false;
+	pthread_mutex_unlock(&p->mu);
+	int r = x->real->ops->seek ? x->real->ops->seek(x->real, ns)
+				   : tio_err_set(TIO_ERR_UNSUPPORTED, "%s: this reader cannot seek",
+						 x->real->name ? x->real->name : "stream");
+	pthread_mutex_lock(&p->mu);
+	x->paused = false;
+	pthread_mutex_unlock(&p->mu);
+	return r;
+}
+
+static int proxy_index(tio_stream *st, tio_stream_index *out)
+{
+	proxy *x = (proxy *)st;
+	mt_pause(x->real);
+	int r = x->real->ops->index(x->real, out);
+	mt_resume(x->real);
+	return r;
+}
+
+static void proxy_skip_filter(tio_stream *st, int64_t until_ns, int (*want)(void *arg, const tio_event_class *ec),
+			      void *arg)
+{
+	proxy *x = (proxy *)st;
+	mt_pause(x->real);
+	x->real->ops->skip_filter(x->real, until_ns, want, arg);
+	mt_resume(x->real);
+}
+
+static const tio_stream_ops proxy_ops = {.next = proxy_next, .seek = proxy_seek, .index = proxy_index};
+static const tio_stream_ops proxy_ops_skip = {.next = proxy_next, .seek = proxy_seek, .index = proxy_index,
+					      .skip_filter = proxy_skip_filter};
+static const tio_stream_ops proxy_ops_noidx = {.next = proxy_next, .seek = proxy_seek};
+static const tio_stream_ops proxy_ops_noidx_skip = {.next = proxy_next, .seek = proxy_seek,
+						    .skip_filter = proxy_skip_filter};
+
+/* ---------------------------------------------------------------- set-up */
+
+/* How many threads: `asked` (tio_mux_set_threads), else TIO_THREADS, else the CPUs online. */
+static unsigned want_threads(unsigned asked)
+{
+	if (asked)
+		return asked;
+	const char *e = getenv("TIO_THREADS");
+	if (e && *e) {
+		char *end;
+		unsigned long v = strtoul(e, &end, 10);
+		if (!*end && v >= 1)
+			return v > 256 ? 256 : (unsigned)v;
+	}
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > 256 ? 256 : (unsigned)n;
+}
+
+int mt_pipe_new(tio_stream **streams, size_t n, unsigned threads, tio_pipe **out)
+{
+	*out = NULL;
+	unsigned want = want_threads(threads);
+	size_t nmt = 0;
+	for (size_t i = 0; i < n; i++)
+		nmt += streams[i]->mt_safe && streams[i]->ops->mt_cut && !streams[i]->mt;
+	if (want < 2 || !nmt)
+		return 0;
+	tio_pipe *p = tio_calloc(1, sizeof(*p));
+	if (!p)
+		return TIO_ERR_NOMEM;
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->work, NULL);
+	pthread_cond_init(&p->done, NULL);
+	p->proxies = tio_calloc(nmt, sizeof(*p->proxies));
+	p->queue = tio_calloc(nmt, sizeof(*p->queue));
+	p->threads = tio_calloc(want, sizeof(*p->threads));
+	if (!p->proxies || !p->queue || !p->threads) {
+		mt_pipe_free(p);
+		return TIO_ERR_NOMEM;
+	}
+	/* batches: 256 KiB of messages and 1 MiB of values (a thousand events
+	   or more: one hand-over between threads each), less when many streams
+	   (about 32 MiB in all), at least 32 KiB */
+	size_t each = ((size_t)32 << 20) / (PIPE_NB * nmt);
+	each = each > (1280u << 10) ? (1280u << 10) : each < (32u << 10) ? (32u << 10) : each;
+	p->target = each / 5;
+	p->target_vals = each / 5 * 4 / sizeof(tio_val);
+	for (size_t i = 0; i < n; i++) {
+		tio_stream *s = streams[i];
+		if (!s->mt_safe || !s->ops->mt_cut || s->mt)
+			continue;
+		proxy *x = tio_calloc(1, sizeof(*x));
+		if (!x) {
+			mt_pipe_free(p);
+			return TIO_ERR_NOMEM;
+		}
+		x->base = *s; /* the identity the merge orders by */
+		x->base.ops = s->ops->index ? (s->ops->skip_filter ? &proxy_ops_skip : &proxy_ops)
+					    : (s->ops->skip_filter ? &proxy_ops_noidx_skip : &proxy_ops_noidx);
+		x->base.mt_safe = false;
+		x->real = s;
+		x->pipe = p;
+		s->mt = x;
+		streams[i] = &x->base;
+		p->proxies[p->nproxies++] = x;
+	}
+	/* workers: the caller's thread reads too, so one fewer than asked, and
+	   no more than the streams */
+	unsigned nt = want - 1 < p->nproxies ? want - 1 : (unsigned)p->nproxies;
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old); /* signals stay with the caller's threads */
+	for (unsigned i = 0; i < nt; i++) {
+		if (pthread_create(&p->threads[i], NULL, worker, p))
+			break; /* fewer workers: the caller's thread reads what they do not */
+		p->nthreads++;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	*out = p;
+	return 0;
+}
+
+void mt_pipe_free(tio_pipe *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->mu);
+	__atomic_store_n(&p->shutdown, true, __ATOMIC_RELAXED);
+	for (size_t i = 0; i < p->nproxies; i++)
+		__atomic_store_n(&p->proxies[i]->stop, 1, __ATOMIC_RELAXED);
+	pthread_cond_broadcast(&p->work);
+	pthread_mutex_unlock(&p->mu);
+	for (unsigned i = 0; i < p->nthreads; i++)
+		pthread_join(p->threads[i], NULL);
+	for (size_t i = 0; i < p->nproxies; i++) {
+		proxy *x = p->proxies[i];
+		x->real->mt = NULL;
+		x->real->ops->mt_cut(x->real, TIO_MT_SLOTS); /* read directly again */
+		for (int k = 0; k < PIPE_NB; k++)
+			free(x->b[k].p);
+		free(x);
+	}
+	free(p->proxies);
+	free(p->queue);
+	free(p->threads);
+	pthread_cond_destroy(&p->work);
+	pthread_cond_destroy(&p->done);
+	pthread_mutex_destroy(&p->mu);
+	free(p);
+}
