@@ -1127,6 +1127,7 @@ static int begin_packet(ctf_stream *s)
 	d->pos = 0;
 	d->end = left > INT64_MAX / 8 ? INT64_MAX : left * 8; /* run_lin compares positions signed */
 	d->nvals = s->app ? s->app_pos : 0; /* after the values of the messages returned (ctf_mt_cut) */
+	d->lim_base = d->nvals;
 	d->role_set = 0;
 	d->bo_end = UINT64_MAX;
 	d->path = f->map.path;
@@ -1735,6 +1736,7 @@ static void ctf_mt_cut(tio_stream *base, unsigned slot)
 	d->vals = dst;
 	d->cap = s->arrcap[slot];
 	d->nvals = k;
+	d->lim_base = 0;
 	s->pkt_nvals = k;
 	s->app_pos = k;
 	s->msg_base = NULL;

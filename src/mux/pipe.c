@@ -218,10 +218,16 @@ static bool fill(proxy *x)
 
 /* ---------------------------------------------------------------- scheduling */
 
-/* Called with mu held: give the stream to a worker when it has room and is not busy. */
-static void offer(tio_pipe *p, proxy *x)
+/*
+ * Called with mu held: give the stream to a worker when it is not busy and
+ * fewer than `below` of its batches are filled.  A worker goes on while
+ * there is room (PIPE_NB); the merge gives a stream back once half its
+ * batches are free (LOW), so that a worker woken has work for a while.
+ */
+#define LOW (PIPE_NB / 2 + 1)
+static void offer(tio_pipe *p, proxy *x, unsigned below)
 {
-	if (x->state != P_IDLE || x->eof || x->paused || x->nfilled >= PIPE_NB || !p->nthreads)
+	if (x->state != P_IDLE || x->eof || x->paused || !p->nthreads || x->nfilled >= below)
 		return;
 	x->state = P_QUEUED;
 	p->queue[(p->qhead + p->qlen) % p->nproxies] = x;
@@ -263,14 +269,6 @@ static void *worker(void *arg)
 	tio_pipe *p = arg;
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
-		if (!p->shutdown && !p->qlen) {
-			/* a short spin before sleeping: the merge frees a batch often */
-			pthread_mutex_unlock(&p->mu);
-			for (int i = 0; i < 20000 && !__atomic_load_n(&p->qlen, __ATOMIC_ACQUIRE) &&
-					!__atomic_load_n(&p->shutdown, __ATOMIC_RELAXED); i++)
-				cpu_relax();
-			pthread_mutex_lock(&p->mu);
-		}
 		while (!p->shutdown && !p->qlen)
 			pthread_cond_wait(&p->work, &p->mu);
 		if (p->shutdown)
@@ -286,7 +284,7 @@ static void *worker(void *arg)
 		__atomic_add_fetch(&x->nfilled, 1, __ATOMIC_RELEASE);
 		x->state = P_IDLE;
 		if (!__atomic_load_n(&x->stop, __ATOMIC_RELAXED))
-			offer(p, x); /* to the back of the queue: every stream gets its turn */
+			offer(p, x, PIPE_NB); /* to the back of the queue: every stream gets its turn */
 		pthread_cond_broadcast(&p->done);
 	}
 	pthread_mutex_unlock(&p->mu);
@@ -330,7 +328,7 @@ static int proxy_next(tio_stream *st, const tio_msg **out)
 			for (size_t i = 0; i < p->nproxies; i++)
 				if (!p->proxies[i]->kicked && !p->proxies[i]->paused) {
 					p->proxies[i]->kicked = true;
-					offer(p, p->proxies[i]);
+					offer(p, p->proxies[i], PIPE_NB);
 				}
 		}
 		if (x->eof && !x->nfilled) { /* ended without an end entry (out of memory) */
@@ -338,17 +336,17 @@ static int proxy_next(tio_stream *st, const tio_msg **out)
 			pthread_mutex_unlock(&p->mu);
 			return 0;
 		}
-		offer(p, x);
+		offer(p, x, LOW);
 		while (!x->nfilled) {
 			proxy *y = x;
 			if (x->state == P_RUNNING) {
 				/* a worker fills it: meanwhile fill another stream's batch
 				   (work that waits anyway), else wait for it: a short spin
-				   first (a batch takes well under a millisecond; sleeping and
+				   first (a batch takes about 0.1 ms to decode; sleeping and
 				   waking cost more than that spin) */
 				if (!p->qlen) {
 					pthread_mutex_unlock(&p->mu);
-					for (int i = 0; i < 20000 && !__atomic_load_n(&x->nfilled, __ATOMIC_ACQUIRE); i++)
+					for (int i = 0; i < 2000 && !__atomic_load_n(&x->nfilled, __ATOMIC_ACQUIRE); i++)
 						cpu_relax();
 					pthread_mutex_lock(&p->mu);
 					if (!x->nfilled && x->state == P_RUNNING)
@@ -368,9 +366,9 @@ static int proxy_next(tio_stream *st, const tio_msg **out)
 			__atomic_add_fetch(&y->nfilled, 1, __ATOMIC_RELEASE);
 			y->state = P_IDLE;
 			if (y != x)
-				offer(p, y);
+				offer(p, y, PIPE_NB);
 		}
-		offer(p, x);
+		offer(p, x, LOW);
 		x->reading = true;
 		x->rpos = 0;
 		pthread_mutex_unlock(&p->mu);
@@ -408,7 +406,7 @@ void mt_resume(tio_stream *real)
 	pthread_mutex_lock(&x->pipe->mu);
 	x->paused = false;
 	if (x->kicked)
-		offer(x->pipe, x);
+		offer(x->pipe, x, PIPE_NB);
 	pthread_mutex_unlock(&x->pipe->mu);
 }
 
@@ -507,6 +505,13 @@ int mt_pipe_new(tio_stream **streams, size_t n, unsigned threads, tio_pipe **out
 	each = each > (1280u << 10) ? (1280u << 10) : each < (32u << 10) ? (32u << 10) : each;
 	p->target = each / 5;
 	p->target_vals = each / 5 * 4 / sizeof(tio_val);
+	/* tests: TIO_MT_BATCH=N messages at most in a batch, so that the hand-overs
+	   (value arrays named again, packets cut in two) happen in small traces too */
+	const char *tb = getenv("TIO_MT_BATCH");
+	if (tb && *tb && atoi(tb) > 0) {
+		p->target = (size_t)atoi(tb) * (sizeof(entry) + ALIGN8(sizeof(tio_msg)));
+		p->target_vals = SIZE_MAX;
+	}
 	for (size_t i = 0; i < n; i++) {
 		tio_stream *s = streams[i];
 		if (!s->mt_safe || !s->ops->mt_cut || s->mt)
