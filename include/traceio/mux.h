@@ -90,7 +90,7 @@ int tio_mux_next(tio_mux *m, const tio_msg **msg);
  * threads that decode (1: all on the caller's thread; 0, the default: the
  * TIO_THREADS environment variable, else the number of CPUs online).  With
  * more than one, worker threads decode the streams whose reader allows it
- * (CTF, uncompressed trace.dat) ahead of the merge, into bounded queues;
+ * (CTF and trace.dat) ahead of the merge, into bounded queues;
  * the messages, their order and their errors are the same as with one.
  * Callbacks given to tio_mux_set_event_classes may then be called from a
  * worker thread.  A skip hook (tio_mux_set_skip_hook) keeps one thread.

@@ -41,8 +41,8 @@ static void usage(FILE *f)
 		"the next packet while one is decoded (used when there are 2 CPUs or more);\n"
 		"TIO_SEEK=0 makes --begin read every trace from its beginning instead of\n"
 		"going there through the packet index; TIO_THREADS=N decodes on N threads\n"
-		"(default: the CPUs online; 1: all on one thread; CTF and uncompressed\n"
-		"trace.dat streams, the output the same)\n",
+		"(default: the CPUs online; 1: all on one thread; CTF and trace.dat\n"
+		"streams; the output is the same)\n",
 		TRACEIO_VERSION, cli_format_list());
 }
 

@@ -39,6 +39,17 @@ typedef struct td_stream {
 	uint32_t chunks_left;
 	uint8_t *cbuf;
 	size_t ccap;
+	/*
+	 * Compressed, with td_mt_cut: the chunk buffers the batches in flight
+	 * may point into stay as they are.  cb[i] is free when no bit of
+	 * cb_used[i] is set (bit k: batch slot k points into it); cbuf is
+	 * cb[cb_cur].  Without td_mt_cut, the current one is reused.
+	 */
+	uint8_t **cb;
+	size_t *cb_cap;
+	uint8_t *cb_used;
+	uint32_t ncb, cb_cur;
+	bool cb_touched; /* an event of the current chunk was made since it was loaded */
 	uint64_t pos; /* next page in data */
 	/* current page */
 	const uint8_t *pdata;
@@ -105,6 +116,52 @@ static int page_error(td_stream *s, uint64_t at, const char *what)
 			   s->b->name, s->c->cpu, what);
 }
 
+/*
+ * With td_mt_cut: cbuf becomes a chunk buffer no batch in flight points
+ * into (a new one if need be), marked as used by the current batch slot.
+ */
+static int chunk_buffer(td_stream *s)
+{
+	if (!s->ncb) { /* the buffer so far is the pool's first */
+		if (!(s->cb = calloc(1, sizeof(*s->cb))) || !(s->cb_cap = calloc(1, sizeof(*s->cb_cap))) ||
+		    !(s->cb_used = calloc(1, 1)))
+			return TIO_ERR_NOMEM;
+		s->cb[0] = s->cbuf;
+		s->cb_cap[0] = s->ccap;
+		s->ncb = 1;
+		s->cb_cur = 0;
+	}
+	if (!s->cb_touched) /* nothing points into the current one (a seek's search, no events) */
+		s->cb_used[s->cb_cur] &= (uint8_t)~(1u << s->slot);
+	s->cb_touched = false;
+	uint32_t i = 0;
+	while (i < s->ncb && s->cb_used[i])
+		i++;
+	if (i == s->ncb) {
+		uint8_t **cb = realloc(s->cb, (s->ncb + 1) * sizeof(*cb));
+		if (!cb)
+			return TIO_ERR_NOMEM;
+		s->cb = cb;
+		size_t *cap = realloc(s->cb_cap, (s->ncb + 1) * sizeof(*cap));
+		if (!cap)
+			return TIO_ERR_NOMEM;
+		s->cb_cap = cap;
+		uint8_t *used = realloc(s->cb_used, s->ncb + 1);
+		if (!used)
+			return TIO_ERR_NOMEM;
+		s->cb_used = used;
+		s->cb[i] = NULL;
+		s->cb_cap[i] = 0;
+		s->cb_used[i] = 0;
+		s->ncb++;
+	}
+	s->cb_cur = i;
+	s->cbuf = s->cb[i];
+	s->ccap = s->cb_cap[i];
+	s->cb_used[i] |= (uint8_t)(1u << s->slot);
+	return 0;
+}
+
 /* Load the next compressed chunk into cbuf; 0 = none left, 1 = loaded, < 0 error. */
 static int next_chunk(td_stream *s)
 {
@@ -133,12 +190,16 @@ static int next_chunk(td_stream *s)
 		free(why);
 		return r;
 	}
+	if (s->app && chunk_buffer(s))
+		return tio_err_oom();
 	if (usize > s->ccap) {
 		uint8_t *nb = realloc(s->cbuf, usize);
 		if (!nb)
 			return tio_err_oom();
 		s->cbuf = nb;
 		s->ccap = usize;
+		if (s->ncb)
+			s->cb[s->cb_cur] = nb, s->cb_cap[s->cb_cur] = usize;
 	}
 	const uint8_t *src = s->next_chunk + 8;
 	s->next_chunk = src + csize;
@@ -349,6 +410,7 @@ static int make_event(td_stream *s, const uint8_t *rec, uint32_t len, uint64_t r
 	m->offset = rec_file_off;
 	m->raw = rec;
 	m->raw_len = len;
+	s->cb_touched = true;
 	/* what follows in the same buffer (later pages of the chunk or of the CPU's data) */
 	m->raw_cap = (uint64_t)(s->data + s->dsize - rec);
 	return 0;
@@ -547,6 +609,14 @@ static void td_mt_cut(tio_stream *st, unsigned slot)
 	s->vcap = s->arrcap[slot];
 	s->app_pos = k;
 	st->mt_vals = s->vals;
+	/* the batch that had this slot is done: its chunk buffers are free
+	   unless another batch points there; the new one starts in the current */
+	for (uint32_t i = 0; i < s->ncb; i++)
+		s->cb_used[i] &= (uint8_t)~(1u << slot);
+	if (s->ncb && s->data == s->cbuf)
+		s->cb_used[s->cb_cur] |= (uint8_t)(1u << slot);
+	else if (!s->ncb && s->compressed && s->cbuf && chunk_buffer(s) == 0)
+		s->cb_used[s->cb_cur] |= (uint8_t)(1u << slot);
 }
 
 static void td_stream_free(tio_stream *st)
@@ -558,6 +628,12 @@ static void td_stream_free(tio_stream *st)
 		if (s->arr[i] != s->vals)
 			free(s->arr[i]);
 	free(s->vals);
+	for (uint32_t i = 0; i < s->ncb; i++)
+		if (s->cb[i] != s->cbuf)
+			free(s->cb[i]);
+	free(s->cb);
+	free(s->cb_cap);
+	free(s->cb_used);
 	free(s->cbuf);
 	free(s->chunk);
 	free(s->want);
@@ -723,6 +799,12 @@ static void td_scan_init(const td_stream *s, td_stream *c)
 	*c = *s;
 	c->vals = NULL;
 	c->vcap = 0;
+	c->app = c->has_arr = false; /* one message at a time, in arrays of its own */
+	memset(c->arr, 0, sizeof(c->arr));
+	c->cb = NULL;
+	c->cb_cap = NULL;
+	c->cb_used = NULL;
+	c->ncb = 0;
 	c->cbuf = NULL;
 	c->ccap = 0;
 	c->chunk = NULL;
@@ -900,11 +982,10 @@ int td_stream_new(td_file *f, td_buffer *b, uint32_t i, tio_stream **out)
 		/* an offset past the end has no data: not even a pointer past the map */
 		s->data = f->map.p + (off > f->map.size ? f->map.size : off);
 		s->dsize = size;
-		/* values and raw bytes point into the mapped file (a compressed
-		   stream's point into its chunk buffer, reused: it stays on the
-		   merging thread) */
-		s->base.mt_safe = true;
 	}
+	/* values and raw bytes point into the mapped file, or into chunk
+	   buffers kept while a batch may point there (td_mt_cut) */
+	s->base.mt_safe = true;
 	*out = &s->base;
 	return 0;
 }

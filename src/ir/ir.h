@@ -433,7 +433,9 @@ struct tio_stream {
 	 * next() may run on a worker thread (src/mux/pipe.c): it shares no
 	 * mutable state with the other streams, and what its messages point to
 	 * besides `vals` (strings, BLOBs, raw bytes, wide integers) stays valid
-	 * until the trace is freed; it has ops->mt_cut.  Set by the reader.
+	 * until the trace is freed, or until mt_cut names again the slot that
+	 * was current when the message was returned; it has ops->mt_cut.  Set
+	 * by the reader.
 	 */
 	bool mt_safe;
 	const tio_val *mt_vals;	/* with mt_cut: where the current value array is, after each next() */

@@ -19,8 +19,9 @@
  * themselves, pointing there.  An array is named again only once the
  * merge is done with its batch.  Strings, BLOBs and raw record bytes stay
  * where the reader put them: a reader is mt_safe only when those stay valid
- * as long as the trace (CTF and uncompressed trace.dat point into the
- * mapped files).
+ * as long as the trace or the batches that hold such messages (CTF and
+ * trace.dat point into the mapped files; compressed trace.dat into chunk
+ * buffers kept until the batches pointing there are done).
  *
  * Memory stays flat: PIPE_NB batches (and value arrays) per stream of a
  * bounded size (a message bigger than that gets an array of its size),
@@ -500,8 +501,8 @@ int mt_pipe_new(tio_stream **streams, size_t n, unsigned threads, tio_pipe **out
 	}
 	/* batches: 256 KiB of messages and 1 MiB of values (a thousand events
 	   or more: one hand-over between threads each), less when many streams
-	   (about 32 MiB in all), at least 32 KiB */
-	size_t each = ((size_t)32 << 20) / (PIPE_NB * nmt);
+	   (about 16 MiB in all), at least 32 KiB */
+	size_t each = ((size_t)16 << 20) / (PIPE_NB * nmt);
 	each = each > (1280u << 10) ? (1280u << 10) : each < (32u << 10) ? (32u << 10) : each;
 	p->target = each / 5;
 	p->target_vals = each / 5 * 4 / sizeof(tio_val);

@@ -9,7 +9,8 @@
 # trace.dat event held behind its page's lost-events message, an error in
 # its place) then happen inside these small traces as they do in big ones.
 # Every suite trace: babeltrace's CTF 1.8/2 succeed and fail traces, yactfr's
-# pass and fail cases, tests/data, the trace.dat samples and conversions,
+# pass and fail cases, tests/data, the trace.dat samples and conversions
+# (compressed ones too),
 # LTTng 0.x (read on the caller's thread: the same by construction, checked
 # anyway), with print (babeltrace text, JSON, and the trace-cmd style for
 # trace.dat), check, info --count and a filter.
@@ -74,12 +75,11 @@ group "LTTng 0.x print" "print" "${LTT[@]}"
 # several inputs at once, and a begin bound through the index
 group "CTF print --begin" "print --begin 00:00:00.5 --clock-gmt" "${CTF[@]}"
 
-# every trace.dat stream a worker reads: the uncompressed ones (compressed
-# streams stay on the merging thread: their values point into a chunk
-# buffer that is reused)
-"$TIO" print -o dummy "$D"/ftrace/funcs-v6.dat "$D"/ctf/wk-heartbeat-u >/dev/null 2>&1 &&
-	TIO_THREADS=1 run "$TMP/one" print "$D"/ftrace/funcs-v6.dat "$D"/ctf/lttng-ust-discard &&
-	TIO_THREADS=3 TIO_MT_BATCH=2 run "$TMP/mt" print "$D"/ftrace/funcs-v6.dat "$D"/ctf/lttng-ust-discard &&
+# inputs of two formats merged (a compressed trace.dat: its chunk buffers
+# stay while a batch points into them)
+"$TIO" print -o dummy "$D"/ftrace/kvm-v7-zstd.dat "$D"/ctf/wk-heartbeat-u >/dev/null 2>&1 &&
+	TIO_THREADS=1 run "$TMP/one" print "$D"/ftrace/kvm-v7-zstd.dat "$D"/ctf/lttng-ust-discard &&
+	TIO_THREADS=3 TIO_MT_BATCH=2 run "$TMP/mt" print "$D"/ftrace/kvm-v7-zstd.dat "$D"/ctf/lttng-ust-discard &&
 	if cmp -s "$TMP/one" "$TMP/mt" && cmp -s "$TMP/one.err" "$TMP/mt.err"; then
 		ok "threads: a trace.dat and a CTF trace merged ($(wc -l <"$TMP/one") lines)"
 	else
@@ -91,7 +91,7 @@ group "CTF print --begin" "print --begin 00:00:00.5 --clock-gmt" "${CTF[@]}"
 EX=$TIO_BUILD/example-seek
 if [ -x "$EX" ]; then
 	bad=()
-	for t in "$D"/ctf/lttng-ust-discard "$D"/ftrace/funcs-v6.dat "$B"/1/succeed/multi-domains; do
+	for t in "$D"/ctf/lttng-ust-discard "$D"/ftrace/funcs-v6.dat "$D"/ftrace/kvm-v7-zstd.dat "$B"/1/succeed/multi-domains; do
 		TIO_THREADS=3 TIO_MT_BATCH=5 timeout 300 "$EX" -n 200 "$t" >"$TMP/seek" 2>&1 ||
 			bad+=("$t: $(grep -v '^index' "$TMP/seek" | head -3)")
 	done
