@@ -169,6 +169,9 @@ typedef struct pcls {
 	/* K_DENSE: a submessage of FtraceEvent numbered field_id, its fields
 	 * numbered 1.. in the order of the scopes' members (dense_make) */
 	uint32_t field_id;
+	int nsc;		 /* the scopes written (gen_scopes) */
+	const tio_fc *sc_fc[3];	 /* their field classes */
+	int sc_which[3];	 /* their TIO_SCOPE_* */
 	uint8_t *ftype; /* per member of the written scopes: D_INT64, D_UINT64, D_STRING */
 	uint32_t nf;
 	bool desc_written; /* its GenericEventDescriptor is in a bundle already */
@@ -198,6 +201,7 @@ typedef struct pcpu {
 	uint32_t str_off[CS_INTERN_MAX], str_len[CS_INTERN_MAX], nstr;
 	uint16_t str_hash[CS_INTERN_MAX * 2];
 	uint64_t sw_ts, wk_ts; /* last timestamps in the switch / waking arrays (deltas) */
+	size_t cs_bytes;       /* bytes in cs[] and intern: the bundle's size is b.len + cs_bytes */
 	/* the last sched_switch on this CPU (any encoding), what Perfetto
 	 * infers a compact switch's prev_* and a compact waking's pid from */
 	bool sw_known;
@@ -222,6 +226,10 @@ typedef struct pwsink {
 	pcpu *cpus;
 	size_t ncpus;
 	pcls **cls; /* open-addressed by ec pointer */
+	struct {
+		const tio_event_class *ec;
+		pcls *c;
+	} recent[64]; /* direct-mapped cache in front of cls (one probe, no pointer chased) */
 	size_t ncls, capcls;
 	pthr *thr; /* open-addressed by (k1, k2) */
 	size_t nthr, capthr;
@@ -312,6 +320,7 @@ static void compact_close(pcpu *pc)
 	b->err = b->err ? b->err : pc->intern.err;
 	pb_end(b);
 	pc->intern.len = 0;
+	pc->cs_bytes = 0;
 	pc->nstr = 0;
 	memset(pc->str_hash, 0, sizeof(pc->str_hash));
 	pc->sw_ts = pc->wk_ts = 0;
@@ -326,10 +335,24 @@ static int bundle_flush(pwsink *w, size_t c)
 		return b->err;
 	if (!b->len)
 		return 0;
-	pkt_begin(w, SEQ_CPU0 + (uint32_t)c, false, 0);
-	pb_bytes(&w->o, TP_FTRACE_EVENTS, b->p, b->len);
+	/* the packet's header into the output buffer, then the bundle as is: not copied */
+	uint32_t seq = SEQ_CPU0 + (uint32_t)c;
+	size_t pl = 1 + pb_varint_size(seq) + 1 + pb_varint_size(b->len) + b->len;
+	if (pb_room(&w->o, 32))
+		return w->o.err;
+	uint8_t *q = w->o.p + w->o.len;
+	*q++ = 1 << 3 | 2; /* Trace.packet */
+	q += pb_varint_at(q, pl);
+	*q++ = TP_SEQ_ID << 3;
+	q += pb_varint_at(q, seq);
+	*q++ = TP_FTRACE_EVENTS << 3 | 2;
+	q += pb_varint_at(q, b->len);
+	w->o.len = (size_t)(q - w->o.p);
+	int r = pw_flush(w);
+	if (!r && fwrite(b->p, 1, b->len, w->of.f) != b->len)
+		r = tio_err_set(TIO_ERR_IO, "%s: write error: %s", w->out_path, strerror(errno));
 	b->len = 0;
-	return pkt_end(w);
+	return r;
 }
 
 /* The state of CPU `cpu`, its array grown as needed; NULL on error (set). */
@@ -602,6 +625,9 @@ static pcls *cls_make(const tio_msg *m)
 	const tio_fc *cc = ec->sc ? ec->sc->ev_common_ctx : NULL;
 	for (uint32_t k = 0; c->src == SRC_FTRACE && cc && cc->kind == TIO_FC_STRUCT && k < cc->st.nmembers; k++) {
 		const char *nm = cc->st.members[k].name;
+		const tio_fc *mf = cc->st.members[k].fc;
+		if (mf->kind != TIO_FC_INT || mf->i.size > 64)
+			continue;
 		if (nm && !strcmp(nm, "common_pid"))
 			c->cc_pid = (int32_t)k;
 		else if (nm && !strcmp(nm, "common_flags"))
@@ -758,6 +784,9 @@ static void dense_make(pwsink *w, pcls *c)
 		return;
 	memcpy(c->ftype, types, n);
 	c->nf = n;
+	c->nsc = ns;
+	memcpy(c->sc_fc, fc, sizeof(fc));
+	memcpy(c->sc_which, which, sizeof(which));
 	c->field_id = w->next_field_id++;
 	c->kind = K_DENSE;
 	pb *d = &c->desc;
@@ -1190,10 +1219,10 @@ static unsigned tag_size(uint32_t f) { return pb_varint_size((uint64_t)f << 3 | 
  */
 static bool put_dense(pwsink *w, pb *b, const tio_msg *m, const pcls *c, uint64_t ts, int64_t pid, int64_t flags)
 {
-	const tio_fc *fc[3];
-	int which[3], ns = gen_scopes(c, fc, which);
+	const tio_fc *const *fc = c->sc_fc;
+	const int *which = c->sc_which, ns = c->nsc;
 	const tio_val *sv[3];
-	size_t body = 0;
+	uint8_t tmp[31 * 11], *t = tmp; /* the submessage's fields, when all are integers */
 	bool all_int = true;
 	for (int s = 0; s < ns; s++) {
 		sv[s] = fc[s] ? m->scope[which[s]] : NULL;
@@ -1205,17 +1234,19 @@ static bool put_dense(pwsink *w, pb *b, const tio_msg *m, const pcls *c, uint64_
 		if (!v)
 			continue;
 		uint32_t j = (uint32_t)(v - m->vals) + 1;
-		for (uint32_t i = 0; i < v->n && j < v->end; i++, k++) {
+		for (uint32_t i = 0; i < v->n && j < v->end && k < 31; i++, k++) {
 			const tio_val *x = &m->vals[j];
 			j = x->end;
 			if (c->ftype[k] == D_STRING) {
 				all_int = false;
 				break;
 			}
-			body += 1 + pb_varint_size(x->v.u);
+			*t++ = (uint8_t)((k + 1) << 3);
+			t += pb_varint_at(t, x->v.u);
 		}
 	}
 	if (all_int) {
+		size_t body = (size_t)(t - tmp);
 		size_t sub = tag_size(c->field_id) + pb_varint_size(body) + body;
 		size_t ev = 1 + pb_varint_size(ts) + sub;
 		if (pid >= 0)
@@ -1239,18 +1270,8 @@ static bool put_dense(pwsink *w, pb *b, const tio_msg *m, const pcls *c, uint64_
 		}
 		q += pb_varint_at(q, (uint64_t)c->field_id << 3 | 2);
 		q += pb_varint_at(q, body);
-		for (int s = 0, k = 0; s < ns; s++) {
-			const tio_val *v = sv[s];
-			if (!v)
-				continue;
-			uint32_t j = (uint32_t)(v - m->vals) + 1;
-			for (uint32_t i = 0; i < v->n && j < v->end; i++, k++) {
-				const tio_val *x = &m->vals[j];
-				j = x->end;
-				*q++ = (uint8_t)((k + 1) << 3);
-				q += pb_varint_at(q, x->v.u);
-			}
-		}
+		memcpy(q, tmp, body);
+		q += body;
 		b->len += (size_t)(q - q0);
 		return true;
 	}
@@ -1302,6 +1323,7 @@ static int intern_comm(pwsink *w, pcpu *pc, const char *s, size_t n)
 	put_text(w, &pc->intern, 5, s, n);
 	if (pc->intern.err)
 		return -1;
+	pc->cs_bytes += pc->intern.len - at;
 	uint64_t l = 0; /* the string as written (U+FFFD for bytes that were not UTF-8) */
 	unsigned sh = 0;
 	size_t q = at + 1;
@@ -1356,7 +1378,12 @@ static void typed_vals(pwsink *w, const tio_msg *m, const pcls *c, tvals *tv)
 }
 
 /* Append a value to CPU pc's compact_sched array k (a packed varint). */
-static inline void cs_put(pcpu *pc, int k, uint64_t v) { pb_varint(&pc->cs[k], v); }
+static inline void cs_put(pcpu *pc, int k, uint64_t v)
+{
+	size_t n = pc->cs[k].len;
+	pb_varint(&pc->cs[k], v);
+	pc->cs_bytes += pc->cs[k].len - n;
+}
 
 /*
  * sched_switch and sched_waking in FtraceEventBundle.compact_sched, Perfetto's
@@ -1421,21 +1448,17 @@ static int sched_compact(pwsink *w, pcpu *pc, const tio_msg *m, const pcls *c, u
 }
 
 /* The bytes of CPU pc's open bundle, compact_sched included. */
-static size_t bundle_size(const pcpu *pc)
-{
-	size_t n = pc->b.len + pc->intern.len;
-	for (int k = 0; k < CS_N; k++)
-		n += pc->cs[k].len;
-	return n;
-}
+static size_t bundle_size(const pcpu *pc) { return pc->b.len + pc->cs_bytes; }
 
 /* A kernel event into its CPU's bundle. */
 static int kernel_event(pwsink *w, const tio_msg *m, pcls *c)
 {
 	uint64_t cpu = 0;
-	if (!tio_msg_cpu(m, &cpu))
+	if (m->stream && m->stream->id_is_cpu) /* trace.dat, LTT: the stream is the CPU's */
+		cpu = m->stream->id;
+	else if (!tio_msg_cpu(m, &cpu))
 		cpu = m->stream ? m->stream->id : 0;
-	pcpu *pc = cpu_get(w, cpu);
+	pcpu *pc = cpu < w->ncpus ? &w->cpus[cpu] : cpu_get(w, cpu);
 	if (!pc)
 		return TIO_ERR_LIMIT;
 	pb *b = &pc->b;
@@ -1448,11 +1471,19 @@ static int kernel_event(pwsink *w, const tio_msg *m, pcls *c)
 		const tio_val *cc = m->scope[TIO_SCOPE_EV_COMMON_CTX];
 		if (cc && cc->fc->kind == TIO_FC_STRUCT && (c->cc_pid >= 0 || c->cc_flags >= 0)) {
 			uint32_t j = (uint32_t)(cc - m->vals) + 1;
-			for (int32_t k = 0; k < (int32_t)cc->n && j < cc->end; k++) {
-				if (k == c->cc_pid)
-					pid = int_of(&m->vals[j]);
+			int32_t last = c->cc_pid > c->cc_flags ? c->cc_pid : c->cc_flags;
+			if (cc->end - j == cc->n && (int32_t)cc->n > last) { /* members all scalars: one value each */
+				if (c->cc_pid >= 0)
+					pid = m->vals[j + (uint32_t)c->cc_pid].v.i;
+				if (c->cc_flags >= 0)
+					flags = m->vals[j + (uint32_t)c->cc_flags].v.i;
+				j = cc->end;
+			}
+			for (int32_t k = 0; k <= last && k < (int32_t)cc->n && j < cc->end; k++) {
+				if (k == c->cc_pid) /* ftrace's common fields are integers */
+					pid = m->vals[j].v.i;
 				else if (k == c->cc_flags)
-					flags = int_of(&m->vals[j]);
+					flags = m->vals[j].v.i;
 				j = m->vals[j].end;
 			}
 		}
@@ -1797,9 +1828,12 @@ static int pw_consume(tio_sink *s, const tio_msg *m)
 		return discarded(w, m);
 	if (!m->ec)
 		return 0;
-	pcls *c = cls_get(w, m);
+	size_t slot = ((uintptr_t)m->ec >> 4) & 63;
+	pcls *c = w->recent[slot].ec == m->ec ? w->recent[slot].c : cls_get(w, m);
 	if (!c)
 		return TIO_ERR_NOMEM;
+	w->recent[slot].ec = m->ec;
+	w->recent[slot].c = c;
 	return c->kind == K_TRACK ? track_event(w, m, c) : kernel_event(w, m, c);
 }
 
