@@ -1234,6 +1234,18 @@ static bool put_dense(pwsink *w, pb *b, const tio_msg *m, const pcls *c, uint64_
 		if (!v)
 			continue;
 		uint32_t j = (uint32_t)(v - m->vals) + 1;
+		if (v->end - j == v->n) { /* members all scalars, one value each: indexed, no chain of loads */
+			const tio_val *x = &m->vals[j];
+			for (uint32_t i = 0; i < v->n && k < 31; i++, k++) {
+				if (c->ftype[k] == D_STRING) {
+					all_int = false;
+					break;
+				}
+				*t++ = (uint8_t)((k + 1) << 3);
+				t += pb_varint_fast(t, x[i].v.u);
+			}
+			continue;
+		}
 		for (uint32_t i = 0; i < v->n && j < v->end && k < 31; i++, k++) {
 			const tio_val *x = &m->vals[j];
 			j = x->end;
@@ -1242,7 +1254,7 @@ static bool put_dense(pwsink *w, pb *b, const tio_msg *m, const pcls *c, uint64_
 				break;
 			}
 			*t++ = (uint8_t)((k + 1) << 3);
-			t += pb_varint_at(t, x->v.u);
+			t += pb_varint_fast(t, x->v.u);
 		}
 	}
 	if (all_int) {
@@ -1253,20 +1265,20 @@ static bool put_dense(pwsink *w, pb *b, const tio_msg *m, const pcls *c, uint64_
 			ev += 1 + pb_varint_size((uint64_t)pid);
 		if (flags > 0)
 			ev += 1 + pb_varint_size((uint64_t)flags);
-		if (pb_room(b, ev + 6))
+		if (pb_room(b, ev + 16)) /* + pb_varint_fast's spill */
 			return true;
 		uint8_t *q = b->p + b->len, *q0 = q;
 		*q++ = 2 << 3 | 2; /* FtraceEventBundle.event */
-		q += pb_varint_at(q, ev);
+		q += pb_varint_fast(q, ev);
 		*q++ = 1 << 3;
-		q += pb_varint_at(q, ts);
+		q += pb_varint_fast(q, ts);
 		if (pid >= 0) {
 			*q++ = 2 << 3;
-			q += pb_varint_at(q, (uint64_t)pid);
+			q += pb_varint_fast(q, (uint64_t)pid);
 		}
 		if (flags > 0) {
 			*q++ = 5 << 3;
-			q += pb_varint_at(q, (uint64_t)flags);
+			q += pb_varint_fast(q, (uint64_t)flags);
 		}
 		q += pb_varint_at(q, (uint64_t)c->field_id << 3 | 2);
 		q += pb_varint_at(q, body);
