@@ -191,17 +191,24 @@ enum { CS_SW_TS, CS_SW_STATE, CS_SW_PID, CS_SW_PRIO, CS_SW_COMM, CS_WK_TS, CS_WK
 static const uint8_t cs_field[CS_N] = {1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12};
 #define CS_INTERN_MAX 128 /* comms interned in one bundle; one more starts a new bundle */
 
-typedef struct pcpu {
-	pb b;		 /* the open bundle's content (empty: none open) */
-	int64_t cur_tid; /* the thread running on it (last sched_switch next), -1 unknown */
-	/* the bundle's compact_sched: packed arrays, intern table (encoded
-	 * field 5 entries) and a hash of its strings (index + 1, 0 empty) */
+/*
+ * A bundle's compact_sched being gathered: packed arrays, intern table
+ * (encoded field 5 entries) and a hash of its strings (index + 1, 0 empty).
+ * Allocated at a CPU's first sched_switch or sched_waking.
+ */
+typedef struct pcompact {
 	pb cs[CS_N];
 	pb intern;
 	uint32_t str_off[CS_INTERN_MAX], str_len[CS_INTERN_MAX], nstr;
 	uint16_t str_hash[CS_INTERN_MAX * 2];
 	uint64_t sw_ts, wk_ts; /* last timestamps in the switch / waking arrays (deltas) */
 	size_t cs_bytes;       /* bytes in cs[] and intern: the bundle's size is b.len + cs_bytes */
+} pcompact;
+
+typedef struct pcpu {
+	pb b;		 /* the open bundle's content (empty: none open) */
+	int64_t cur_tid; /* the thread running on it (last sched_switch next), -1 unknown */
+	pcompact *k;	 /* its compact_sched, NULL before its first switch or waking */
 	/* the last sched_switch on this CPU (any encoding), what Perfetto
 	 * infers a compact switch's prev_* and a compact waking's pid from */
 	bool sw_known;
@@ -301,29 +308,31 @@ static int pkt_end(pwsink *w)
 static void compact_close(pcpu *pc)
 {
 	pb *b = &pc->b;
-	bool any = pc->intern.len;
+	if (!pc->k)
+		return;
+	bool any = pc->k->intern.len;
 	for (int k = 0; k < CS_N; k++)
-		any |= pc->cs[k].len != 0;
+		any |= pc->k->cs[k].len != 0;
 	if (!any)
 		return;
 	pb_begin(b, 4);
-	if (!pb_room(b, pc->intern.len)) { /* field 5 entries, encoded as they were interned */
-		memcpy(b->p + b->len, pc->intern.p, pc->intern.len);
-		b->len += pc->intern.len;
+	if (!pb_room(b, pc->k->intern.len)) { /* field 5 entries, encoded as they were interned */
+		memcpy(b->p + b->len, pc->k->intern.p, pc->k->intern.len);
+		b->len += pc->k->intern.len;
 	}
 	for (int k = 0; k < CS_N; k++) {
-		if (pc->cs[k].len)
-			pb_bytes(b, cs_field[k], pc->cs[k].p, pc->cs[k].len);
-		b->err = b->err ? b->err : pc->cs[k].err;
-		pc->cs[k].len = 0;
+		if (pc->k->cs[k].len)
+			pb_bytes(b, cs_field[k], pc->k->cs[k].p, pc->k->cs[k].len);
+		b->err = b->err ? b->err : pc->k->cs[k].err;
+		pc->k->cs[k].len = 0;
 	}
-	b->err = b->err ? b->err : pc->intern.err;
+	b->err = b->err ? b->err : pc->k->intern.err;
 	pb_end(b);
-	pc->intern.len = 0;
-	pc->cs_bytes = 0;
-	pc->nstr = 0;
-	memset(pc->str_hash, 0, sizeof(pc->str_hash));
-	pc->sw_ts = pc->wk_ts = 0;
+	pc->k->intern.len = 0;
+	pc->k->cs_bytes = 0;
+	pc->k->nstr = 0;
+	memset(pc->k->str_hash, 0, sizeof(pc->k->str_hash));
+	pc->k->sw_ts = pc->k->wk_ts = 0;
 }
 
 /* Write CPU c's open bundle as a packet and empty it. */
@@ -1324,28 +1333,28 @@ static int intern_comm(pwsink *w, pcpu *pc, const char *s, size_t n)
 	for (size_t i = 0; i < n; i++)
 		h = (h ^ (uint8_t)s[i]) * 16777619u;
 	uint32_t mask = CS_INTERN_MAX * 2 - 1, i = h & mask;
-	for (; pc->str_hash[i]; i = (i + 1) & mask) {
-		uint32_t x = pc->str_hash[i] - 1u;
-		if (pc->str_len[x] == n && !memcmp(pc->intern.p + pc->str_off[x], s, n))
+	for (; pc->k->str_hash[i]; i = (i + 1) & mask) {
+		uint32_t x = pc->k->str_hash[i] - 1u;
+		if (pc->k->str_len[x] == n && !memcmp(pc->k->intern.p + pc->k->str_off[x], s, n))
 			return (int)x;
 	}
-	if (pc->nstr >= CS_INTERN_MAX)
+	if (pc->k->nstr >= CS_INTERN_MAX)
 		return -1;
-	size_t at = pc->intern.len;
-	put_text(w, &pc->intern, 5, s, n);
-	if (pc->intern.err)
+	size_t at = pc->k->intern.len;
+	put_text(w, &pc->k->intern, 5, s, n);
+	if (pc->k->intern.err)
 		return -1;
-	pc->cs_bytes += pc->intern.len - at;
+	pc->k->cs_bytes += pc->k->intern.len - at;
 	uint64_t l = 0; /* the string as written (U+FFFD for bytes that were not UTF-8) */
 	unsigned sh = 0;
 	size_t q = at + 1;
-	while (pc->intern.p[q] & 0x80)
-		l |= (uint64_t)(pc->intern.p[q++] & 0x7f) << sh, sh += 7;
-	l |= (uint64_t)pc->intern.p[q++] << sh;
-	pc->str_off[pc->nstr] = (uint32_t)q;
-	pc->str_len[pc->nstr] = (uint32_t)l;
-	pc->str_hash[i] = (uint16_t)(pc->nstr + 1);
-	return (int)pc->nstr++;
+	while (pc->k->intern.p[q] & 0x80)
+		l |= (uint64_t)(pc->k->intern.p[q++] & 0x7f) << sh, sh += 7;
+	l |= (uint64_t)pc->k->intern.p[q++] << sh;
+	pc->k->str_off[pc->k->nstr] = (uint32_t)q;
+	pc->k->str_len[pc->k->nstr] = (uint32_t)l;
+	pc->k->str_hash[i] = (uint16_t)(pc->k->nstr + 1);
+	return (int)pc->k->nstr++;
 }
 
 /* The value of a typed message's fields, by index in its tdesc (what put_typed writes). */
@@ -1392,9 +1401,9 @@ static void typed_vals(pwsink *w, const tio_msg *m, const pcls *c, tvals *tv)
 /* Append a value to CPU pc's compact_sched array k (a packed varint). */
 static inline void cs_put(pcpu *pc, int k, uint64_t v)
 {
-	size_t n = pc->cs[k].len;
-	pb_varint(&pc->cs[k], v);
-	pc->cs_bytes += pc->cs[k].len - n;
+	size_t n = pc->k->cs[k].len;
+	pb_varint(&pc->k->cs[k], v);
+	pc->k->cs_bytes += pc->k->cs[k].len - n;
 }
 
 /*
@@ -1423,12 +1432,12 @@ static int sched_compact(pwsink *w, pcpu *pc, const tio_msg *m, const pcls *c, u
 		     tv.sn[5] != 255 && ts > pc->sw_last_ts;
 		int ci = ok ? intern_comm(w, pc, tv.sv[5], tv.sn[5]) : -1;
 		if (ci >= 0) {
-			cs_put(pc, CS_SW_TS, ts - pc->sw_ts);
+			cs_put(pc, CS_SW_TS, ts - pc->k->sw_ts);
 			cs_put(pc, CS_SW_STATE, (uint64_t)tv.iv[4]);
 			cs_put(pc, CS_SW_PID, (uint64_t)(int64_t)(int32_t)tv.iv[1]);
 			cs_put(pc, CS_SW_PRIO, (uint64_t)tv.iv[6]);
 			cs_put(pc, CS_SW_COMM, (uint64_t)ci);
-			pc->sw_ts = ts;
+			pc->k->sw_ts = ts;
 		}
 		pc->sw_known = tv.have[1] && tv.have[5] && tv.have[6] && tv.sn[5] != 255;
 		pc->sw_next_pid = tv.iv[1];
@@ -1443,24 +1452,24 @@ static int sched_compact(pwsink *w, pcpu *pc, const tio_msg *m, const pcls *c, u
 	}
 	/* waking, f: 0 pid, 1 comm, 2 prio, 3 success, 4 target_cpu */
 	ok = tv.have[0] && tv.have[1] && tv.have[2] && !tv.have[3] && tv.have[4] && tv.sn[1] != 255 && pc->sw_known &&
-	     pid == pc->sw_next_pid && ts > pc->sw_last_ts && ts >= pc->wk_ts;
+	     pid == pc->sw_next_pid && ts > pc->sw_last_ts && ts >= pc->k->wk_ts;
 	int ci = ok ? intern_comm(w, pc, tv.sv[1], tv.sn[1]) : -1;
 	if (ts > pc->sched_last_ts)
 		pc->sched_last_ts = ts;
 	if (ci < 0)
 		return 0;
-	cs_put(pc, CS_WK_TS, ts - pc->wk_ts);
+	cs_put(pc, CS_WK_TS, ts - pc->k->wk_ts);
 	cs_put(pc, CS_WK_PID, (uint64_t)tv.iv[0]);
 	cs_put(pc, CS_WK_CPU, (uint64_t)tv.iv[4]);
 	cs_put(pc, CS_WK_PRIO, (uint64_t)tv.iv[2]);
 	cs_put(pc, CS_WK_COMM, (uint64_t)ci);
 	cs_put(pc, CS_WK_FLAGS, flags > 0 ? (uint64_t)flags : 0);
-	pc->wk_ts = ts;
+	pc->k->wk_ts = ts;
 	return 1;
 }
 
 /* The bytes of CPU pc's open bundle, compact_sched included. */
-static size_t bundle_size(const pcpu *pc) { return pc->b.len + pc->cs_bytes; }
+static size_t bundle_size(const pcpu *pc) { return pc->b.len + (pc->k ? pc->k->cs_bytes : 0); }
 
 /* A kernel event into its CPU's bundle. */
 static int kernel_event(pwsink *w, const tio_msg *m, pcls *c)
@@ -1520,7 +1529,9 @@ static int kernel_event(pwsink *w, const tio_msg *m, pcls *c)
 	}
 	uint64_t ts = ts_of(m);
 	if (c->kind == K_TYPED && (c->td->num == 4 || c->td->num == 20)) {
-		if (pc->nstr >= CS_INTERN_MAX - 2) { /* room for two more comms in this bundle's table */
+		if (!pc->k && !(pc->k = tio_calloc(1, sizeof(*pc->k))))
+			return TIO_ERR_NOMEM;
+		if (pc->k->nstr >= CS_INTERN_MAX - 2) { /* room for two more comms in this bundle's table */
 			int r = bundle_flush(w, cpu);
 			if (r)
 				return r;
@@ -1890,9 +1901,12 @@ static void pw_fini(tio_sink *s)
 	free(w->cls);
 	for (size_t i = 0; i < w->ncpus; i++) {
 		pb_free(&w->cpus[i].b);
-		pb_free(&w->cpus[i].intern);
-		for (int k = 0; k < CS_N; k++)
-			pb_free(&w->cpus[i].cs[k]);
+		pcompact *k = w->cpus[i].k;
+		for (int j = 0; k && j < CS_N; j++)
+			pb_free(&k->cs[j]);
+		if (k)
+			pb_free(&k->intern);
+		free(k);
 	}
 	free(w->cpus);
 	free(w->thr);
