@@ -215,7 +215,7 @@ typedef struct pcpu {
 	int64_t sw_next_pid;
 	int32_t sw_next_prio;
 	uint8_t sw_next_comm_len;
-	char sw_next_comm[32];
+	char sw_next_comm[64];
 	uint64_t sw_last_ts;	/* its time */
 	uint64_t sched_last_ts; /* time of the last sched_switch or sched_waking */
 } pcpu;
@@ -1361,7 +1361,7 @@ static int intern_comm(pwsink *w, pcpu *pc, const char *s, size_t n)
 typedef struct tvals {
 	bool have[8];
 	int64_t iv[8];
-	char sv[8][32];
+	char sv[8][64];
 	uint8_t sn[8]; /* string length; 255: longer than sv holds */
 } tvals;
 
@@ -1428,7 +1428,7 @@ static int sched_compact(pwsink *w, pcpu *pc, const tio_msg *m, const pcls *c, u
 		for (int f = 0; f < 7; f++)
 			ok = ok && tv.have[f];
 		ok = ok && pc->sw_known && tv.iv[0] == pc->sw_next_pid && tv.iv[3] == pc->sw_next_prio && pid == tv.iv[0] &&
-		     tv.sn[2] == pc->sw_next_comm_len && !memcmp(tv.sv[2], pc->sw_next_comm, tv.sn[2] & 31) &&
+		     tv.sn[2] == pc->sw_next_comm_len && !memcmp(tv.sv[2], pc->sw_next_comm, tv.sn[2] & 63) &&
 		     tv.sn[5] != 255 && ts > pc->sw_last_ts;
 		int ci = ok ? intern_comm(w, pc, tv.sv[5], tv.sn[5]) : -1;
 		if (ci >= 0) {
@@ -1443,7 +1443,7 @@ static int sched_compact(pwsink *w, pcpu *pc, const tio_msg *m, const pcls *c, u
 		pc->sw_next_pid = tv.iv[1];
 		pc->sw_next_prio = (int32_t)tv.iv[6];
 		pc->sw_next_comm_len = tv.sn[5];
-		memcpy(pc->sw_next_comm, tv.sv[5], tv.sn[5] & 31);
+		memcpy(pc->sw_next_comm, tv.sv[5], tv.sn[5] & 63);
 		pc->sw_last_ts = ts;
 		pc->sched_last_ts = ts;
 		if (tv.have[1])
