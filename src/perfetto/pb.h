@@ -78,25 +78,6 @@ static inline unsigned pb_varint_at(uint8_t *q, uint64_t v)
 	return n;
 }
 
-/*
- * pb_varint_at for the hot paths: writes all ten bytes at q (room for ten
- * needed, the bytes past the varint are garbage for the next write to
- * cover) without a loop, then returns its length.  Not for pb_end, whose
- * length is followed by the message's bytes.
- */
-static inline unsigned pb_varint_fast(uint8_t *q, uint64_t v)
-{
-	if (TIO_LIKELY(v < 0x80)) {
-		q[0] = (uint8_t)v;
-		return 1;
-	}
-	unsigned n = pb_varint_size(v);
-	for (unsigned i = 0; i < 10; i++) /* unrolled by the compiler: no data-dependent branch */
-		q[i] = (uint8_t)(v >> (7 * i) | 0x80);
-	q[n - 1] &= 0x7f;
-	return n;
-}
-
 /* Append a raw varint (a tag or a value). */
 static inline void pb_varint(pb *b, uint64_t v)
 {

@@ -1251,7 +1251,7 @@ static bool put_dense(pwsink *w, pb *b, const tio_msg *m, const pcls *c, uint64_
 					break;
 				}
 				*t++ = (uint8_t)((k + 1) << 3);
-				t += pb_varint_fast(t, x[i].v.u);
+				t += pb_varint_at(t, x[i].v.u);
 			}
 			continue;
 		}
@@ -1263,7 +1263,7 @@ static bool put_dense(pwsink *w, pb *b, const tio_msg *m, const pcls *c, uint64_
 				break;
 			}
 			*t++ = (uint8_t)((k + 1) << 3);
-			t += pb_varint_fast(t, x->v.u);
+			t += pb_varint_at(t, x->v.u);
 		}
 	}
 	if (all_int) {
@@ -1274,20 +1274,20 @@ static bool put_dense(pwsink *w, pb *b, const tio_msg *m, const pcls *c, uint64_
 			ev += 1 + pb_varint_size((uint64_t)pid);
 		if (flags > 0)
 			ev += 1 + pb_varint_size((uint64_t)flags);
-		if (pb_room(b, ev + 16)) /* + pb_varint_fast's spill */
+		if (pb_room(b, ev + 6))
 			return true;
 		uint8_t *q = b->p + b->len, *q0 = q;
 		*q++ = 2 << 3 | 2; /* FtraceEventBundle.event */
-		q += pb_varint_fast(q, ev);
+		q += pb_varint_at(q, ev);
 		*q++ = 1 << 3;
-		q += pb_varint_fast(q, ts);
+		q += pb_varint_at(q, ts);
 		if (pid >= 0) {
 			*q++ = 2 << 3;
-			q += pb_varint_fast(q, (uint64_t)pid);
+			q += pb_varint_at(q, (uint64_t)pid);
 		}
 		if (flags > 0) {
 			*q++ = 5 << 3;
-			q += pb_varint_fast(q, (uint64_t)flags);
+			q += pb_varint_at(q, (uint64_t)flags);
 		}
 		q += pb_varint_at(q, (uint64_t)c->field_id << 3 | 2);
 		q += pb_varint_at(q, body);
