@@ -113,6 +113,20 @@ if "$TIO" convert -q --to ctf -o "$TMP/kctx" "$TIO_TOP/tests/data/ctf/lttng-ust-
 else
 	notok "cyg-profile trace rewritten as a kernel CTF trace"
 fi
+# a kernel event class the dense form cannot hold (a variant member: babeltrace's
+# meta-variant-reserved-keywords rewritten as a kernel CTF trace): a GenericFtraceEvent
+if "$TIO" convert -q --to ctf -o "$TMP/kvar" "$ROT/1/succeed/meta-variant-reserved-keywords" 2>/dev/null &&
+	printf 'env {\n\tdomain = "kernel";\n};\n' >>"$TMP/kvar/metadata"; then
+	if check "LTTng kernel event with a variant: GenericFtraceEvent" --lttng "$TMP/kvar"; then
+		if grep -q 'generic {' "$TMP/dec.txt" && ! grep -q 'generic_event_descriptors' "$TMP/dec.txt"; then
+			ok "variant member: GenericFtraceEvent, no descriptor"
+		else
+			notok "variant member: GenericFtraceEvent, no descriptor" "$(grep -c 'generic {' "$TMP/dec.txt")"
+		fi
+	fi
+else
+	notok "meta-variant-reserved-keywords rewritten as a kernel CTF trace"
+fi
 # odd CTF traces of babeltrace's suites (no clock, no packet context, variants, discarded
 # events without times, CTF 2's own field classes): user-space events
 for t in 1/succeed/smalltrace 1/succeed/no-packet-context 1/succeed/meta-variant-reserved-keywords \
