@@ -8,7 +8,11 @@
  *     one open bundle per CPU, written as a packet when it reaches
  *     BUNDLE_MAX bytes: the scheduling events Perfetto parses as typed
  *     messages (one mapping of field names per source format, table
- *     `typed`), every other one as a GenericFtraceEvent with all its fields;
+ *     `typed`), sched_switch / sched_waking in the bundle's compact_sched
+ *     when Perfetto infers back the same event (sched_compact), every
+ *     other one as a dense generic event (a DescriptorProto per class,
+ *     written once; dense_make, put_dense) or, when its class cannot be
+ *     described so, a GenericFtraceEvent with all its fields;
  *   - user-space events (LTTng-UST, anything not from a kernel tracer) as
  *     TrackEvents on a track per thread (per stream when the thread is
  *     unknown): instants, or slices for *_entry / *_exit pairs; event and

@@ -64,6 +64,7 @@ def unquote_bytes(s):
 
 
 def varint(n):
+    """n as a protobuf varint."""
     out = bytearray()
     while n >= 0x80:
         out.append(n & 0x7f | 0x80)
@@ -73,6 +74,7 @@ def varint(n):
 
 
 def main():
+    """Read the descriptors, decode them with protoc, write the schema copy and the map."""
     dec, schema, outdir = sys.argv[1:4]
     descs = {}  # field_id -> descriptor bytes
     fid = None
