@@ -1,7 +1,7 @@
 #!/bin/bash
 # `traceio convert --to perfetto` against decoding alone (`print -o dummy`) on
 # big traces: CPU time (user + sys, the figure to trust on a shared machine),
-# wall time, events/s of CPU time, peak RSS, input and output sizes; with
+# wall time, events/s of CPU time, peak RSS, input and output sizes (and their ratio); with
 # PROTOC_CHECK=1 also the output's packet count as protoc reads it (slow: the
 # text of a 600 MB output is several GB).
 # Usage: bench/perfetto.sh TRACE...   (default: bench/.data/lttng/ust-big, the
@@ -44,9 +44,10 @@ for trace in "$@"; do
 	printf '  %-22s %6.2f s CPU %6.2f s wall %6.2f M ev/CPU-s %7d KiB RSS\n' "decode only" "$cpu" "$wall" \
 		"$(echo "$events / $cpu / 1000000" | bc -l)" "$rss"
 	best "convert --to perfetto" "$TIO" convert -q -f --to perfetto -o "$work/out.pftrace" "$trace"
-	printf '  %-22s %6.2f s CPU %6.2f s wall %6.2f M ev/CPU-s %7d KiB RSS, %s output, %.2fx decode-only CPU\n' \
+	isz=$(du -sb "$trace" | cut -f1) osz=$(stat -c %s "$work/out.pftrace")
+	printf '  %-22s %6.2f s CPU %6.2f s wall %6.2f M ev/CPU-s %7d KiB RSS, %s output (%.2fx the input), %.2fx decode-only CPU\n' \
 		"convert --to perfetto" "$cpu" "$wall" "$(echo "$events / $cpu / 1000000" | bc -l)" "$rss" \
-		"$(du -h "$work/out.pftrace" | cut -f1)" "$(echo "$cpu / $dcpu" | bc -l)"
+		"$(du -h "$work/out.pftrace" | cut -f1)" "$(echo "$osz / $isz" | bc -l)" "$(echo "$cpu / $dcpu" | bc -l)"
 	if [ -n "${PROTOC_CHECK:-}" ]; then
 		n=$(protoc --proto_path="$top/../shared/perfetto" --decode=perfetto.protos.Trace perfetto_trace.proto \
 			<"$work/out.pftrace" | grep -c '^packet {')

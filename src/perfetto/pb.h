@@ -57,17 +57,18 @@ static inline void pb_free(pb *b)
 /* The number of bytes of `v` as a varint (1 to 10). */
 static inline unsigned pb_varint_size(uint64_t v)
 {
-	unsigned n = 1;
-	while (v >= 0x80) {
-		v >>= 7;
-		n++;
-	}
-	return n;
+	/* 7 bits a byte: (bits + 6) / 7, bits of v | 1 so that 0 takes one byte */
+	unsigned bits = 64 - (unsigned)__builtin_clzll(v | 1);
+	return (bits * 9 + 64) / 64;
 }
 
 /* Write `v` as a varint at `q` (room for 10 bytes); returns the bytes written. */
 static inline unsigned pb_varint_at(uint8_t *q, uint64_t v)
 {
+	if (TIO_LIKELY(v < 0x80)) { /* the common small values: one byte, no loop */
+		q[0] = (uint8_t)v;
+		return 1;
+	}
 	unsigned n = 0;
 	while (v >= 0x80) {
 		q[n++] = (uint8_t)(v | 0x80);

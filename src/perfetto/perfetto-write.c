@@ -8,7 +8,11 @@
  *     one open bundle per CPU, written as a packet when it reaches
  *     BUNDLE_MAX bytes: the scheduling events Perfetto parses as typed
  *     messages (one mapping of field names per source format, table
- *     `typed`), every other one as a GenericFtraceEvent with all its fields;
+ *     `typed`), sched_switch / sched_waking in the bundle's compact_sched
+ *     when Perfetto infers back the same event (sched_compact), every
+ *     other one as a dense generic event (a DescriptorProto per class,
+ *     written once; dense_make, put_dense) or, when its class cannot be
+ *     described so, a GenericFtraceEvent with all its fields;
  *   - user-space events (LTTng-UST, anything not from a kernel tracer) as
  *     TrackEvents on a track per thread (per stream when the thread is
  *     unknown): instants, or slices for *_entry / *_exit pairs; event and
@@ -142,7 +146,8 @@ static const char *src_name(int src, const char *name, const char *lname, const 
 	return name;
 }
 
-enum kind { K_GENERIC, K_TYPED, K_TRACK };
+enum kind { K_GENERIC, K_TYPED, K_TRACK, K_DENSE };
+enum dtype { D_INT64, D_UINT64, D_STRING };
 enum slice { SL_INSTANT, SL_BEGIN, SL_END };
 
 /* What the writer knows of an event class, made at its first event. */
@@ -165,6 +170,16 @@ typedef struct pcls {
 	uint32_t *goff; /* payload member k's name: gname.p + goff[k] .. goff[k + 1] */
 	int32_t cc_pid, cc_flags; /* trace.dat: common_pid / common_flags index in the common context, -1 */
 	int32_t idm[2][3]; /* thread contexts (idmap_make) */
+	/* K_DENSE: a submessage of FtraceEvent numbered field_id, its fields
+	 * numbered 1.. in the order of the scopes' members (dense_make) */
+	uint32_t field_id;
+	int nsc;		 /* the scopes written (gen_scopes) */
+	const tio_fc *sc_fc[3];	 /* their field classes */
+	int sc_which[3];	 /* their TIO_SCOPE_* */
+	uint8_t *ftype; /* per member of the written scopes: D_INT64, D_UINT64, D_STRING */
+	uint32_t nf;
+	bool desc_written; /* its GenericEventDescriptor is in a bundle already */
+	pb desc;	   /* that descriptor, encoded as FtraceEventBundle field 11 */
 } pcls;
 
 /* A thread (or a stream, for events of unknown thread) with a track or a ProcessTree entry. */
@@ -174,9 +189,39 @@ typedef struct pthr {
 	bool in_tree;	 /* a ProcessTree entry was written */
 } pthr;
 
+/* CompactSched's packed arrays (FtraceEventBundle.compact_sched), by field number */
+enum { CS_SW_TS, CS_SW_STATE, CS_SW_PID, CS_SW_PRIO, CS_SW_COMM, CS_WK_TS, CS_WK_PID, CS_WK_CPU, CS_WK_PRIO,
+       CS_WK_COMM, CS_WK_FLAGS, CS_N };
+static const uint8_t cs_field[CS_N] = {1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12};
+#define CS_INTERN_MAX 128 /* comms interned in one bundle; one more starts a new bundle */
+
+/*
+ * A bundle's compact_sched being gathered: packed arrays, intern table
+ * (encoded field 5 entries) and a hash of its strings (index + 1, 0 empty).
+ * Allocated at a CPU's first sched_switch or sched_waking.
+ */
+typedef struct pcompact {
+	pb cs[CS_N];
+	pb intern;
+	uint32_t str_off[CS_INTERN_MAX], str_len[CS_INTERN_MAX], nstr;
+	uint16_t str_hash[CS_INTERN_MAX * 2];
+	uint64_t sw_ts, wk_ts; /* last timestamps in the switch / waking arrays (deltas) */
+	size_t cs_bytes;       /* bytes in cs[] and intern: the bundle's size is b.len + cs_bytes */
+} pcompact;
+
 typedef struct pcpu {
 	pb b;		 /* the open bundle's content (empty: none open) */
 	int64_t cur_tid; /* the thread running on it (last sched_switch next), -1 unknown */
+	pcompact *k;	 /* its compact_sched, NULL before its first switch or waking */
+	/* the last sched_switch on this CPU (any encoding), what Perfetto
+	 * infers a compact switch's prev_* and a compact waking's pid from */
+	bool sw_known;
+	int64_t sw_next_pid;
+	int32_t sw_next_prio;
+	uint8_t sw_next_comm_len;
+	char sw_next_comm[64];
+	uint64_t sw_last_ts;	/* its time */
+	uint64_t sched_last_ts; /* time of the last sched_switch or sched_waking */
 } pcpu;
 
 typedef struct pwsink {
@@ -192,12 +237,17 @@ typedef struct pwsink {
 	pcpu *cpus;
 	size_t ncpus;
 	pcls **cls; /* open-addressed by ec pointer */
+	struct {
+		const tio_event_class *ec;
+		pcls *c;
+	} recent[64]; /* direct-mapped cache in front of cls (one probe, no pointer chased) */
 	size_t ncls, capcls;
 	pthr *thr; /* open-addressed by (k1, k2) */
 	size_t nthr, capthr;
 	uint64_t next_iid, next_uuid;
 	bool clock_done, track_seq_started;
 	uint64_t nnegative; /* events before the clock origin, written at time 0 */
+	uint32_t next_field_id; /* the next K_DENSE class's FtraceEvent field, from 65536 */
 } pwsink;
 
 /* ---------------------------------------------------------------- output */
@@ -254,18 +304,68 @@ static int pkt_end(pwsink *w)
 	return w->o.len >= OUT_FLUSH ? pw_flush(w) : 0;
 }
 
+/*
+ * Close CPU c's compact_sched (FtraceEventBundle field 4: the packed arrays
+ * and the intern table gathered since the bundle began) into its bundle and
+ * empty them for the next bundle.
+ */
+static void compact_close(pcpu *pc)
+{
+	pb *b = &pc->b;
+	if (!pc->k)
+		return;
+	bool any = pc->k->intern.len;
+	for (int k = 0; k < CS_N; k++)
+		any |= pc->k->cs[k].len != 0;
+	if (!any)
+		return;
+	pb_begin(b, 4);
+	if (!pb_room(b, pc->k->intern.len)) { /* field 5 entries, encoded as they were interned */
+		memcpy(b->p + b->len, pc->k->intern.p, pc->k->intern.len);
+		b->len += pc->k->intern.len;
+	}
+	for (int k = 0; k < CS_N; k++) {
+		if (pc->k->cs[k].len)
+			pb_bytes(b, cs_field[k], pc->k->cs[k].p, pc->k->cs[k].len);
+		b->err = b->err ? b->err : pc->k->cs[k].err;
+		pc->k->cs[k].len = 0;
+	}
+	b->err = b->err ? b->err : pc->k->intern.err;
+	pb_end(b);
+	pc->k->intern.len = 0;
+	pc->k->cs_bytes = 0;
+	pc->k->nstr = 0;
+	memset(pc->k->str_hash, 0, sizeof(pc->k->str_hash));
+	pc->k->sw_ts = pc->k->wk_ts = 0;
+}
+
 /* Write CPU c's open bundle as a packet and empty it. */
 static int bundle_flush(pwsink *w, size_t c)
 {
 	pb *b = &w->cpus[c].b;
+	compact_close(&w->cpus[c]);
 	if (b->err)
 		return b->err;
 	if (!b->len)
 		return 0;
-	pkt_begin(w, SEQ_CPU0 + (uint32_t)c, false, 0);
-	pb_bytes(&w->o, TP_FTRACE_EVENTS, b->p, b->len);
+	/* the packet's header into the output buffer, then the bundle as is: not copied */
+	uint32_t seq = SEQ_CPU0 + (uint32_t)c;
+	size_t pl = 1 + pb_varint_size(seq) + 1 + pb_varint_size(b->len) + b->len;
+	if (pb_room(&w->o, 32))
+		return w->o.err;
+	uint8_t *q = w->o.p + w->o.len;
+	*q++ = 1 << 3 | 2; /* Trace.packet */
+	q += pb_varint_at(q, pl);
+	*q++ = TP_SEQ_ID << 3;
+	q += pb_varint_at(q, seq);
+	*q++ = TP_FTRACE_EVENTS << 3 | 2;
+	q += pb_varint_at(q, b->len);
+	w->o.len = (size_t)(q - w->o.p);
+	int r = pw_flush(w);
+	if (!r && fwrite(b->p, 1, b->len, w->of.f) != b->len)
+		r = tio_err_set(TIO_ERR_IO, "%s: write error: %s", w->out_path, strerror(errno));
 	b->len = 0;
-	return pkt_end(w);
+	return r;
 }
 
 /* The state of CPU `cpu`, its array grown as needed; NULL on error (set). */
@@ -538,6 +638,9 @@ static pcls *cls_make(const tio_msg *m)
 	const tio_fc *cc = ec->sc ? ec->sc->ev_common_ctx : NULL;
 	for (uint32_t k = 0; c->src == SRC_FTRACE && cc && cc->kind == TIO_FC_STRUCT && k < cc->st.nmembers; k++) {
 		const char *nm = cc->st.members[k].name;
+		const tio_fc *mf = cc->st.members[k].fc;
+		if (mf->kind != TIO_FC_INT || mf->i.size > 64)
+			continue;
 		if (nm && !strcmp(nm, "common_pid"))
 			c->cc_pid = (int32_t)k;
 		else if (nm && !strcmp(nm, "common_flags"))
@@ -606,6 +709,116 @@ static int gnames_make(pwsink *w, pcls *c)
 
 static void idmap_make(pcls *c);
 
+/* The event-class scopes a kernel event's generic form carries: trace.dat's payload, else contexts + payload. */
+static int gen_scopes(const pcls *c, const tio_fc **fc, int *which)
+{
+	int n = 0;
+	if (c->src != SRC_FTRACE) { /* trace.dat's common fields are FtraceEvent's pid and common_flags */
+		fc[n] = c->ec->sc ? c->ec->sc->ev_common_ctx : NULL;
+		which[n++] = TIO_SCOPE_EV_COMMON_CTX;
+		fc[n] = c->ec->spec_ctx;
+		which[n++] = TIO_SCOPE_EV_SPEC_CTX;
+	}
+	fc[n] = c->ec->payload;
+	which[n++] = TIO_SCOPE_PAYLOAD;
+	return n;
+}
+
+/* Is s a protobuf identifier ([A-Za-z_][A-Za-z0-9_]*)? */
+static bool is_ident(const char *s)
+{
+	if (!s || !(*s == '_' || ((*s | 32) >= 'a' && (*s | 32) <= 'z')))
+		return false;
+	for (; *s; s++)
+		if (!(*s == '_' || (*s >= '0' && *s <= '9') || ((*s | 32) >= 'a' && (*s | 32) <= 'z')))
+			return false;
+	return true;
+}
+
+/*
+ * Perfetto's dense generic encoding (its v50 option
+ * denser_generic_event_encoding; docs/formats/perfetto.md): a generic
+ * kernel event class becomes a message described once by a
+ * google.protobuf.DescriptorProto (FtraceEventBundle.generic_event_descriptors)
+ * and written as FtraceEvent field `field_id` (65536 on, the range
+ * FtraceEvent reserves), its fields numbered 1.. without names.  Possible
+ * when the class's members are at most 31 (trace_processor refuses more),
+ * uniquely named identifiers, none a structure, variant or optional;
+ * otherwise the class stays a GenericFtraceEvent.
+ */
+static void dense_make(pwsink *w, pcls *c)
+{
+	const tio_fc *fc[3];
+	int which[3], ns = gen_scopes(c, fc, which);
+	uint32_t n = 0;
+	for (int s = 0; s < ns; s++) {
+		if (!fc[s])
+			continue;
+		if (fc[s]->kind != TIO_FC_STRUCT)
+			return;
+		n += fc[s]->st.nmembers;
+	}
+	if (!w->next_field_id)
+		w->next_field_id = 65536;
+	if (n > 31 || w->next_field_id > 131072 || !c->ec->name)
+		return;
+	const char *names[31];
+	uint8_t types[31];
+	uint32_t k = 0;
+	for (int s = 0; s < ns; s++) {
+		for (uint32_t i = 0; fc[s] && i < fc[s]->st.nmembers; i++, k++) {
+			const tio_fc *mf = fc[s]->st.members[i].fc;
+			names[k] = fc[s]->st.members[i].name;
+			if (!is_ident(names[k]))
+				return;
+			for (uint32_t j = 0; j < k; j++)
+				if (!strcmp(names[j], names[k]))
+					return;
+			switch (mf->kind) {
+			case TIO_FC_INT:
+			case TIO_FC_ENUM:
+			case TIO_FC_BOOL:
+			case TIO_FC_BITMAP:
+				types[k] = mf->i.size > 64 ? D_STRING : mf->i.is_signed ? D_INT64 : D_UINT64;
+				break;
+			case TIO_FC_VARINT:
+				types[k] = mf->vi.is_signed ? D_INT64 : D_UINT64;
+				break;
+			case TIO_FC_STRUCT:
+			case TIO_FC_VARIANT:
+			case TIO_FC_OPTIONAL:
+				return;
+			default: /* strings, BLOBs, arrays, floats: as text, like GenericFtraceEvent's str_value */
+				types[k] = D_STRING;
+			}
+		}
+	}
+	if (!(c->ftype = tio_malloc(n ? n : 1)))
+		return;
+	memcpy(c->ftype, types, n);
+	c->nf = n;
+	c->nsc = ns;
+	memcpy(c->sc_fc, fc, sizeof(fc));
+	memcpy(c->sc_which, which, sizeof(which));
+	c->field_id = w->next_field_id++;
+	c->kind = K_DENSE;
+	pb *d = &c->desc;
+	pb_begin(d, 11); /* FtraceEventBundle.GenericEventDescriptor */
+	pb_uint(d, 1, c->field_id);
+	pb_begin(d, 2); /* event_descriptor: a DescriptorProto */
+	put_text(w, d, 1, c->ec->name, strlen(c->ec->name));
+	for (k = 0; k < n; k++) {
+		pb_begin(d, 2); /* FieldDescriptorProto */
+		pb_str(d, 1, names[k]);
+		pb_uint(d, 3, k + 1);
+		pb_uint(d, 4, 1);						       /* LABEL_OPTIONAL */
+		pb_uint(d, 5, types[k] == D_INT64 ? 3 : types[k] == D_UINT64 ? 4 : 9); /* TYPE_INT64, UINT64, STRING */
+		pb_end(d);
+	}
+	pb_end(d);
+	pb_end(d);
+}
+
 /* The writer's record of m's event class, made at its first event; NULL on error. */
 static pcls *cls_get(pwsink *w, const tio_msg *m)
 {
@@ -642,7 +855,11 @@ static pcls *cls_get(pwsink *w, const tio_msg *m)
 	if (!c)
 		return NULL;
 	idmap_make(c);
-	if (c->kind == K_GENERIC && gnames_make(w, c)) {
+	if (c->kind == K_GENERIC)
+		dense_make(w, c);
+	if (c->desc.err || ((c->kind == K_GENERIC || c->kind == K_DENSE) && gnames_make(w, c))) {
+		pb_free(&c->desc);
+		free(c->ftype);
 		pb_free(&c->gname);
 		free(c->goff);
 		free(c->map);
@@ -1003,13 +1220,270 @@ static void put_generic_payload(pwsink *w, pb *b, const tio_msg *m, const pcls *
 	}
 }
 
+/* The bytes of field number f's tag with wire type 2. */
+static unsigned tag_size(uint32_t f) { return pb_varint_size((uint64_t)f << 3 | 2); }
+
+/*
+ * A K_DENSE event: FtraceEvent {timestamp, pid, common_flags, field_id
+ * {1: first member, 2: ...}}.  When every member is an integer (syscall
+ * events...) the lengths are computed first and nothing is moved; with a
+ * string the messages are closed by pb_end.  Returns false when the event's
+ * scopes are not its class's (then written as a GenericFtraceEvent).
+ */
+static bool put_dense(pwsink *w, pb *b, const tio_msg *m, const pcls *c, uint64_t ts, int64_t pid, int64_t flags)
+{
+	const tio_fc *const *fc = c->sc_fc;
+	const int *which = c->sc_which, ns = c->nsc;
+	const tio_val *sv[3];
+	uint8_t tmp[31 * 11], *t = tmp; /* the submessage's fields, when all are integers */
+	bool all_int = true;
+	for (int s = 0; s < ns; s++) {
+		sv[s] = fc[s] ? m->scope[which[s]] : NULL;
+		if (fc[s] && (!sv[s] || sv[s]->fc != fc[s]))
+			return false;
+	}
+	for (int s = 0, k = 0; s < ns && all_int; s++) {
+		const tio_val *v = sv[s];
+		if (!v)
+			continue;
+		uint32_t j = (uint32_t)(v - m->vals) + 1;
+		if (v->end - j == v->n) { /* members all scalars, one value each: indexed, no chain of loads */
+			const tio_val *x = &m->vals[j];
+			for (uint32_t i = 0; i < v->n && k < 31; i++, k++) {
+				if (c->ftype[k] == D_STRING) {
+					all_int = false;
+					break;
+				}
+				*t++ = (uint8_t)((k + 1) << 3);
+				t += pb_varint_at(t, x[i].v.u);
+			}
+			continue;
+		}
+		for (uint32_t i = 0; i < v->n && j < v->end && k < 31; i++, k++) {
+			const tio_val *x = &m->vals[j];
+			j = x->end;
+			if (c->ftype[k] == D_STRING) {
+				all_int = false;
+				break;
+			}
+			*t++ = (uint8_t)((k + 1) << 3);
+			t += pb_varint_at(t, x->v.u);
+		}
+	}
+	if (all_int) {
+		size_t body = (size_t)(t - tmp);
+		size_t sub = tag_size(c->field_id) + pb_varint_size(body) + body;
+		size_t ev = 1 + pb_varint_size(ts) + sub;
+		if (pid >= 0)
+			ev += 1 + pb_varint_size((uint64_t)pid);
+		if (flags > 0)
+			ev += 1 + pb_varint_size((uint64_t)flags);
+		if (pb_room(b, ev + 6))
+			return true;
+		uint8_t *q = b->p + b->len, *q0 = q;
+		*q++ = 2 << 3 | 2; /* FtraceEventBundle.event */
+		q += pb_varint_at(q, ev);
+		*q++ = 1 << 3;
+		q += pb_varint_at(q, ts);
+		if (pid >= 0) {
+			*q++ = 2 << 3;
+			q += pb_varint_at(q, (uint64_t)pid);
+		}
+		if (flags > 0) {
+			*q++ = 5 << 3;
+			q += pb_varint_at(q, (uint64_t)flags);
+		}
+		q += pb_varint_at(q, (uint64_t)c->field_id << 3 | 2);
+		q += pb_varint_at(q, body);
+		memcpy(q, tmp, body);
+		q += body;
+		b->len += (size_t)(q - q0);
+		return true;
+	}
+	pb_begin(b, 2);
+	pb_uint(b, 1, ts);
+	if (pid >= 0)
+		pb_uint(b, 2, (uint64_t)pid);
+	if (flags > 0)
+		pb_uint(b, 5, (uint64_t)flags);
+	pb_begin(b, c->field_id);
+	for (int s = 0, k = 0; s < ns; s++) {
+		const tio_val *v = sv[s];
+		if (!v)
+			continue;
+		uint32_t j = (uint32_t)(v - m->vals) + 1;
+		for (uint32_t i = 0; i < v->n && j < v->end; i++, k++) {
+			const tio_val *x = &m->vals[j];
+			j = x->end;
+			if (c->ftype[k] != D_STRING) {
+				pb_uint(b, (uint32_t)k + 1, x->v.u);
+				continue;
+			}
+			const char *p;
+			size_t n;
+			text_of(w, m, x, &p, &n);
+			put_text(w, b, (uint32_t)k + 1, p, n);
+		}
+	}
+	pb_end(b);
+	pb_end(b);
+	return true;
+}
+
+/* Intern string s (n bytes) in CPU pc's compact_sched table; its index, or -1 when the table is full. */
+static int intern_comm(pwsink *w, pcpu *pc, const char *s, size_t n)
+{
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint8_t)s[i]) * 16777619u;
+	uint32_t mask = CS_INTERN_MAX * 2 - 1, i = h & mask;
+	for (; pc->k->str_hash[i]; i = (i + 1) & mask) {
+		uint32_t x = pc->k->str_hash[i] - 1u;
+		if (pc->k->str_len[x] == n && !memcmp(pc->k->intern.p + pc->k->str_off[x], s, n))
+			return (int)x;
+	}
+	if (pc->k->nstr >= CS_INTERN_MAX)
+		return -1;
+	size_t at = pc->k->intern.len;
+	put_text(w, &pc->k->intern, 5, s, n);
+	if (pc->k->intern.err)
+		return -1;
+	pc->k->cs_bytes += pc->k->intern.len - at;
+	uint64_t l = 0; /* the string as written (U+FFFD for bytes that were not UTF-8) */
+	unsigned sh = 0;
+	size_t q = at + 1;
+	while (pc->k->intern.p[q] & 0x80)
+		l |= (uint64_t)(pc->k->intern.p[q++] & 0x7f) << sh, sh += 7;
+	l |= (uint64_t)pc->k->intern.p[q++] << sh;
+	pc->k->str_off[pc->k->nstr] = (uint32_t)q;
+	pc->k->str_len[pc->k->nstr] = (uint32_t)l;
+	pc->k->str_hash[i] = (uint16_t)(pc->k->nstr + 1);
+	return (int)pc->k->nstr++;
+}
+
+/* The value of a typed message's fields, by index in its tdesc (what put_typed writes). */
+typedef struct tvals {
+	bool have[8];
+	int64_t iv[8];
+	char sv[8][64];
+	uint8_t sn[8]; /* string length; 255: longer than sv holds */
+} tvals;
+
+/* Read the mapped payload fields of a typed event into tv (prios + 100 for LTTng, as put_typed). */
+static void typed_vals(pwsink *w, const tio_msg *m, const pcls *c, tvals *tv)
+{
+	memset(tv->have, 0, sizeof(tv->have));
+	memset(tv->sn, 0, sizeof(tv->sn));
+	const tio_val *v = m->scope[TIO_SCOPE_PAYLOAD];
+	if (!v || v->fc->kind != TIO_FC_STRUCT)
+		return;
+	uint32_t j = (uint32_t)(v - m->vals) + 1;
+	for (uint32_t k = 0; k < v->n && j < v->end; k++) {
+		const tio_val *x = &m->vals[j];
+		j = x->end;
+		if (k >= v->fc->st.nmembers || c->map[k] < 0)
+			continue;
+		int f = c->map[k];
+		const tfield *tf = &c->td->f[f];
+		tv->have[f] = true;
+		if (tf->type == F_STR) {
+			const char *p;
+			size_t n;
+			text_of(w, m, x, &p, &n);
+			tv->sn[f] = n < sizeof(tv->sv[f]) ? (uint8_t)n : 255;
+			if (n < sizeof(tv->sv[f]))
+				memcpy(tv->sv[f], p, n);
+			continue;
+		}
+		int64_t iv = int_of(x);
+		if (tf->prio && c->src == SRC_LTTNG)
+			iv += 100;
+		tv->iv[f] = tf->type == F_INT ? (int64_t)(int32_t)iv : iv;
+	}
+}
+
+/* Append a value to CPU pc's compact_sched array k (a packed varint). */
+static inline void cs_put(pcpu *pc, int k, uint64_t v)
+{
+	size_t n = pc->k->cs[k].len;
+	pb_varint(&pc->k->cs[k], v);
+	pc->k->cs_bytes += pc->k->cs[k].len - n;
+}
+
+/*
+ * sched_switch and sched_waking in FtraceEventBundle.compact_sched, Perfetto's
+ * recorder's default form (docs/formats/perfetto.md, "compact_sched"), when
+ * Perfetto would read back the same event: a switch whose prev_pid, prev_comm
+ * and prev_prio are those of the CPU's previous switch's next_*, and whose
+ * thread is prev_pid; a waking (without `success`) whose thread is the one
+ * the CPU's previous switch ran; in both cases later than the CPU's previous
+ * switch and waking, so that Perfetto's sort by time keeps the order.
+ * Returns 1 when written so, 0 when it must be a full message; either way
+ * the CPU's last-switch state is updated.
+ */
+static int sched_compact(pwsink *w, pcpu *pc, const tio_msg *m, const pcls *c, uint64_t ts, int64_t pid, int64_t flags)
+{
+	tvals tv;
+	typed_vals(w, m, c, &tv);
+	bool sw = c->td->num == 4;
+	bool ok = ts > pc->sched_last_ts || !pc->sched_last_ts;
+	if (sw) {
+		/* f: 0 prev_pid, 1 next_pid, 2 prev_comm, 3 prev_prio, 4 prev_state, 5 next_comm, 6 next_prio */
+		for (int f = 0; f < 7; f++)
+			ok = ok && tv.have[f];
+		ok = ok && pc->sw_known && tv.iv[0] == pc->sw_next_pid && tv.iv[3] == pc->sw_next_prio && pid == tv.iv[0] &&
+		     tv.sn[2] == pc->sw_next_comm_len && !memcmp(tv.sv[2], pc->sw_next_comm, tv.sn[2] & 63) &&
+		     tv.sn[5] != 255 && ts > pc->sw_last_ts;
+		int ci = ok ? intern_comm(w, pc, tv.sv[5], tv.sn[5]) : -1;
+		if (ci >= 0) {
+			cs_put(pc, CS_SW_TS, ts - pc->k->sw_ts);
+			cs_put(pc, CS_SW_STATE, (uint64_t)tv.iv[4]);
+			cs_put(pc, CS_SW_PID, (uint64_t)(int64_t)(int32_t)tv.iv[1]);
+			cs_put(pc, CS_SW_PRIO, (uint64_t)tv.iv[6]);
+			cs_put(pc, CS_SW_COMM, (uint64_t)ci);
+			pc->k->sw_ts = ts;
+		}
+		pc->sw_known = tv.have[1] && tv.have[5] && tv.have[6] && tv.sn[5] != 255;
+		pc->sw_next_pid = tv.iv[1];
+		pc->sw_next_prio = (int32_t)tv.iv[6];
+		pc->sw_next_comm_len = tv.sn[5];
+		memcpy(pc->sw_next_comm, tv.sv[5], tv.sn[5] & 63);
+		pc->sw_last_ts = ts;
+		pc->sched_last_ts = ts;
+		if (tv.have[1])
+			pc->cur_tid = tv.iv[1];
+		return ci >= 0;
+	}
+	/* waking, f: 0 pid, 1 comm, 2 prio, 3 success, 4 target_cpu */
+	ok = tv.have[0] && tv.have[1] && tv.have[2] && !tv.have[3] && tv.have[4] && tv.sn[1] != 255 && pc->sw_known &&
+	     pid == pc->sw_next_pid && ts > pc->sw_last_ts && ts >= pc->k->wk_ts;
+	int ci = ok ? intern_comm(w, pc, tv.sv[1], tv.sn[1]) : -1;
+	if (ts > pc->sched_last_ts)
+		pc->sched_last_ts = ts;
+	if (ci < 0)
+		return 0;
+	cs_put(pc, CS_WK_TS, ts - pc->k->wk_ts);
+	cs_put(pc, CS_WK_PID, (uint64_t)tv.iv[0]);
+	cs_put(pc, CS_WK_CPU, (uint64_t)tv.iv[4]);
+	cs_put(pc, CS_WK_PRIO, (uint64_t)tv.iv[2]);
+	cs_put(pc, CS_WK_COMM, (uint64_t)ci);
+	cs_put(pc, CS_WK_FLAGS, flags > 0 ? (uint64_t)flags : 0);
+	pc->k->wk_ts = ts;
+	return 1;
+}
+
+/* The bytes of CPU pc's open bundle, compact_sched included. */
+static size_t bundle_size(const pcpu *pc) { return pc->b.len + (pc->k ? pc->k->cs_bytes : 0); }
+
 /* A kernel event into its CPU's bundle. */
 static int kernel_event(pwsink *w, const tio_msg *m, pcls *c)
 {
 	uint64_t cpu = 0;
-	if (!tio_msg_cpu(m, &cpu))
+	if (m->stream && m->stream->id_is_cpu) /* trace.dat, LTT: the stream is the CPU's */
+		cpu = m->stream->id;
+	else if (!tio_msg_cpu(m, &cpu))
 		cpu = m->stream ? m->stream->id : 0;
-	pcpu *pc = cpu_get(w, cpu);
+	pcpu *pc = cpu < w->ncpus ? &w->cpus[cpu] : cpu_get(w, cpu);
 	if (!pc)
 		return TIO_ERR_LIMIT;
 	pb *b = &pc->b;
@@ -1022,11 +1496,19 @@ static int kernel_event(pwsink *w, const tio_msg *m, pcls *c)
 		const tio_val *cc = m->scope[TIO_SCOPE_EV_COMMON_CTX];
 		if (cc && cc->fc->kind == TIO_FC_STRUCT && (c->cc_pid >= 0 || c->cc_flags >= 0)) {
 			uint32_t j = (uint32_t)(cc - m->vals) + 1;
-			for (int32_t k = 0; k < (int32_t)cc->n && j < cc->end; k++) {
-				if (k == c->cc_pid)
-					pid = int_of(&m->vals[j]);
+			int32_t last = c->cc_pid > c->cc_flags ? c->cc_pid : c->cc_flags;
+			if (cc->end - j == cc->n && (int32_t)cc->n > last) { /* members all scalars: one value each */
+				if (c->cc_pid >= 0)
+					pid = m->vals[j + (uint32_t)c->cc_pid].v.i;
+				if (c->cc_flags >= 0)
+					flags = m->vals[j + (uint32_t)c->cc_flags].v.i;
+				j = cc->end;
+			}
+			for (int32_t k = 0; k <= last && k < (int32_t)cc->n && j < cc->end; k++) {
+				if (k == c->cc_pid) /* ftrace's common fields are integers */
+					pid = m->vals[j].v.i;
 				else if (k == c->cc_flags)
-					flags = int_of(&m->vals[j]);
+					flags = m->vals[j].v.i;
 				j = m->vals[j].end;
 			}
 		}
@@ -1049,11 +1531,35 @@ static int kernel_event(pwsink *w, const tio_msg *m, pcls *c)
 			}
 		}
 	}
+	uint64_t ts = ts_of(m);
+	if (c->kind == K_TYPED && (c->td->num == 4 || c->td->num == 20)) {
+		if (!pc->k && !(pc->k = tio_calloc(1, sizeof(*pc->k))))
+			return TIO_ERR_NOMEM;
+		if (pc->k->nstr >= CS_INTERN_MAX - 2) { /* room for two more comms in this bundle's table */
+			int r = bundle_flush(w, cpu);
+			if (r)
+				return r;
+			pb_uint(b, 1, cpu);
+		}
+		if (sched_compact(w, pc, m, c, ts, pid, flags))
+			goto done;
+	}
+	if (c->kind == K_DENSE) {
+		if (!c->desc_written) { /* described once, in the bundle of its first event */
+			c->desc_written = true;
+			if (!pb_room(b, c->desc.len)) {
+				memcpy(b->p + b->len, c->desc.p, c->desc.len);
+				b->len += c->desc.len;
+			}
+		}
+		if (put_dense(w, b, m, c, ts, pid, flags))
+			goto done;
+	}
 	pb_begin(b, 2); /* FtraceEvent */
-	pb_uint(b, 1, ts_of(m));
+	pb_uint(b, 1, ts);
 	if (pid >= 0)
 		pb_uint(b, 2, (uint64_t)pid);
-	if (flags >= 0)
+	if (flags > 0)
 		pb_uint(b, 5, (uint64_t)flags);
 	int64_t next_tid = -1;
 	if (c->kind == K_TYPED) {
@@ -1074,6 +1580,7 @@ static int kernel_event(pwsink *w, const tio_msg *m, pcls *c)
 	pb_end(b);
 	if (next_tid >= 0)
 		pc->cur_tid = next_tid;
+done:
 	if (b->err)
 		return b->err;
 	if (c->statedump) { /* LTTng: tid, pid, ppid, name; LTT: pid, tgid, parent_pid, name */
@@ -1106,7 +1613,7 @@ static int kernel_event(pwsink *w, const tio_msg *m, pcls *c)
 				return r;
 		}
 	}
-	return b->len >= BUNDLE_MAX ? bundle_flush(w, cpu) : 0;
+	return bundle_size(pc) >= BUNDLE_MAX ? bundle_flush(w, cpu) : 0;
 }
 
 /* ---------------------------------------------------------------- user-space events */
@@ -1348,9 +1855,12 @@ static int pw_consume(tio_sink *s, const tio_msg *m)
 		return discarded(w, m);
 	if (!m->ec)
 		return 0;
-	pcls *c = cls_get(w, m);
+	size_t slot = ((uintptr_t)m->ec >> 4) & 63;
+	pcls *c = w->recent[slot].ec == m->ec ? w->recent[slot].c : cls_get(w, m);
 	if (!c)
 		return TIO_ERR_NOMEM;
+	w->recent[slot].ec = m->ec;
+	w->recent[slot].c = c;
 	return c->kind == K_TRACK ? track_event(w, m, c) : kernel_event(w, m, c);
 }
 
@@ -1387,12 +1897,21 @@ static void pw_fini(tio_sink *s)
 		free(w->cls[i]->map);
 		free(w->cls[i]->ann);
 		free(w->cls[i]->goff);
+		free(w->cls[i]->ftype);
 		pb_free(&w->cls[i]->gname);
+		pb_free(&w->cls[i]->desc);
 		free(w->cls[i]);
 	}
 	free(w->cls);
-	for (size_t i = 0; i < w->ncpus; i++)
+	for (size_t i = 0; i < w->ncpus; i++) {
 		pb_free(&w->cpus[i].b);
+		pcompact *k = w->cpus[i].k;
+		for (int j = 0; k && j < CS_N; j++)
+			pb_free(&k->cs[j]);
+		if (k)
+			pb_free(&k->intern);
+		free(k);
+	}
 	free(w->cpus);
 	free(w->thr);
 	pb_free(&w->o);

@@ -3,7 +3,12 @@
 #  - every output decodes with Debian's protoc and Perfetto's own schema
 #    (../shared/perfetto/perfetto_trace.proto) with nothing on stderr and no
 #    unknown field (protoc prints those as numbers), and to the same text
-#    with the repository's subset (proto/perfetto_subset.proto);
+#    with the repository's subset (proto/perfetto_subset.proto); the dense
+#    generic events (FtraceEvent fields 65536 on) are decoded as Perfetto's
+#    trace_processor does, by the descriptors the trace carries:
+#    tests/tools/perfetto-dense-schema.py decodes them (protoc, Debian's
+#    descriptor.proto) into a copy of each schema, which must then leave no
+#    field unknown;
 #  - tests/tools/cmp-perfetto.py checks the decoded text against
 #    `traceio print --style json` of the input: every event once at the same
 #    ns (typed FtraceEvent, GenericFtraceEvent or TrackEvent), per CPU the
@@ -26,8 +31,15 @@ PROTO=$TIO_SHARED/perfetto
 GOLD=$TIO_TOP/tests/perfetto/golden
 ROT=$PEER/ctf/babeltrace-2.1/ctf-traces
 
-decode() { # PFTRACE > TEXT
-	protoc --proto_path="$PROTO" --decode=perfetto.protos.Trace perfetto_trace.proto <"$1"
+DENSE=$TIO_TOP/tests/tools/perfetto-dense-schema.py
+
+# decode PFTRACE [SCHEMA-DIR [SCHEMA]] > TEXT: with the schema, then again with the copy of it in
+# which FtraceEvent has the dense generic events the trace describes ($TMP/dense/dense.json: their map)
+decode() {
+	local dir=${2:-$PROTO} sch=${3:-perfetto_trace.proto}
+	protoc --proto_path="$dir" --decode=perfetto.protos.Trace "$sch" <"$1" >"$TMP/dec0.txt" || return 1
+	rm -rf "$TMP/dense" && $PY "$DENSE" "$TMP/dec0.txt" "$dir/$sch" "$TMP/dense" || return 1
+	protoc --proto_path="$TMP/dense" --decode=perfetto.protos.Trace "$sch" <"$1"
 }
 
 # check NAME CMP-OPTIONS INPUT [CONVERT OPTIONS...]: convert, decode, compare
@@ -44,8 +56,9 @@ check() {
 	if grep -qE '^ *[0-9]+( \{|:)' "$TMP/dec.txt"; then
 		notok "$name: unknown fields" "$(grep -m3 -E '^ *[0-9]+( \{|:)' "$TMP/dec.txt")"; return 1
 	fi
+	cp "$TMP/dense/dense.json" "$TMP/dense.json"
 	# the repository's subset of the schema reads it the same
-	protoc --proto_path="$TIO_TOP/proto" --decode=perfetto.protos.Trace perfetto_subset.proto <"$out" >"$TMP/sub.txt" 2>&1
+	decode "$out" "$TIO_TOP/proto" perfetto_subset.proto >"$TMP/sub.txt" 2>&1
 	if ! cmp -s "$TMP/dec.txt" "$TMP/sub.txt"; then
 		notok "$name: proto/perfetto_subset.proto decodes it differently" "$(diff "$TMP/dec.txt" "$TMP/sub.txt" | head -5)"; return 1
 	fi
@@ -55,7 +68,7 @@ check() {
 		case $a in -n) opt="$opt --names=$1"; shift;; *) pa+=("$a");; esac
 	done
 	"$TIO" print --style json "${pa[@]}" "$in" >"$TMP/in.json" 2>/dev/null
-	if ! $PY "$CMP" "$TMP/dec.txt" "$TMP/in.json" $opt >"$TMP/cmp" 2>&1; then
+	if ! $PY "$CMP" "$TMP/dec.txt" "$TMP/in.json" $opt --dense="$TMP/dense.json" >"$TMP/cmp" 2>&1; then
 		notok "$name: output != input" "$(head -8 "$TMP/cmp" | cut -c1-400)"; return 1
 	fi
 	ok "$name: $(head -1 "$TMP/cmp"), $(stat -c %s "$out") bytes"
@@ -99,6 +112,20 @@ if "$TIO" convert -q --to ctf -o "$TMP/kctx" "$TIO_TOP/tests/data/ctf/lttng-ust-
 	fi
 else
 	notok "cyg-profile trace rewritten as a kernel CTF trace"
+fi
+# a kernel event class the dense form cannot hold (a variant member: babeltrace's
+# meta-variant-reserved-keywords rewritten as a kernel CTF trace): a GenericFtraceEvent
+if "$TIO" convert -q --to ctf -o "$TMP/kvar" "$ROT/1/succeed/meta-variant-reserved-keywords" 2>/dev/null &&
+	printf 'env {\n\tdomain = "kernel";\n};\n' >>"$TMP/kvar/metadata"; then
+	if check "LTTng kernel event with a variant: GenericFtraceEvent" --lttng "$TMP/kvar"; then
+		if grep -q 'generic {' "$TMP/dec.txt" && ! grep -q 'generic_event_descriptors' "$TMP/dec.txt"; then
+			ok "variant member: GenericFtraceEvent, no descriptor"
+		else
+			notok "variant member: GenericFtraceEvent, no descriptor" "$(grep -c 'generic {' "$TMP/dec.txt")"
+		fi
+	fi
+else
+	notok "meta-variant-reserved-keywords rewritten as a kernel CTF trace"
 fi
 # odd CTF traces of babeltrace's suites (no clock, no packet context, variants, discarded
 # events without times, CTF 2's own field classes): user-space events

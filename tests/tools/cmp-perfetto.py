@@ -2,16 +2,29 @@
 """Check a `traceio convert --to perfetto` output against its input.
 
 usage: cmp-perfetto.py DECODED.txt INPUT.jsonl [--lttng | --ltt] [--names=A,B...]
+                        [--dense=DENSE.json]
 
 DECODED.txt is `protoc --decode=perfetto.protos.Trace perfetto_trace.proto`
-of the output (protobuf text format), INPUT.jsonl `traceio print --style json`
-of the input.  --lttng: the input is an LTTng kernel trace (its field and
-event names, prio - 100).  Checks:
+of the output (protobuf text format), with the schema that
+perfetto-dense-schema.py made from the trace's generic event descriptors
+(DENSE.json, its map of the dense FtraceEvent fields); INPUT.jsonl `traceio
+print --style json` of the input.  --lttng: the input is an LTTng kernel
+trace (its field and event names, prio - 100).  Checks:
   - every input event is in the output exactly once, at the same ns: an
-    FtraceEvent (typed or generic) on the same CPU, or a TrackEvent
-    (instant, slice begin X for X_entry, slice end);
+    FtraceEvent (typed, generic or dense generic) or an entry of a bundle's
+    compact_sched on the same CPU, or a TrackEvent (instant, slice begin X
+    for X_entry, slice end);
+  - compact_sched is expanded as Perfetto's trace_processor does: times
+    delta-encoded per bundle, comms from the intern table, a switch's prev_*
+    from the previous switch of its CPU (by time; compact entries before the
+    bundle's full events), a waking's thread the one that switch ran;
   - per CPU, the sched_switch sequence (prev/next pid, comm, prio, state)
     equals the input's;
+  - trace.dat: FtraceEvent.pid is the event's common_pid and common_flags
+    its common_flags (absent: 0), compact switches excepted (Perfetto's
+    compact form has no flags);
+  - every field of a dense generic event equals the input's (integers;
+    strings; other values written as text: present);
   - every field of every typed message equals the input's (per format names,
     LTTng prio + 100), and a field the input lacks is absent;
   - every context and payload field of a track event is a debug annotation
@@ -190,6 +203,11 @@ def main():
     for a in sys.argv[3:]:
         if a.startswith('--names='):
             keep = set(a[8:].split(','))
+    dense = {}
+    for a in sys.argv[3:]:
+        if a.startswith('--dense='):
+            with open(a[8:]) as f:
+                dense = json.load(f)
     errors = []
 
     # ---- output
@@ -209,12 +227,66 @@ def main():
     disc_instants = 0
     names = {}
     nslices = collections.Counter()
+    out_hdr = {}  # (cpu, ts, input name) -> [(pid, common_flags)], None where not known
+    out_dense = {}  # (cpu, ts, input name) -> [{field: value}]
+    sched = collections.defaultdict(list)  # cpu -> [(ts, order, k, body, pid, flags, compact)]
+    nbundle = 0
+    ncompact = 0
+    ndense = 0
+
+    def add_event(cpu, ts, k, body, pid, flags):
+        """One FtraceEvent (or an expanded compact_sched entry) of the output."""
+        if k == 'generic':
+            nm = one(body, 'event_name')
+            out_generic[(ts, nm)] = {one(f, 'name') for f in body.get('field', [])}
+        elif k in dense:
+            nm = dense[k][0]
+            out_dense.setdefault((cpu, ts, nm), []).append({f: v[0] for f, v in body.items()})
+        elif k in TYPED:
+            nm = TYPED[k][li]
+            out_typed.setdefault((cpu, ts, nm), []).append((k, body))
+        else:
+            errors.append('unexpected typed event ' + k)
+            return
+        out_ev[(cpu, ts, nm)] += 1
+        out_hdr.setdefault((cpu, ts, nm), []).append((pid, flags))
+        if k == 'sched_switch':
+            out_switch[cpu].append((one(body, 'prev_pid', 0), one(body, 'prev_comm', ''), one(body, 'prev_prio', -100),
+                                    one(body, 'prev_state', 0), one(body, 'next_pid', 0),
+                                    one(body, 'next_comm', ''), one(body, 'next_prio', -100)))
+        elif k in ('sched_waking', 'sched_wakeup', 'sched_wakeup_new'):
+            out_wake[(cpu, ts, k, one(body, 'pid', 0), one(body, 'comm', ''), one(body, 'target_cpu', 0))] += 1
+
     for p in packets(dec):
         for b in p.get('ftrace_events', []):
             cpu = one(b, 'cpu')
+            nbundle += 1
             if one(b, 'lost_events'):
                 lost += 1
-            for e in b.get('event', []):
+            for cs in b.get('compact_sched', []):  # tokenized before the bundle's events, as trace_processor does
+                tab = cs.get('intern_table', [])
+                for kind, pre, cols in (('sched_switch', 'switch_', ('timestamp', 'prev_state', 'next_pid', 'next_prio', 'next_comm_index')),
+                                        ('sched_waking', 'waking_', ('timestamp', 'pid', 'target_cpu', 'prio', 'comm_index', 'common_flags'))):
+                    arrs = [cs.get(pre + c, []) for c in cols]
+                    if len({len(a) for a in arrs}) > 1:
+                        errors.append('cpu %s: compact_sched %s arrays of different lengths' % (cpu, pre))
+                        continue
+                    ts = 0
+                    for i in range(len(arrs[0])):
+                        ts += arrs[0][i]
+                        v = [a[i] for a in arrs]
+                        if v[4] >= len(tab):
+                            errors.append('cpu %s: compact_sched comm index %d, %d interned' % (cpu, v[4], len(tab)))
+                            continue
+                        if kind == 'sched_switch':
+                            body = {'prev_state': [v[1]], 'next_pid': [v[2]], 'next_prio': [v[3]], 'next_comm': [tab[v[4]]]}
+                            order, flags = 0, None
+                        else:
+                            body = {'pid': [v[1]], 'target_cpu': [v[2]], 'prio': [v[3]], 'comm': [tab[v[4]]]}
+                            order, flags = 1, v[5]
+                        sched[cpu].append((ts, (nbundle, order, i), kind, body, None, flags, True))
+                        ncompact += 1
+            for i, e in enumerate(b.get('event', [])):
                 ts = one(e, 'timestamp')
                 kinds = [k for k in e if k not in ('timestamp', 'pid', 'common_flags')]
                 if len(kinds) != 1:
@@ -222,22 +294,12 @@ def main():
                     continue
                 k = kinds[0]
                 body = e[k][0]
-                if k == 'generic':
-                    nm = one(body, 'event_name')
-                    out_generic[(ts, nm)] = {one(f, 'name') for f in body.get('field', [])}
-                elif k in TYPED:
-                    nm = TYPED[k][li]
-                    out_typed.setdefault((cpu, ts, nm), []).append((k, body))
-                else:
-                    errors.append('unexpected typed event ' + k)
+                pid, flags = one(e, 'pid'), one(e, 'common_flags', 0)
+                if k in ('sched_switch', 'sched_waking'):
+                    sched[cpu].append((ts, (nbundle, 2, i), k, body, pid, flags, False))
                     continue
-                out_ev[(cpu, ts, nm)] += 1
-                if k == 'sched_switch':
-                    out_switch[cpu].append((one(body, 'prev_pid', 0), one(body, 'prev_comm', ''), one(body, 'prev_prio', -100),
-                                            one(body, 'prev_state', 0), one(body, 'next_pid', 0),
-                                            one(body, 'next_comm', ''), one(body, 'next_prio', -100)))
-                elif k in ('sched_waking', 'sched_wakeup', 'sched_wakeup_new'):
-                    out_wake[(cpu, ts, k, one(body, 'pid', 0), one(body, 'comm', ''), one(body, 'target_cpu', 0))] += 1
+                ndense += k in dense
+                add_event(cpu, ts, k, body, pid, flags)
         for t in p.get('process_tree', []):
             for th in t.get('threads', []):
                 tree_tids.add(one(th, 'tid'))
@@ -269,7 +331,25 @@ def main():
                 args[an] = vals[0] if vals else None
             out_args.setdefault((ts, nm), []).append(args)
 
+    # switches and wakings in trace_processor's order: a compact switch's prev_* are
+    # the previous switch's next_*, a compact waking's thread the one it ran
+    for cpu, evs in sched.items():
+        last = None
+        for ts, _, k, body, pid, flags, compact in sorted(evs, key=lambda x: (x[0], x[1])):
+            if compact and last is None:
+                errors.append('cpu %s: compact %s at %d before any sched_switch' % (cpu, k, ts))
+                continue
+            if compact and k == 'sched_switch':
+                body = dict(body, prev_pid=[last[0]], prev_comm=[last[1]], prev_prio=[last[2]])
+                pid = last[0]
+            elif compact:
+                pid = last[0]
+            if k == 'sched_switch':
+                last = (one(body, 'next_pid', 0), one(body, 'next_comm', ''), one(body, 'next_prio', -100))
+            add_event(cpu, ts, k, body, pid, flags)
+
     # ---- input
+    hdr_bad = nhdr = dense_bad = ndf = 0
     in_ev = collections.Counter()
     in_switch = collections.defaultdict(list)
     in_wake = collections.Counter()
@@ -330,6 +410,40 @@ def main():
                             args_bad += 1
                             if args_bad <= 3:
                                 errors.append('%s at %d: annotation %s = %r, input %r' % (nm, ts, an, got.get(an), v))
+            cc = d.get('common_context') or {}
+            if li == 0 and out_hdr.get(key_k):
+                pid, flags = out_hdr[key_k].pop(0)
+                if (pid, flags if flags is not None else cc.get('common_flags')) != (cc.get('common_pid'), cc.get('common_flags')):
+                    hdr_bad += 1
+                    if hdr_bad <= 3:
+                        errors.append('%s at %d: FtraceEvent pid %s, common_flags %s; input common_pid %s, common_flags %s' % (
+                            nm, ts, pid, flags, cc.get('common_pid'), cc.get('common_flags')))
+                nhdr += 1
+            if key_k in out_dense and out_dense[key_k]:
+                got = out_dense[key_k].pop(0)
+                want = dict(pl) if li == 0 else dict(d.get('common_context') or {}, **(d.get('specific_context') or {}), **pl)
+                for fn, v in want.items():
+                    ndf += 1
+                    if isinstance(v, dict) and 'value' in v:
+                        v = v['value']  # an enum: its integer
+                    if isinstance(v, bool):
+                        v = int(v)
+                    g = got.get(fn)
+                    if isinstance(v, str) and '\ufffd' in v:  # not UTF-8: each side has its own replacement
+                        good = isinstance(g, str)
+                    elif isinstance(v, (int, str)):
+                        good = g == v
+                    elif isinstance(v, float):
+                        good = isinstance(g, str) and (float(g) == v or math.isclose(float(g), v, rel_tol=1e-6) or v != v)
+                    else:
+                        good = isinstance(g, str)  # arrays, structures: written as text
+                    if not good:
+                        dense_bad += 1
+                        if dense_bad <= 3:
+                            errors.append('%s at %d: dense field %s = %r, input %r' % (nm, ts, fn, g, v))
+                if set(got) - set(want):
+                    dense_bad += 1
+                    errors.append('%s at %d: dense fields %s not in the input' % (nm, ts, sorted(set(got) - set(want))))
             if key_k in out_typed and out_typed[key_k]:
                 k, body = out_typed[key_k].pop(0)
                 ntyped += 1
@@ -388,10 +502,12 @@ def main():
     if ndisc != lost + disc_instants:
         errors.append('%d discarded-events messages, %d lost_events bundles + %d instants' % (ndisc, lost, disc_instants))
     nsw = sum(len(v) for v in in_switch.values())
-    print('%d events (%d typed, every field checked; %d sched_switch on %d CPUs, %d track events: %d slice begins, %d ends; '
+    print('%d events (%d typed, every field checked, %d of them compact_sched; %d dense generic, %d fields checked; '
+          '%d pid/common_flags checked; %d sched_switch on %d CPUs, %d track events: %d slice begins, %d ends; '
           '%d annotations checked), %d process-tree threads, '
-          '%d discarded-events messages' % (nin, ntyped, nsw, len(in_switch), sum(nslices.values()),
-                                              nslices['TYPE_SLICE_BEGIN'], nslices['TYPE_SLICE_END'], nargs, len(tree_tids), ndisc))
+          '%d discarded-events messages, %d bundles' % (nin, ntyped, ncompact, ndense, ndf, nhdr, nsw, len(in_switch),
+                                                        sum(nslices.values()), nslices['TYPE_SLICE_BEGIN'],
+                                                        nslices['TYPE_SLICE_END'], nargs, len(tree_tids), ndisc, nbundle))
     if errors:
         print('\n'.join(errors[:10]))
         return 1
