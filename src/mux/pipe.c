@@ -88,7 +88,7 @@ struct proxy {
 	int stop;		 /* a worker must stop filling soon (atomic) */
 	/* the caller's side: the batch it reads */
 	bool reading;
-	size_t rpos;
+	const uint8_t *rp, *rend; /* the next entry, the end of the batch (NULL: none) */
 	bool ended;
 	/* the worker's side: where the messages of the batch it fills point (the
 	   reader's current array, as far as they use it) */
@@ -294,26 +294,24 @@ static void *worker(void *arg)
 
 /* ---------------------------------------------------------------- the proxy stream */
 
-static int proxy_next(tio_stream *st, const tio_msg **out)
+/* Everything but the next message of the batch being read (proxy_next). */
+static __attribute__((noinline)) int proxy_next_slow(proxy *x, const tio_msg **out)
 {
-	proxy *x = (proxy *)st;
 	for (;;) {
-		if (TIO_LIKELY(x->reading)) {
-			batch *b = &x->b[x->rd];
-			if (TIO_LIKELY(x->rpos < b->len)) {
-				const entry *e = (const entry *)(b->p + x->rpos);
-				x->rpos += e->size;
-				if (TIO_LIKELY(e->kind == E_MSG)) {
-					*out = (const tio_msg *)(e + 1);
-					return 1;
-				}
-				if (e->kind == E_ERR)
-					return tio_err_set(e->status, "%s", (const char *)(e + 1));
-				if (e->kind == E_END) {
-					x->ended = true;
-					return 0;
-				}
+		if (x->reading && x->rp < x->rend) {
+			const entry *e = (const entry *)x->rp;
+			x->rp += e->size;
+			if (e->kind == E_MSG) {
+				*out = (const tio_msg *)(e + 1);
+				return 1;
 			}
+			if (e->kind == E_ERR)
+				return tio_err_set(e->status, "%s", (const char *)(e + 1));
+			if (e->kind == E_END) {
+				x->ended = true;
+				return 0;
+			}
+			continue;
 		}
 		if (x->ended)
 			return 0;
@@ -321,6 +319,7 @@ static int proxy_next(tio_stream *st, const tio_msg **out)
 		pthread_mutex_lock(&p->mu);
 		if (x->reading) { /* done with that batch (its last message too) */
 			x->reading = false;
+			x->rp = x->rend = NULL;
 			x->rd = (x->rd + 1) % PIPE_NB;
 			__atomic_sub_fetch(&x->nfilled, 1, __ATOMIC_RELAXED);
 		}
@@ -371,9 +370,24 @@ static int proxy_next(tio_stream *st, const tio_msg **out)
 		}
 		offer(p, x, LOW);
 		x->reading = true;
-		x->rpos = 0;
+		x->rp = x->b[x->rd].p;
+		x->rend = x->rp + x->b[x->rd].len;
 		pthread_mutex_unlock(&p->mu);
 	}
+}
+
+static int proxy_next(tio_stream *st, const tio_msg **out)
+{
+	proxy *x = (proxy *)st;
+	if (TIO_LIKELY(x->rp < x->rend)) {
+		const entry *e = (const entry *)x->rp;
+		if (TIO_LIKELY(e->kind == E_MSG)) {
+			x->rp += e->size;
+			*out = (const tio_msg *)(e + 1);
+			return 1;
+		}
+	}
+	return proxy_next_slow(x, out);
 }
 
 /* Called with mu held: no worker on the stream once this returns, and none takes it. */
@@ -421,6 +435,7 @@ static int proxy_seek(tio_stream *st, int64_t ns)
 	x->rd = 0;
 	__atomic_store_n(&x->nfilled, 0, __ATOMIC_RELAXED);
 	x->reading = false;
+	x->rp = x->rend = NULL;
 	x->ended = false;
 	x->eof = false;
 	x->kicked = false;
