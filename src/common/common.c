@@ -386,10 +386,13 @@ int tio_map_open(tio_map *m, const char *path)
 
 static uint64_t page_size(void)
 {
-	static long page;
-	if (!page)
-		page = sysconf(_SC_PAGESIZE);
-	return (uint64_t)page;
+	static long page; /* filled by whichever thread asks first, with the same value */
+	long p = __atomic_load_n(&page, __ATOMIC_RELAXED);
+	if (!p) {
+		p = sysconf(_SC_PAGESIZE);
+		__atomic_store_n(&page, p, __ATOMIC_RELAXED);
+	}
+	return (uint64_t)p;
 }
 
 /* [off, off + len) of m cut to the file and widened to a page start: false when empty */
