@@ -1299,7 +1299,7 @@ static int add_row(psink *s, ptrace *t, ptable *tb, const tio_msg *m, bool has_c
 				    tb->ec->name ? tb->ec->name : "", scope_names[k]);
 		}
 	}
-	f->rows++;
+	pq_row(f);
 	tb->rows++;
 	if (f->rows >= s->rg_rows) {
 		int r = pq_flush(f, false);
@@ -1607,7 +1607,10 @@ static int pq_finish(tio_sink *sk)
 	return r;
 }
 
-/* Defaults: zstd level 1, 1 Mi-row row groups, 64 MiB budget, 64 Ki dictionary entries. */
+/*
+ * Defaults: zstd level 1, 1 Mi-row row groups, 64 MiB budget, 64 Ki
+ * dictionary entries, a compression thread when there are 2 CPUs.
+ */
 static int pq_init(tio_sink *sk)
 {
 	psink *s = (psink *)sk;
@@ -1616,6 +1619,9 @@ static int pq_init(tio_sink *sk)
 	s->rg_rows = 1u << 20;
 	s->budget = 64u << 20;
 	s->dict_max = 65536;
+	/* pages compressed by a worker thread when there is a second CPU (TIO_PQ_THREADS=0: inline) */
+	const char *env = getenv("TIO_PQ_THREADS");
+	s->sh.threads = !(env && !strcmp(env, "0")) && sysconf(_SC_NPROCESSORS_ONLN) >= 2;
 	return 0;
 }
 
