@@ -46,6 +46,8 @@ enum pkind {
 	PN_LIST,
 	PN_VARIANT,
 	PN_OPTIONAL,
+	OP_I32, /* ops only: an integer of a REQUIRED INT32 column (no levels) */
+	OP_I64, /* ... of a REQUIRED INT64 column */
 };
 
 /* The plan of a value class: where its leaves go and at which levels. */
@@ -78,7 +80,7 @@ typedef struct ptable {
 	 */
 	struct pop {
 		uint32_t off;
-		uint8_t kind;
+		uint8_t kind; /* enum pkind, or OP_I32/OP_I64: an integer stored as is */
 		pq_col *col;
 	} * ops[NSCOPES];
 	uint32_t nops[NSCOPES];
@@ -87,6 +89,8 @@ typedef struct ptable {
 	pq_col *c_ts, *c_cpu, *c_stream, *c_trace, *c_comm, *c_name;
 	int pid_member;	   /* common context member holding common_pid (trace.dat __comm), -1 */
 	char *file;	   /* file name in the trace's directory */
+	const char *ename; /* the class's name (events.parquet's name column) and its length */
+	size_t ename_len;
 	json_object *cols; /* the top-level columns and the values they come from (meta.json) */
 	uint64_t rows;
 } ptable;
@@ -115,6 +119,7 @@ typedef struct ptrace {
 	struct {
 		int64_t pid;
 		const char *comm;
+		size_t len;
 		bool set;
 	} comms[256]; /* tio_trace_comm, cached */
 } ptrace;
@@ -700,6 +705,8 @@ static void fill_ops(const pnode *p, struct pop *ops, uint32_t *n, uint32_t *off
 	ops[*n].off = (*off)++;
 	ops[*n].kind = p->kind;
 	ops[*n].col = p->col;
+	if ((p->kind == PN_INT || p->kind == PN_UINT) && !p->col->max_def && !p->col->max_rep)
+		ops[*n].kind = p->col->phys == PQ_INT32 ? OP_I32 : OP_I64;
 	++*n;
 }
 
@@ -860,6 +867,8 @@ static int table_new(psink *s, ptrace *t, const tio_event_class *ec, ptable **ou
 	if (!tb)
 		return TIO_ERR_NOMEM;
 	tb->ec = ec;
+	tb->ename = ec && ec->name ? ec->name : "";
+	tb->ename_len = strlen(tb->ename);
 	int r = 0;
 	pq_node *root = pq_node_new("schema", PQ_REQUIRED);
 	pq_node *sg[NSCOPES] = {0};
@@ -1207,17 +1216,16 @@ static bool msg_cpu(psink *s, const tio_msg *m, uint64_t *cpu)
 	return true;
 }
 
-/* One row's fixed columns. */
-static void put_fixed(psink *s, ptrace *t, ptable *tb, const tio_msg *m, bool has_cpu, uint64_t cpu)
+/* One row's fixed columns (`ctb`: the class's table, for its name). */
+static void put_fixed(psink *s, ptrace *t, ptable *tb, const ptable *ctb, const tio_msg *m,
+		      bool has_cpu, uint64_t cpu)
 {
 	if (m->has_ts)
 		pq_i64(tb->c_ts, m->ns, 0);
 	else
 		pq_null(tb->c_ts, 0, 0);
-	if (tb->c_name) {
-		const char *n = m->ec && m->ec->name ? m->ec->name : "";
-		pq_str_stable(tb->c_name, n, strlen(n), 0);
-	}
+	if (tb->c_name)
+		pq_str_stable(tb->c_name, ctb->ename, ctb->ename_len, 0);
 	if (has_cpu && cpu <= UINT32_MAX)
 		pq_i64(tb->c_cpu, (int64_t)cpu, 0);
 	else
@@ -1228,14 +1236,16 @@ static void put_fixed(psink *s, ptrace *t, ptable *tb, const tio_msg *m, bool ha
 }
 
 /* Append one row to a table, and flush it at the row-group size. */
-static int add_row(psink *s, ptrace *t, ptable *tb, const tio_msg *m, bool has_cpu, uint64_t cpu)
+static int add_row(psink *s, ptrace *t, ptable *tb, const ptable *ctb, const tio_msg *m,
+		   bool has_cpu, uint64_t cpu)
 {
 	pq_file *f = &tb->f;
-	put_fixed(s, t, tb, m, has_cpu, cpu);
+	put_fixed(s, t, tb, ctb, m, has_cpu, cpu);
 	if (tb->ec) {
 		if (tb->c_comm) {
 			const tio_val *cc = m->scope[TIO_SCOPE_EV_COMMON_CTX];
 			const char *comm = NULL;
+			size_t clen = 0;
 			if (cc && m->vals && (uint32_t)tb->pid_member < cc->n) {
 				const tio_val *pv = cc + 1;
 				for (int k = 0; k < tb->pid_member; k++)
@@ -1248,12 +1258,15 @@ static int add_row(psink *s, ptrace *t, ptable *tb, const tio_msg *m, bool has_c
 				if (!t->comms[h].set || t->comms[h].pid != pid) {
 					t->comms[h].pid = pid;
 					t->comms[h].comm = tio_trace_comm(t->in, pid);
+					t->comms[h].len =
+					    t->comms[h].comm ? strlen(t->comms[h].comm) : 0;
 					t->comms[h].set = true;
 				}
 				comm = t->comms[h].comm;
+				clen = t->comms[h].len;
 			}
 			if (comm)
-				pq_str_stable(tb->c_comm, comm, strlen(comm), 0);
+				pq_str_stable(tb->c_comm, comm, clen, 0);
 			else
 				pq_null(tb->c_comm, 0, 0);
 		}
@@ -1268,6 +1281,12 @@ static int add_row(psink *s, ptrace *t, ptable *tb, const tio_msg *m, bool has_c
 				for (uint32_t j = 0, n = tb->nops[k]; j < n; j++) {
 					const tio_val *x = v + op[j].off;
 					switch (op[j].kind) {
+					case OP_I32:
+						pq_i32_req(op[j].col, (int32_t)x->v.i);
+						break;
+					case OP_I64:
+						pq_i64_req(op[j].col, x->v.i);
+						break;
 					case PN_INT:
 						pq_i64(op[j].col, x->v.i, 0);
 						break;
@@ -1367,8 +1386,8 @@ static int pq_consume(tio_sink *sk, const tio_msg *m)
 	s->last_table = tb;
 	uint64_t cpu = 0;
 	bool has_cpu = msg_cpu(s, m, &cpu);
-	if ((r = add_row(s, t, t->events, m, has_cpu, cpu)) ||
-	    (r = add_row(s, t, tb, m, has_cpu, cpu))) {
+	if ((r = add_row(s, t, t->events, tb, m, has_cpu, cpu)) ||
+	    (r = add_row(s, t, tb, tb, m, has_cpu, cpu))) {
 		s->failed = true;
 		tio_err_push(r, "%s@0x%" PRIx64, m->stream->path ? m->stream->path : "", m->offset);
 	}

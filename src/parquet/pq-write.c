@@ -582,7 +582,7 @@ static void dict_abandon(pq_col *c)
 /* The dictionary entry of a string, added when new; false when the dictionary is full. */
 static bool dict_find(pq_col *c, const void *p, uint32_t n, uint32_t *entry, bool stable)
 {
-	unsigned sl = (uint32_t)((uint32_t)((uintptr_t)p >> 3) * 0x9E3779B1u) >> 26;
+	unsigned sl = pq_seen_slot(p);
 	if (stable && c->seen[sl].p == p && c->seen[sl].len == n && p) {
 		*entry = c->seen[sl].e;
 		return true;
@@ -689,8 +689,8 @@ static void put_bytes(pq_col *c, const void *p, size_t n, unsigned rep, bool sta
 /* A BYTE_ARRAY or FIXED_LEN_BYTE_ARRAY value. */
 void pq_bytes(pq_col *c, const void *p, size_t n, unsigned rep) { put_bytes(c, p, n, rep, false); }
 
-/* A string whose pointer identifies it (see pq.h). */
-void pq_str_stable(pq_col *c, const char *p, size_t n, unsigned rep)
+/* A string whose pointer identifies it, not in the pointer cache (see pq.h). */
+void pq_str_stable_slow(pq_col *c, const char *p, size_t n, unsigned rep)
 {
 	put_bytes(c, p, n, rep, true);
 }

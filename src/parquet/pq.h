@@ -284,10 +284,34 @@ static inline __attribute__((always_inline)) void pq_bool(pq_col *c, bool b, uns
 
 /* BYTE_ARRAY (dictionary or PLAIN) and FIXED_LEN_BYTE_ARRAY values. */
 void pq_bytes(pq_col *c, const void *p, size_t n, unsigned rep);
+/* pq_str_stable when the pointer is not in the cache: the dictionary's hash table. */
+void pq_str_stable_slow(pq_col *c, const char *p, size_t n, unsigned rep);
+
+/* The cache slot of a stable string's pointer. */
+static inline unsigned pq_seen_slot(const void *p)
+{
+	return (uint32_t)((uint32_t)((uintptr_t)p >> 3) * 0x9E3779B1u) >> 26;
+}
+
 /*
  * A string whose bytes at `p` never change while the file is written (class
- * names, comm names): the same pointer as the last one skips the hashing.
+ * names, comm names): a pointer seen before in this column chunk gives its
+ * dictionary entry without hashing.
  */
-void pq_str_stable(pq_col *c, const char *p, size_t n, unsigned rep);
+static inline __attribute__((always_inline)) void pq_str_stable(pq_col *c, const char *p, size_t n,
+								unsigned rep)
+{
+	unsigned sl = pq_seen_slot(p);
+	if (TIO_LIKELY(c->dict && p && c->seen[sl].p == p && c->seen[sl].len == n)) {
+		uint32_t e = c->seen[sl].e;
+		pq_levels(c, c->max_def, rep);
+		if (pq_room(c, &c->idx, 4)) {
+			memcpy(c->idx.p + c->idx.len, &e, 4);
+			c->idx.len += 4;
+		}
+		return;
+	}
+	pq_str_stable_slow(c, p, n, rep);
+}
 
 #endif
