@@ -1146,11 +1146,13 @@ static int insert(ptrace *t, ptable *tb)
 
 /*
  * Memory held by every buffered row group (their buffers' capacities),
- * counted every 65536 rows; over the budget, the biggest row groups are
+ * counted every 65536 rows once the pages in flight are compressed (the
+ * same row groups with or without the worker); over the budget, the biggest row groups are
  * written (and their memory given back) until it is under.
  */
 static int check_budget(psink *s)
 {
+	pq_sync(&s->sh);
 	for (;;) {
 		size_t total = 0, most = 0;
 		ptable *big = NULL;

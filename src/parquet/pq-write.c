@@ -203,10 +203,18 @@ uint32_t pq_node_leaves(const pq_node *n)
 
 typedef struct pq_job {
 	pq_col *c;
+	int type;	       /* JOB_* */
+	pq_buf vals, defs, reps; /* JOB_RAW: the page's buffers, taken from the column */
+	uint32_t nlead, nlevels, nnull;
 	tio_buf body; /* uncompressed page body */
 	tio_buf tail; /* the PageHeader after compressed_page_size (its own stop byte included) */
-	int type;     /* PageType: 0 data, 2 dictionary */
 } pq_job;
+
+enum {
+	JOB_NONE,    /* nothing (the page was dropped) */
+	JOB_RAW,     /* a PLAIN data page to encode, then compress */
+	JOB_ENCODED, /* a data page encoded by the writer: compress it */
+};
 
 struct pq_worker {
 	pthread_t th;
@@ -221,6 +229,9 @@ struct pq_worker {
 
 static int finish_page(pq_col *c, const tio_buf *body, const tio_buf *tail, int type, void *zctx,
 		       tio_buf *cbuf, tio_buf *hdr, char *msg, size_t msz);
+static bool encode_page(pq_col *c, bool dict, const pq_buf *vals, const pq_buf *idx,
+			const pq_buf *defs, const pq_buf *reps, uint32_t nlead, uint32_t nlevels,
+			uint32_t nnull, uint32_t stamp, tio_buf *out, tio_buf *tail);
 
 /* The worker thread: compress the filled slots in order until told to stop. */
 static void *worker_main(void *arg)
@@ -235,9 +246,16 @@ static void *worker_main(void *arg)
 		pq_job *j = &w->q[w->cons % PQ_SLOTS];
 		pthread_mutex_unlock(&w->mu);
 		char msg[256];
-		int r = j->type < 0 ? 0 /* an empty slot (the page was dropped) */
-				    : finish_page(j->c, &j->body, &j->tail, j->type, w->zctx,
-						  &w->cbuf, &w->hdr, msg, sizeof(msg));
+		int r = 0;
+		if (j->type == JOB_RAW &&
+		    !encode_page(j->c, false, &j->vals, NULL, &j->defs, &j->reps, j->nlead,
+				 j->nlevels, j->nnull, 0, &j->body, &j->tail)) {
+			r = TIO_ERR_NOMEM;
+			snprintf(msg, sizeof(msg), "out of memory encoding a page");
+		}
+		if (!r && j->type != JOB_NONE)
+			r = finish_page(j->c, &j->body, &j->tail, 0, w->zctx, &w->cbuf, &w->hdr,
+					msg, sizeof(msg));
 		pthread_mutex_lock(&w->mu);
 		if (r && !j->c->file->err) {
 			j->c->file->err = r;
@@ -321,6 +339,9 @@ static void worker_stop(struct pq_worker *w)
 	for (int k = 0; k < PQ_SLOTS; k++) {
 		tio_buf_free(&w->q[k].body);
 		tio_buf_free(&w->q[k].tail);
+		free(w->q[k].vals.p);
+		free(w->q[k].defs.p);
+		free(w->q[k].reps.p);
 	}
 	tio_buf_free(&w->cbuf);
 	tio_buf_free(&w->hdr);
@@ -871,11 +892,11 @@ static void double_bound(pq_stats *s, double d)
 	} while (0)
 
 /* The bounds of the page being cut (byte strings point into the page or the dictionary). */
-static void page_stats(pq_file *f, pq_col *c, pq_stats *s)
+static void page_stats(pq_col *c, bool dict, const pq_buf *v, const pq_buf *idx, uint32_t nnull,
+		       uint32_t stamp, pq_stats *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->nnull = c->nnull;
-	const pq_buf *v = &c->vals;
+	s->nnull = nnull;
 	switch (c->phys) {
 	case PQ_BOOLEAN:
 		if (v->len) {
@@ -927,10 +948,9 @@ static void page_stats(pq_file *f, pq_col *c, pq_stats *s)
 		}
 		break;
 	case PQ_BYTE_ARRAY:
-		if (c->dict) { /* each entry the page uses, once */
-			uint32_t stamp = f->pages;
-			const uint32_t *ix = (const uint32_t *)c->idx.p;
-			for (size_t k = 0; k < c->idx.len / 4; k++) {
+		if (dict) { /* each entry the page uses, once */
+			const uint32_t *ix = (const uint32_t *)idx->p;
+			for (size_t k = 0; k < idx->len / 4; k++) {
 				uint32_t e = ix[k];
 				if (c->dstamp[e] == stamp)
 					continue;
@@ -955,14 +975,14 @@ static void page_stats(pq_file *f, pq_col *c, pq_stats *s)
 	}
 }
 
-/* Add a page's bounds to the column chunk's (byte strings copied). */
-static void chunk_stats(pq_col *c, const pq_stats *s)
+/* Add a page's bounds to the column chunk's (byte strings copied); false when out of memory. */
+static bool chunk_stats(pq_col *c, const pq_stats *s)
 {
 	pq_stats *t = &c->cst;
 	t->nnull += s->nnull;
 	t->nnan += s->nnan;
 	if (!s->has)
-		return;
+		return true;
 	switch (c->phys) {
 	case PQ_FLOAT:
 	case PQ_DOUBLE:
@@ -978,25 +998,25 @@ static void chunk_stats(pq_col *c, const pq_stats *s)
 			t->mn.d = x.mn.d;
 			t->mx.d = x.mx.d;
 		}
-		return;
+		return true;
 	case PQ_BYTE_ARRAY:
 	case PQ_FLBA:
 		if (!t->has || bytes_lt(s->bmn, s->bmnl, t->bmn, t->bmnl)) {
 			c->cmn.len = 0;
 			if (tio_buf_add(&c->cmn, s->bmn, s->bmnl))
-				c->file->oom = true;
+				return false;
 			t->bmn = c->cmn.p ? c->cmn.p : "";
 			t->bmnl = s->bmnl;
 		}
 		if (!t->has || bytes_lt(t->bmx, t->bmxl, s->bmx, s->bmxl)) {
 			c->cmx.len = 0;
 			if (tio_buf_add(&c->cmx, s->bmx, s->bmxl))
-				c->file->oom = true;
+				return false;
 			t->bmx = c->cmx.p ? c->cmx.p : "";
 			t->bmxl = s->bmxl;
 		}
 		t->has = true;
-		return;
+		return true;
 	default:
 		if (!t->has) {
 			t->has = true;
@@ -1010,6 +1030,7 @@ static void chunk_stats(pq_col *c, const pq_stats *s)
 			t->mx.i = s->mx.i > t->mx.i ? s->mx.i : t->mx.i;
 		}
 	}
+	return true;
 }
 
 /* Statistics struct (field `id` of the enclosing struct). */
@@ -1136,8 +1157,69 @@ static int finish_page(pq_col *c, const tio_buf *body, const tio_buf *tail, int 
 }
 
 /*
- * Cut column c's page: bounds, the body (levels then values), the end of
- * its header; then compress it (worker or inline) into the chunk.
+ * Encode a page: bounds, the body (levels then values: dictionary indices,
+ * bit-packed booleans or PLAIN values) into `out`, the end of its header
+ * (after compressed_page_size: data_page_header, stop) into `tail`; the
+ * bounds are added to the chunk's.  Runs in the worker for PLAIN pages
+ * (never `dict`: the dictionary belongs to the writer).  False when out of
+ * memory.
+ */
+static bool encode_page(pq_col *c, bool dict, const pq_buf *vals, const pq_buf *idx,
+			const pq_buf *defs, const pq_buf *reps, uint32_t nlead, uint32_t nlevels,
+			uint32_t nnull, uint32_t stamp, tio_buf *out, tio_buf *tail)
+{
+	pq_stats st;
+	page_stats(c, dict, vals, idx, nnull, stamp, &st);
+	out->len = 0;
+	if (c->max_rep)
+		levels(out, 0, reps, c->max_rep);
+	if (c->max_def)
+		levels(out, nlead, defs, c->max_def);
+	if (dict) {
+		unsigned bw = bit_width(c->ndict - 1);
+		if (!bw)
+			bw = 1;
+		tio_buf_addc(out, (char)bw);
+		rle_hybrid(out, NULL, (const uint32_t *)idx->p, idx->len / 4, bw);
+	} else if (c->phys == PQ_BOOLEAN) {
+		const uint8_t *v = (const uint8_t *)vals->p;
+		for (size_t k = 0; k < vals->len; k += 8) {
+			uint8_t byte = 0;
+			for (size_t i = 0; i < 8 && k + i < vals->len; i++)
+				byte |= (uint8_t)((v[k + i] & 1) << i);
+			tio_buf_addc(out, (char)byte);
+		}
+	} else if (vals->len) {
+		tio_buf_add(out, vals->p, vals->len);
+	}
+	tail->len = 0;
+	tw w = {.b = tail};
+	w.last[0] = 3;
+	tw_begin(&w, 5);
+	tw_i32(&w, 1, (int32_t)nlevels);
+	tw_i32(&w, 2, dict ? 8 : 0); /* RLE_DICTIONARY or PLAIN */
+	tw_i32(&w, 3, 3);	     /* RLE */
+	tw_i32(&w, 4, 3);
+	write_stats(&w, 5, c, &st);
+	tw_end(&w);
+	tio_buf_addc(tail, 0);
+	return chunk_stats(c, &st) && out->p && tail->p;
+}
+
+/* Swap two page buffers (a column's and a worker slot's). */
+static void buf_swap(pq_buf *a, pq_buf *b)
+{
+	pq_buf t = *a;
+	*a = *b;
+	*b = t;
+}
+
+/*
+ * Cut column c's page.  With a worker, a PLAIN page's buffers go to a slot
+ * as they are (the column takes the slot's empty ones) and the worker
+ * encodes and compresses it; a dictionary page is encoded here (the
+ * dictionary changes as values come) and compressed there.  Without a
+ * worker, both are done here.
  */
 static void page_cut(pq_file *f, pq_col *c)
 {
@@ -1145,79 +1227,46 @@ static void page_cut(pq_file *f, pq_col *c)
 	if (!c->nlevels)
 		return;
 	f->pages++;
-	pq_shared *sh = f->sh;
-	pq_job *j = sh->w ? worker_slot(sh->w) : NULL;
-	tio_buf *out = j ? &j->body : &sh->out, *tail = j ? &j->tail : &sh->tail;
-	pq_stats st;
-	page_stats(f, c, &st);
 	bool dict = c->dict && c->idx.len; /* without values: a PLAIN page, no dictionary needed */
-	out->len = 0;
-	if (c->max_rep)
-		levels(out, 0, &c->reps, c->max_rep);
-	if (c->max_def)
-		levels(out, c->nlead, &c->defs, c->max_def);
-	if (dict) {
-		unsigned bw = bit_width(c->ndict - 1);
-		if (!bw)
-			bw = 1;
-		tio_buf_addc(out, (char)bw);
-		rle_hybrid(out, NULL, (const uint32_t *)c->idx.p, c->idx.len / 4, bw);
-	} else if (c->phys == PQ_BOOLEAN) {
-		const uint8_t *v = (const uint8_t *)c->vals.p;
-		for (size_t k = 0; k < c->vals.len; k += 8) {
-			uint8_t byte = 0;
-			for (size_t i = 0; i < 8 && k + i < c->vals.len; i++)
-				byte |= (uint8_t)((v[k + i] & 1) << i);
-			tio_buf_addc(out, (char)byte);
-		}
-	} else if (c->vals.len) {
-		tio_buf_add(out, c->vals.p, c->vals.len);
-	}
-	/* PageHeader after compressed_page_size (field 3): data_page_header, stop */
-	tail->len = 0;
-	tw w = {.b = tail};
-	w.last[0] = 3;
-	tw_begin(&w, 5);
-	tw_i32(&w, 1, (int32_t)c->nlevels);
-	tw_i32(&w, 2, dict ? 8 : 0); /* RLE_DICTIONARY or PLAIN */
-	tw_i32(&w, 3, 3);	     /* RLE */
-	tw_i32(&w, 4, 3);
-	write_stats(&w, 5, c, &st);
-	tw_end(&w);
-	tio_buf_addc(tail, 0);
-	chunk_stats(c, &st);
-	if (!out->p || !tail->p)
-		f->oom = true;
 	c->c_levels += c->nlevels;
 	c->c_pages++;
 	if (dict)
 		c->c_dict_pages++;
+	pq_shared *sh = f->sh;
+	pq_job *j = sh->w ? worker_slot(sh->w) : NULL;
+	if (j && !c->dict) {
+		buf_swap(&j->vals, &c->vals);
+		buf_swap(&j->defs, &c->defs);
+		buf_swap(&j->reps, &c->reps);
+		j->nlead = c->nlead;
+		j->nlevels = c->nlevels;
+		j->nnull = c->nnull;
+		j->type = f->oom ? JOB_NONE : JOB_RAW;
+	} else {
+		tio_buf *out = j ? &j->body : &sh->out, *tail = j ? &j->tail : &sh->tail;
+		if (!encode_page(c, dict, &c->vals, &c->idx, &c->defs, &c->reps, c->nlead,
+				 c->nlevels, c->nnull, f->pages, out, tail))
+			f->oom = true;
+		if (j) {
+			j->type = f->oom ? JOB_NONE : JOB_ENCODED;
+		} else if (!f->oom) {
+			char msg[256];
+			int r = finish_page(c, out, tail, 0, sh->zctx, &sh->cbuf, &sh->hdr, msg,
+					    sizeof(msg));
+			if (r && !f->err) {
+				f->err = r;
+				snprintf(f->errmsg, sizeof(f->errmsg), "%s", msg);
+			}
+		}
+	}
 	c->vals.len = c->idx.len = c->defs.len = c->reps.len = 0;
 	buf_limit(&c->vals);
 	buf_limit(&c->idx);
 	buf_limit(&c->defs);
 	buf_limit(&c->reps);
 	c->nlead = c->nlevels = c->nnull = 0;
-	if (f->oom) {
-		/* nothing sound to write: pq_flush reports it */
-	} else if (j) {
+	if (j) {
 		j->c = c;
-		j->type = 0;
-		worker_submit(sh->w);
-		return;
-	} else {
-		char msg[256];
-		int r = finish_page(c, out, tail, 0, sh->zctx, &sh->cbuf, &sh->hdr, msg,
-				    sizeof(msg));
-		if (r && !f->err) {
-			f->err = r;
-			snprintf(f->errmsg, sizeof(f->errmsg), "%s", msg);
-		}
-		return;
-	}
-	if (j) { /* give the slot back empty */
-		j->c = c;
-		j->type = -1;
 		worker_submit(sh->w);
 	}
 }
@@ -1306,13 +1355,17 @@ static int write_chunk(pq_file *f, FILE *o, pq_col *c, tw *rg)
 	return 0;
 }
 
-/* Memory held by the buffered row group: the buffers' capacities. */
+/* Wait for the pages in flight: the chunks' sizes are then those the inline writer would have. */
+void pq_sync(pq_shared *sh) { worker_drain(sh->w); }
+
+/* Memory held by the buffered row group (after pq_sync): chunks' and dictionaries' capacities, pages' lengths. */
 size_t pq_buffered(const pq_file *f)
 {
 	size_t n = atomic_load(&f->chunk_cap);
 	for (uint32_t k = 0; k < f->ncols; k++) {
 		const pq_col *c = &f->cols[k];
-		n += c->vals.cap + c->idx.cap + c->defs.cap + c->reps.cap + c->dbytes.cap +
+		/* pages: their lengths (capacities move between columns and the worker's slots) */
+		n += c->vals.len + c->idx.len + c->defs.len + c->reps.len + c->dbytes.cap +
 		     (size_t)c->dcap * 12 + (size_t)c->nslots * 4;
 	}
 	return n;

@@ -172,8 +172,14 @@ int pq_open(pq_file *f, const char *path, pq_node *root, int codec, int level, p
  * give back the buffers' memory (else kept for the next row group).
  */
 int pq_flush(pq_file *f, bool release);
-/* Bytes of memory the buffered row group holds (buffers' capacities). */
+/*
+ * Bytes of memory the buffered row group holds (buffers' capacities); after
+ * pq_sync, so that decisions made on it (and the output) are the same
+ * whether pages are compressed by the worker or inline.
+ */
 size_t pq_buffered(const pq_file *f);
+/* Wait until the worker has compressed every page handed to it. */
+void pq_sync(pq_shared *sh);
 /* Flush and write the footer; the file is complete.  `kv` key/value pairs (NULL-terminated list) or
  * NULL. */
 int pq_close(pq_file *f, const char *const *kv);
