@@ -134,6 +134,7 @@ typedef struct psink {
 	uint64_t rg_rows;
 	uint64_t budget;
 	uint64_t dict_max; /* dictionary entries per column chunk at most */
+	uint64_t page_size; /* bytes of values in a page before it is cut */
 	char *tmpdir;
 	ptrace **traces;
 	size_t ntraces, cap;
@@ -962,6 +963,7 @@ static int table_new(psink *s, ptrace *t, const tio_event_class *ec, ptable **ou
 	if (r)
 		goto fail;
 	tb->f.dict_max = (uint32_t)s->dict_max;
+	tb->f.page_size = (size_t)s->page_size;
 	pq_file *f = &tb->f;
 #define COL(n) ((n) ? &f->cols[(n)->col] : NULL)
 	tb->c_ts = COL(tb->n_ts);
@@ -1640,6 +1642,7 @@ static int pq_init(tio_sink *sk)
 	s->rg_rows = 1u << 20;
 	s->budget = 64u << 20;
 	s->dict_max = 65536;
+	s->page_size = PQ_PAGE;
 	/* pages compressed by a worker thread when there is a second CPU (TIO_PQ_THREADS=0: inline) */
 	const char *env = getenv("TIO_PQ_THREADS");
 	s->sh.threads = !(env && !strcmp(env, "0")) && sysconf(_SC_NPROCESSORS_ONLN) >= 2;
@@ -1669,7 +1672,8 @@ static int parse_size(const char *key, const char *value, uint64_t lo, uint64_t 
 	return 0;
 }
 
-/* Options: output, force, compression, row-group-size, buffer-size, dictionary-size, partition-by.
+/* Options: output, force, compression, row-group-size, buffer-size, dictionary-size, page-size,
+ * partition-by.
  */
 static int pq_set(tio_sink *sk, const char *key, const char *value)
 {
@@ -1701,6 +1705,8 @@ static int pq_set(tio_sink *sk, const char *key, const char *value)
 	}
 	if (!strcmp(key, "row-group-size"))
 		return parse_size(key, value, 1, 1u << 30, &s->rg_rows);
+	if (!strcmp(key, "page-size"))
+		return parse_size(key, value, 1024, 64u << 20, &s->page_size);
 	if (!strcmp(key, "dictionary-size"))
 		return parse_size(key, value, 1, 1u << 20, &s->dict_max);
 	if (!strcmp(key, "buffer-size"))
@@ -1719,7 +1725,7 @@ static int pq_set(tio_sink *sk, const char *key, const char *value)
 	return tio_err_set(TIO_ERR_USAGE,
 			   "sink parquet takes no option '%s' (output, force, compression, "
 			   "row-group-size, buffer-size, "
-			   "dictionary-size, partition-by)",
+			   "dictionary-size, page-size, partition-by)",
 			   key);
 }
 

@@ -355,10 +355,10 @@ static void worker_stop(struct pq_worker *w)
 /* ---------------------------------------------------------------- columns */
 
 /* A page buffer's limit: the page size, or its capacity when smaller. */
-static void buf_limit(pq_buf *b) { b->lim = b->cap < PQ_PAGE ? b->cap : PQ_PAGE; }
+static void buf_limit(pq_buf *b, size_t page) { b->lim = b->cap < page ? b->cap : page; }
 
 /* Empty a page buffer (its memory freed too when `release`). */
-static void buf_clear(pq_buf *b, bool release)
+static void buf_clear(pq_buf *b, bool release, size_t page)
 {
 	b->len = 0;
 	if (release && b->cap > (64u << 10)) {
@@ -366,7 +366,7 @@ static void buf_clear(pq_buf *b, bool release)
 		b->p = NULL;
 		b->cap = 0;
 	}
-	buf_limit(b);
+	buf_limit(b, page);
 }
 
 /* Number the leaves depth first and give each column its levels and path. */
@@ -415,6 +415,7 @@ int pq_open(pq_file *f, const char *path, pq_node *root, int codec, int level, p
 	memset(f, 0, sizeof(*f));
 	f->sh = sh;
 	f->dict_max = 65536;
+	f->page_size = PQ_PAGE;
 	f->root = root;
 	f->codec = codec;
 	f->level = level;
@@ -449,7 +450,7 @@ static void col_reset(pq_col *c, bool release)
 {
 	pq_buf *bufs[] = {&c->vals, &c->idx, &c->defs, &c->reps};
 	for (size_t k = 0; k < TIO_ARRAY_LEN(bufs); k++)
-		buf_clear(bufs[k], release);
+		buf_clear(bufs[k], release, c->file->page_size);
 	c->nlead = c->nlevels = c->nnull = 0;
 	c->chunk.len = 0;
 	c->dbytes.len = 0;
@@ -522,17 +523,18 @@ void pq_free(pq_file *f)
 
 /*
  * The slow path of pq_room: grow the buffer (doubling up to the page size,
- * then by a quarter page), and past PQ_PAGE mark the column due for a page
+ * then by a quarter page), and past the page size mark the column due for a page
  * cut at the end of the row (appends go on until then).
  */
 bool pq_more(pq_col *c, pq_buf *b, size_t n)
 {
+	size_t page = c->file->page_size;
 	if (b->len + n > b->cap) {
 		size_t need = b->len + n, cap = b->cap ? b->cap : 1024;
-		while (cap < need && cap < PQ_PAGE)
+		while (cap < need && cap < page)
 			cap *= 2;
 		if (cap < need)
-			cap = need + PQ_PAGE / 4;
+			cap = need + page / 4;
 		char *p = realloc(b->p, cap);
 		if (!p) {
 			c->file->oom = true;
@@ -541,14 +543,14 @@ bool pq_more(pq_col *c, pq_buf *b, size_t n)
 		b->p = p;
 		b->cap = cap;
 	}
-	if (b->len + n > PQ_PAGE) {
+	if (b->len + n > page) {
 		if (!c->due) {
 			c->due = true;
 			c->file->due[c->file->ndue++] = (uint32_t)(c - c->file->cols);
 		}
 		b->lim = b->cap;
 	} else {
-		buf_limit(b);
+		buf_limit(b, page);
 	}
 	return true;
 }
@@ -1260,10 +1262,10 @@ static void page_cut(pq_file *f, pq_col *c)
 		}
 	}
 	c->vals.len = c->idx.len = c->defs.len = c->reps.len = 0;
-	buf_limit(&c->vals);
-	buf_limit(&c->idx);
-	buf_limit(&c->defs);
-	buf_limit(&c->reps);
+	buf_limit(&c->vals, f->page_size);
+	buf_limit(&c->idx, f->page_size);
+	buf_limit(&c->defs, f->page_size);
+	buf_limit(&c->reps, f->page_size);
 	c->nlead = c->nlevels = c->nnull = 0;
 	if (j) {
 		j->c = c;

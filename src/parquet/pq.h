@@ -7,7 +7,7 @@
  * A file has a schema tree (pq_node: groups, LIST groups and leaves); each
  * leaf is a column (pq_col).  Values are appended to the column's page
  * buffers with their definition and repetition levels (Dremel); at the end
- * of a row (pq_row), a column whose page is full (PQ_PAGE bytes) has it
+ * of a row (pq_row), a column whose page is full (page_size bytes) has it
  * encoded (v1 data page: RLE/bit-packed hybrid levels, PLAIN values or
  * RLE_DICTIONARY indices), compressed with zstd or snappy, with min/max and
  * null-count statistics, into the column chunk's bytes kept in memory.
@@ -38,7 +38,7 @@ enum pq_repetition { PQ_REQUIRED = 0, PQ_OPTIONAL = 1, PQ_REPEATED = 2 };
 enum pq_logical { PQ_LT_NONE = 0, PQ_LT_STRING, PQ_LT_INT, PQ_LT_TIMESTAMP_NS, PQ_LT_LIST };
 enum pq_codec { PQ_UNCOMPRESSED = 0, PQ_SNAPPY = 1, PQ_ZSTD = 6 };
 
-/* Bytes of values (or levels) in a page before it is cut at the end of the row. */
+/* Bytes of values (or levels) in a page before it is cut at the end of the row (default). */
 #define PQ_PAGE (256u << 10)
 
 /* A schema node: a group (kids) or a leaf (a column). */
@@ -99,7 +99,7 @@ typedef struct pq_col {
 	uint8_t phys;
 	bool unsigned_order; /* statistics compare as unsigned */
 	bool dict;	     /* this page is dictionary-encoded */
-	bool due;	     /* a buffer is past PQ_PAGE: cut the page at the end of the row */
+	bool due;	     /* a buffer is past the page size: cut the page at the end of the row */
 	const pq_node *node;
 	struct pq_file *file;
 	char **path; /* path_in_schema */
@@ -155,6 +155,7 @@ typedef struct pq_file {
 	_Atomic size_t chunk_cap; /* capacity of the column chunks' buffers (the worker grows them) */
 	uint64_t rg_usize;	  /* uncompressed bytes of the row group being written */
 	uint32_t dict_max; /* dictionary entries per column chunk at most (then PLAIN); 65536 */
+	size_t page_size;  /* bytes of a page's values (or levels) before it is cut; PQ_PAGE */
 	uint32_t *due;	   /* columns whose page is to be cut at the end of the row */
 	uint32_t ndue;
 	uint32_t pages; /* data pages cut (dictionary stamps) */
@@ -198,7 +199,7 @@ static inline __attribute__((always_inline)) void pq_row(pq_file *f)
 
 /* ---------------------------------------------------------------- appending values */
 
-/* The slow path of pq_room: grow b, mark the page due past PQ_PAGE; false when out of memory. */
+/* The slow path of pq_room: grow b, mark the page due past the page size; false when out of memory. */
 bool pq_more(pq_col *c, pq_buf *b, size_t n);
 
 /* Make room for n more bytes in b (false when out of memory: the file's oom is set). */
