@@ -459,7 +459,7 @@ static void col_reset(pq_col *c, bool release)
 		tio_buf_free(&c->dbytes);
 	}
 	c->c_levels = c->c_usize = c->c_csize = 0;
-	c->c_pages = c->c_dict_pages = 0;
+	c->c_pages = c->c_dict_pages = c->c_delta_pages = 0;
 	memset(&c->cst, 0, sizeof(c->cst));
 	c->cmn.len = c->cmx.len = 0;
 	c->ndict = 0;
@@ -1159,6 +1159,82 @@ static int finish_page(pq_col *c, const tio_buf *body, const tio_buf *tail, int 
 }
 
 /*
+ * The DELTA_BINARY_PACKED encoding (Encodings.md) of a page's integers
+ * (INT32 when `i32`, else INT64), appended to `out`: a header (blocks of
+ * 128 values, 4 miniblocks of 32, the count, the first value), then per
+ * block the smallest delta and each miniblock's deltas above it, bit-packed
+ * at the miniblock's width.  Used only when it is at most 3/4 of the PLAIN
+ * size and no delta overflows the type (readers that add in 64 bits and
+ * those that wrap then agree): false (and `out` as it was) otherwise.
+ */
+static bool delta_packed(tio_buf *out, const pq_buf *vals, bool i32)
+{
+	size_t n = vals->len / (i32 ? 4 : 8), at = out->len;
+	int64_t prev;
+#define VAL_AT(k)                                                                                  \
+	(i32 ? (int64_t)(int32_t)tio_le32(vals->p + 4 * (k)) : (int64_t)tio_le64(vals->p + 8 * (k)))
+	prev = VAL_AT(0);
+	varint(out, 128);
+	varint(out, 4);
+	varint(out, n);
+	varint(out, zigzag(prev));
+	uint64_t d[128];
+	for (size_t k = 1; k < n; k += 128) {
+		size_t m = n - k < 128 ? n - k : 128;
+		int64_t mn = INT64_MAX, mx = INT64_MIN;
+		for (size_t j = 0; j < m; j++) {
+			int64_t v = VAL_AT(k + j), x;
+			if (__builtin_sub_overflow(v, prev, &x) ||
+			    (i32 && (x < INT32_MIN || x > INT32_MAX)))
+				goto plain;
+			d[j] = (uint64_t)x;
+			mn = x < mn ? x : mn;
+			mx = x > mx ? x : mx;
+			prev = v;
+		}
+		int64_t span;
+		if (__builtin_sub_overflow(mx, mn, &span))
+			goto plain;
+		varint(out, zigzag(mn));
+		uint8_t bw[4] = {0};
+		for (unsigned b = 0; b < 4 && 32 * b < m; b++) {
+			uint64_t o = 0;
+			for (size_t j = 32 * b; j < 32 * b + 32 && j < m; j++)
+				o |= d[j] - (uint64_t)mn;
+			bw[b] = (uint8_t)bit_width(o);
+		}
+		tio_buf_add(out, bw, 4);
+		for (unsigned b = 0; b < 4 && 32 * b < m; b++) {
+			unsigned w = bw[b];
+			if (tio_buf_reserve(out, 4 * (size_t)w + 8))
+				goto plain;
+			uint8_t *q = (uint8_t *)out->p + out->len;
+			unsigned __int128 acc = 0;
+			unsigned nb = 0;
+			for (size_t j = 32 * b; j < 32 * b + 32; j++) {
+				uint64_t v = j < m ? d[j] - (uint64_t)mn : 0;
+				acc |= (unsigned __int128)v << nb;
+				nb += w;
+				while (nb >= 8) {
+					*q++ = (uint8_t)acc;
+					acc >>= 8;
+					nb -= 8;
+				}
+			}
+			out->len = (size_t)((char *)q - out->p);
+		}
+		if (out->len - at > vals->len * 3 / 4)
+			goto plain;
+	}
+#undef VAL_AT
+	if (out->p && out->len - at <= vals->len * 3 / 4)
+		return true;
+plain:
+	out->len = at;
+	return false;
+}
+
+/*
  * Encode a page: bounds, the body (levels then values: dictionary indices,
  * bit-packed booleans or PLAIN values) into `out`, the end of its header
  * (after compressed_page_size: data_page_header, stop) into `tail`; the
@@ -1172,6 +1248,7 @@ static bool encode_page(pq_col *c, bool dict, const pq_buf *vals, const pq_buf *
 {
 	pq_stats st;
 	page_stats(c, dict, vals, idx, nnull, stamp, &st);
+	bool delta = false;
 	out->len = 0;
 	if (c->max_rep)
 		levels(out, 0, reps, c->max_rep);
@@ -1191,15 +1268,22 @@ static bool encode_page(pq_col *c, bool dict, const pq_buf *vals, const pq_buf *
 				byte |= (uint8_t)((v[k + i] & 1) << i);
 			tio_buf_addc(out, (char)byte);
 		}
+	} else if ((c->phys == PQ_INT32 || c->phys == PQ_INT64) && vals->len && !c->delta_skip &&
+		   delta_packed(out, vals, c->phys == PQ_INT32)) {
+		delta = true;
 	} else if (vals->len) {
+		if ((c->phys == PQ_INT32 || c->phys == PQ_INT64) && vals->len)
+			c->delta_skip = c->delta_skip ? c->delta_skip - 1 : 15;
 		tio_buf_add(out, vals->p, vals->len);
 	}
+	if (delta)
+		c->c_delta_pages++;
 	tail->len = 0;
 	tw w = {.b = tail};
 	w.last[0] = 3;
 	tw_begin(&w, 5);
 	tw_i32(&w, 1, (int32_t)nlevels);
-	tw_i32(&w, 2, dict ? 8 : 0); /* RLE_DICTIONARY or PLAIN */
+	tw_i32(&w, 2, dict ? 8 : delta ? 5 : 0); /* RLE_DICTIONARY, DELTA_BINARY_PACKED or PLAIN */
 	tw_i32(&w, 3, 3);	     /* RLE */
 	tw_i32(&w, 4, 3);
 	write_stats(&w, 5, c, &st);
@@ -1332,11 +1416,13 @@ static int write_chunk(pq_file *f, FILE *o, pq_col *c, tw *rg)
 	tw_i64(rg, 2, 0);
 	tw_begin(rg, 3);
 	tw_i32(rg, 1, c->phys);
-	tw_list(rg, 2, T_I32, dict ? 3 : 2);
+	tw_list(rg, 2, T_I32, 2 + (dict ? 1 : 0) + (c->c_delta_pages ? 1 : 0));
 	varint(rg->b, zigzag(0)); /* PLAIN (values or dictionary page) */
 	varint(rg->b, zigzag(3)); /* RLE (levels) */
 	if (dict)
 		varint(rg->b, zigzag(8));
+	if (c->c_delta_pages)
+		varint(rg->b, zigzag(5)); /* DELTA_BINARY_PACKED */
 	tw_list(rg, 3, T_BINARY, c->npath);
 	for (uint32_t k = 0; k < c->npath; k++) {
 		size_t l = strlen(c->path[k]);

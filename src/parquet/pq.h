@@ -108,6 +108,8 @@ typedef struct pq_col {
 	tio_buf chunk; /* its data pages, each a PageHeader and the (compressed) body */
 	uint64_t c_levels, c_usize, c_csize;
 	uint32_t c_pages, c_dict_pages;
+	uint32_t c_delta_pages; /* DELTA_BINARY_PACKED pages (set by the page's encoder) */
+	uint32_t delta_skip;	/* integer pages left to write PLAIN without trying DELTA_BINARY_PACKED */
 	pq_stats cst;	     /* bounds of the chunk (bmn/bmx point into cmn/cmx) */
 	tio_buf cmn, cmx;    /* BYTE_ARRAY / FLBA chunk bounds, copied */
 	/* dictionary (BYTE_ARRAY with node->dict), for the column chunk: entries PLAIN in dbytes */

@@ -188,9 +188,9 @@ sql "statistics: ts min/max and null counts of every row group equal the data's"
 sql "pruning by ts: a range query reads the row groups whose statistics overlap it" \
 	"[{\"n\":\"$(duck sql "SELECT count(*) AS n FROM (SELECT ts FROM '$SW' ORDER BY ts LIMIT 250 OFFSET 100)" | $PY -c 'import json,sys; print(json.load(sys.stdin)[0]["n"])')\"}]" \
 	"SELECT count(*) AS n FROM '$SW' WHERE ts BETWEEN (SELECT ts FROM '$SW' ORDER BY ts LIMIT 1 OFFSET 100) AND (SELECT ts FROM '$SW' ORDER BY ts LIMIT 1 OFFSET 349)"
-sql "encodings: dictionary for strings, PLAIN for numbers, RLE levels" \
-	'[{"path_in_schema":"__comm","encodings":"PLAIN, RLE, RLE_DICTIONARY"},{"path_in_schema":"prev_comm","encodings":"PLAIN, RLE, RLE_DICTIONARY"},{"path_in_schema":"prev_pid","encodings":"PLAIN, RLE"}]' \
-	"SELECT DISTINCT path_in_schema, encodings FROM parquet_metadata('$SW') WHERE path_in_schema IN ('prev_comm', 'prev_pid', '__comm') ORDER BY 1"
+sql "encodings: dictionary for strings, DELTA_BINARY_PACKED for integers (when smaller than PLAIN), RLE levels" \
+	'[{"path_in_schema":"__comm","encodings":"PLAIN, RLE, RLE_DICTIONARY"},{"path_in_schema":"prev_comm","encodings":"PLAIN, RLE, RLE_DICTIONARY"},{"path_in_schema":"prev_pid","encodings":"PLAIN, RLE, DELTA_BINARY_PACKED"},{"path_in_schema":"ts","encodings":"PLAIN, RLE, DELTA_BINARY_PACKED"}]' \
+	"SELECT DISTINCT path_in_schema, encodings FROM parquet_metadata('$SW') WHERE path_in_schema IN ('prev_comm', 'prev_pid', '__comm', 'ts') ORDER BY 1"
 sql "--dictionary-size 8: prev_comm (more than 8 names) falls back to PLAIN, sched_load_se.path (fewer) stays a dictionary" \
 	'[{"file":"sched_load_se.parquet","path_in_schema":"path","enc":"PLAIN, RLE, RLE_DICTIONARY"},{"file":"sched_switch.parquet","path_in_schema":"prev_comm","enc":"PLAIN, RLE"}]' \
 	"SELECT regexp_extract(file_name, '[^/]*\$') AS file, path_in_schema, encodings AS enc FROM parquet_metadata('$SMALLDICT/sched_*.parquet') WHERE (path_in_schema = 'prev_comm' AND file_name LIKE '%switch%') OR (path_in_schema = 'path' AND file_name LIKE '%load_se%') ORDER BY 1"
