@@ -1170,55 +1170,79 @@ static int finish_page(pq_col *c, const tio_buf *body, const tio_buf *tail, int 
 static bool delta_packed(tio_buf *out, const pq_buf *vals, bool i32)
 {
 	size_t n = vals->len / (i32 ? 4 : 8), at = out->len;
-	int64_t prev;
-#define VAL_AT(k)                                                                                  \
-	(i32 ? (int64_t)(int32_t)tio_le32(vals->p + 4 * (k)) : (int64_t)tio_le64(vals->p + 8 * (k)))
-	prev = VAL_AT(0);
+	int64_t prev = i32 ? (int64_t)(int32_t)tio_le32(vals->p) : (int64_t)tio_le64(vals->p);
 	varint(out, 128);
 	varint(out, 4);
 	varint(out, n);
 	varint(out, zigzag(prev));
+	int64_t v[128];
 	uint64_t d[128];
 	for (size_t k = 1; k < n; k += 128) {
 		size_t m = n - k < 128 ? n - k : 128;
-		int64_t mn = INT64_MAX, mx = INT64_MIN;
+		if (i32) {
+			for (size_t j = 0; j < m; j++)
+				v[j] = (int32_t)tio_le32(vals->p + 4 * (k + j));
+		} else {
+			for (size_t j = 0; j < m; j++)
+				v[j] = (int64_t)tio_le64(vals->p + 8 * (k + j));
+		}
+		/* deltas wrapped in 64 bits; `of` negative when one overflowed */
+		int64_t mn = INT64_MAX, mx = INT64_MIN, of = 0;
 		for (size_t j = 0; j < m; j++) {
-			int64_t v = VAL_AT(k + j), x;
-			if (__builtin_sub_overflow(v, prev, &x) ||
-			    (i32 && (x < INT32_MIN || x > INT32_MAX)))
-				goto plain;
+			int64_t p0 = j ? v[j - 1] : prev;
+			int64_t x = (int64_t)((uint64_t)v[j] - (uint64_t)p0);
+			of |= (v[j] ^ p0) & (v[j] ^ x);
 			d[j] = (uint64_t)x;
 			mn = x < mn ? x : mn;
 			mx = x > mx ? x : mx;
-			prev = v;
 		}
+		prev = v[m - 1];
 		int64_t span;
-		if (__builtin_sub_overflow(mx, mn, &span))
+		if (of < 0 || (i32 && (mn < INT32_MIN || mx > INT32_MAX)) ||
+		    __builtin_sub_overflow(mx, mn, &span))
 			goto plain;
 		varint(out, zigzag(mn));
 		uint8_t bw[4] = {0};
+		for (size_t j = 0; j < m; j++)
+			d[j] -= (uint64_t)mn;
 		for (unsigned b = 0; b < 4 && 32 * b < m; b++) {
 			uint64_t o = 0;
 			for (size_t j = 32 * b; j < 32 * b + 32 && j < m; j++)
-				o |= d[j] - (uint64_t)mn;
+				o |= d[j];
 			bw[b] = (uint8_t)bit_width(o);
 		}
+		for (size_t j = m; j < 128; j++)
+			d[j] = 0; /* the last miniblock's padding */
 		tio_buf_add(out, bw, 4);
 		for (unsigned b = 0; b < 4 && 32 * b < m; b++) {
 			unsigned w = bw[b];
-			if (tio_buf_reserve(out, 4 * (size_t)w + 8))
+			if (tio_buf_reserve(out, 4 * (size_t)w + 16))
 				goto plain;
 			uint8_t *q = (uint8_t *)out->p + out->len;
-			unsigned __int128 acc = 0;
-			unsigned nb = 0;
-			for (size_t j = 32 * b; j < 32 * b + 32; j++) {
-				uint64_t v = j < m ? d[j] - (uint64_t)mn : 0;
-				acc |= (unsigned __int128)v << nb;
-				nb += w;
-				while (nb >= 8) {
-					*q++ = (uint8_t)acc;
-					acc >>= 8;
-					nb -= 8;
+			const uint64_t *e = d + 32 * b;
+			if (w <= 56) { /* up to 7 bits left over + 56: fits in 64 */
+				uint64_t acc = 0;
+				unsigned nb = 0;
+				for (unsigned j = 0; j < 32; j++) {
+					acc |= e[j] << nb;
+					nb += w;
+					while (nb >= 8) {
+						*q++ = (uint8_t)acc;
+						acc >>= 8;
+						nb -= 8;
+					}
+				}
+			} else {
+				unsigned __int128 acc = 0;
+				unsigned nb = 0;
+				for (unsigned j = 0; j < 32; j++) {
+					acc |= (unsigned __int128)e[j] << nb;
+					nb += w;
+					while (nb >= 8) {
+						*q++ = (uint8_t)acc;
+						acc >>= 8;
+						nb -= 8;
+					}
 				}
 			}
 			out->len = (size_t)((char *)q - out->p);
@@ -1226,7 +1250,6 @@ static bool delta_packed(tio_buf *out, const pq_buf *vals, bool i32)
 		if (out->len - at > vals->len * 3 / 4)
 			goto plain;
 	}
-#undef VAL_AT
 	if (out->p && out->len - at <= vals->len * 3 / 4)
 		return true;
 plain:
