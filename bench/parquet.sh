@@ -6,9 +6,12 @@
 # Usage: bench/parquet.sh [TRACE...]
 #   TRACE: default bench/.data/lttng/ust-big (5.4 M-event LTTng-UST trace;
 #     recorded with ../shared/tools/make-lttng.sh when missing, see
-#     bench/convert.sh), and /work/cache/ftrace-big/big-v6.dat when it exists.
+#     bench/convert.sh), and /work/cache/ftrace-big/big-v6.dat (or
+#     /tmp/tio-bench/big-v6.dat) when it exists.
 #   COMPRESSION=none|zstd|snappy (default zstd); REPS=N keeps the run with
-#   the least CPU time of N (default 1).
+#   the least CPU time of N (default 1).  TIO_PQ_THREADS=0: pages compressed
+#   on the decoding thread; TIO_THREADS=1: no decoding worker (both apply to
+#   the decode-only run too when they concern it).
 # DuckDB comes from tests/parquet/duckdb-setup.sh (npm @duckdb/node-api).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,7 +24,9 @@ if [ ${#traces[@]} -eq 0 ]; then
 	for t in "$top/bench/.data/lttng/ust-big" /work/main/bench/.data/lttng/ust-big /work/cache/lttng/ust-big; do
 		[ -d "$t" ] && { traces+=("$t"); break; }
 	done
-	[ -f /work/cache/ftrace-big/big-v6.dat ] && traces+=(/work/cache/ftrace-big/big-v6.dat)
+	for t in /work/cache/ftrace-big/big-v6.dat /tmp/tio-bench/big-v6.dat; do
+		[ -f "$t" ] && { traces+=("$t"); break; }
+	done
 fi
 [ ${#traces[@]} -gt 0 ] || { echo "no trace: record one with ../shared/tools/make-lttng.sh" >&2; exit 1; }
 [ -x "$TIO" ] || { echo "build first: make build" >&2; exit 1; }

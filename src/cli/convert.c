@@ -46,6 +46,7 @@ static const struct wopt {
 	{"--row-group-size", "parquet"},
 	{"--buffer-size", "parquet"},
 	{"--dictionary-size", "parquet"},
+	{"--page-size", "parquet"},
 	{"--partition-by", "parquet"},
 };
 #define NWOPTS (sizeof(wopts) / sizeof(wopts[0]))
@@ -125,6 +126,8 @@ static void help(void)
 	       "                        row group is written early (default 64M; K, M, G)\n"
 	       "  --dictionary-size N   parquet: distinct strings per column and row group at most\n"
 	       "                        in a dictionary (default 64K); more: PLAIN encoding\n"
+	       "  --page-size N         parquet: bytes of a column's values in a page before it\n"
+	       "                        is cut at the end of the row (default 256K; K, M)\n"
 	       "  --partition-by trace  parquet: a `trace` column in every file (the name of the\n"
 	       "                        trace's directory: OUT's for one input, OUT/<trace>/\n"
 	       "                        for several), so that RUNS/*/CLASS.parquet is one table\n"

@@ -46,6 +46,8 @@ enum pkind {
 	PN_LIST,
 	PN_VARIANT,
 	PN_OPTIONAL,
+	OP_I32, /* ops only: an integer of a REQUIRED INT32 column (no levels) */
+	OP_I64, /* ... of a REQUIRED INT64 column */
 };
 
 /* The plan of a value class: where its leaves go and at which levels. */
@@ -78,7 +80,7 @@ typedef struct ptable {
 	 */
 	struct pop {
 		uint32_t off;
-		uint8_t kind;
+		uint8_t kind; /* enum pkind, or OP_I32/OP_I64: an integer stored as is */
 		pq_col *col;
 	} * ops[NSCOPES];
 	uint32_t nops[NSCOPES];
@@ -87,6 +89,8 @@ typedef struct ptable {
 	pq_col *c_ts, *c_cpu, *c_stream, *c_trace, *c_comm, *c_name;
 	int pid_member;	   /* common context member holding common_pid (trace.dat __comm), -1 */
 	char *file;	   /* file name in the trace's directory */
+	const char *ename; /* the class's name (events.parquet's name column) and its length */
+	size_t ename_len;
 	json_object *cols; /* the top-level columns and the values they come from (meta.json) */
 	uint64_t rows;
 } ptable;
@@ -115,6 +119,7 @@ typedef struct ptrace {
 	struct {
 		int64_t pid;
 		const char *comm;
+		size_t len;
 		bool set;
 	} comms[256]; /* tio_trace_comm, cached */
 } ptrace;
@@ -129,6 +134,7 @@ typedef struct psink {
 	uint64_t rg_rows;
 	uint64_t budget;
 	uint64_t dict_max; /* dictionary entries per column chunk at most */
+	uint64_t page_size; /* bytes of values in a page before it is cut */
 	char *tmpdir;
 	ptrace **traces;
 	size_t ntraces, cap;
@@ -700,6 +706,8 @@ static void fill_ops(const pnode *p, struct pop *ops, uint32_t *n, uint32_t *off
 	ops[*n].off = (*off)++;
 	ops[*n].kind = p->kind;
 	ops[*n].col = p->col;
+	if ((p->kind == PN_INT || p->kind == PN_UINT) && !p->col->max_def && !p->col->max_rep)
+		ops[*n].kind = p->col->phys == PQ_INT32 ? OP_I32 : OP_I64;
 	++*n;
 }
 
@@ -860,6 +868,8 @@ static int table_new(psink *s, ptrace *t, const tio_event_class *ec, ptable **ou
 	if (!tb)
 		return TIO_ERR_NOMEM;
 	tb->ec = ec;
+	tb->ename = ec && ec->name ? ec->name : "";
+	tb->ename_len = strlen(tb->ename);
 	int r = 0;
 	pq_node *root = pq_node_new("schema", PQ_REQUIRED);
 	pq_node *sg[NSCOPES] = {0};
@@ -953,6 +963,7 @@ static int table_new(psink *s, ptrace *t, const tio_event_class *ec, ptable **ou
 	if (r)
 		goto fail;
 	tb->f.dict_max = (uint32_t)s->dict_max;
+	tb->f.page_size = (size_t)s->page_size;
 	pq_file *f = &tb->f;
 #define COL(n) ((n) ? &f->cols[(n)->col] : NULL)
 	tb->c_ts = COL(tb->n_ts);
@@ -1137,11 +1148,13 @@ static int insert(ptrace *t, ptable *tb)
 
 /*
  * Memory held by every buffered row group (their buffers' capacities),
- * counted every 65536 rows; over the budget, the biggest row groups are
+ * counted every 65536 rows once the pages in flight are compressed (the
+ * same row groups with or without the worker); over the budget, the biggest row groups are
  * written (and their memory given back) until it is under.
  */
 static int check_budget(psink *s)
 {
+	pq_sync(&s->sh);
 	for (;;) {
 		size_t total = 0, most = 0;
 		ptable *big = NULL;
@@ -1207,17 +1220,16 @@ static bool msg_cpu(psink *s, const tio_msg *m, uint64_t *cpu)
 	return true;
 }
 
-/* One row's fixed columns. */
-static void put_fixed(psink *s, ptrace *t, ptable *tb, const tio_msg *m, bool has_cpu, uint64_t cpu)
+/* One row's fixed columns (`ctb`: the class's table, for its name). */
+static void put_fixed(psink *s, ptrace *t, ptable *tb, const ptable *ctb, const tio_msg *m,
+		      bool has_cpu, uint64_t cpu)
 {
 	if (m->has_ts)
 		pq_i64(tb->c_ts, m->ns, 0);
 	else
 		pq_null(tb->c_ts, 0, 0);
-	if (tb->c_name) {
-		const char *n = m->ec && m->ec->name ? m->ec->name : "";
-		pq_str_stable(tb->c_name, n, strlen(n), 0);
-	}
+	if (tb->c_name)
+		pq_str_stable(tb->c_name, ctb->ename, ctb->ename_len, 0);
 	if (has_cpu && cpu <= UINT32_MAX)
 		pq_i64(tb->c_cpu, (int64_t)cpu, 0);
 	else
@@ -1228,14 +1240,16 @@ static void put_fixed(psink *s, ptrace *t, ptable *tb, const tio_msg *m, bool ha
 }
 
 /* Append one row to a table, and flush it at the row-group size. */
-static int add_row(psink *s, ptrace *t, ptable *tb, const tio_msg *m, bool has_cpu, uint64_t cpu)
+static int add_row(psink *s, ptrace *t, ptable *tb, const ptable *ctb, const tio_msg *m,
+		   bool has_cpu, uint64_t cpu)
 {
 	pq_file *f = &tb->f;
-	put_fixed(s, t, tb, m, has_cpu, cpu);
+	put_fixed(s, t, tb, ctb, m, has_cpu, cpu);
 	if (tb->ec) {
 		if (tb->c_comm) {
 			const tio_val *cc = m->scope[TIO_SCOPE_EV_COMMON_CTX];
 			const char *comm = NULL;
+			size_t clen = 0;
 			if (cc && m->vals && (uint32_t)tb->pid_member < cc->n) {
 				const tio_val *pv = cc + 1;
 				for (int k = 0; k < tb->pid_member; k++)
@@ -1248,12 +1262,15 @@ static int add_row(psink *s, ptrace *t, ptable *tb, const tio_msg *m, bool has_c
 				if (!t->comms[h].set || t->comms[h].pid != pid) {
 					t->comms[h].pid = pid;
 					t->comms[h].comm = tio_trace_comm(t->in, pid);
+					t->comms[h].len =
+					    t->comms[h].comm ? strlen(t->comms[h].comm) : 0;
 					t->comms[h].set = true;
 				}
 				comm = t->comms[h].comm;
+				clen = t->comms[h].len;
 			}
 			if (comm)
-				pq_str_stable(tb->c_comm, comm, strlen(comm), 0);
+				pq_str_stable(tb->c_comm, comm, clen, 0);
 			else
 				pq_null(tb->c_comm, 0, 0);
 		}
@@ -1268,6 +1285,12 @@ static int add_row(psink *s, ptrace *t, ptable *tb, const tio_msg *m, bool has_c
 				for (uint32_t j = 0, n = tb->nops[k]; j < n; j++) {
 					const tio_val *x = v + op[j].off;
 					switch (op[j].kind) {
+					case OP_I32:
+						pq_i32_req(op[j].col, (int32_t)x->v.i);
+						break;
+					case OP_I64:
+						pq_i64_req(op[j].col, x->v.i);
+						break;
 					case PN_INT:
 						pq_i64(op[j].col, x->v.i, 0);
 						break;
@@ -1299,7 +1322,7 @@ static int add_row(psink *s, ptrace *t, ptable *tb, const tio_msg *m, bool has_c
 				    tb->ec->name ? tb->ec->name : "", scope_names[k]);
 		}
 	}
-	f->rows++;
+	pq_row(f);
 	tb->rows++;
 	if (f->rows >= s->rg_rows) {
 		int r = pq_flush(f, false);
@@ -1367,8 +1390,8 @@ static int pq_consume(tio_sink *sk, const tio_msg *m)
 	s->last_table = tb;
 	uint64_t cpu = 0;
 	bool has_cpu = msg_cpu(s, m, &cpu);
-	if ((r = add_row(s, t, t->events, m, has_cpu, cpu)) ||
-	    (r = add_row(s, t, tb, m, has_cpu, cpu))) {
+	if ((r = add_row(s, t, t->events, tb, m, has_cpu, cpu)) ||
+	    (r = add_row(s, t, tb, tb, m, has_cpu, cpu))) {
 		s->failed = true;
 		tio_err_push(r, "%s@0x%" PRIx64, m->stream->path ? m->stream->path : "", m->offset);
 	}
@@ -1607,7 +1630,10 @@ static int pq_finish(tio_sink *sk)
 	return r;
 }
 
-/* Defaults: zstd level 1, 1 Mi-row row groups, 64 MiB budget, 64 Ki dictionary entries. */
+/*
+ * Defaults: zstd level 1, 1 Mi-row row groups, 64 MiB budget, 64 Ki
+ * dictionary entries, a compression thread when there are 2 CPUs.
+ */
 static int pq_init(tio_sink *sk)
 {
 	psink *s = (psink *)sk;
@@ -1616,6 +1642,10 @@ static int pq_init(tio_sink *sk)
 	s->rg_rows = 1u << 20;
 	s->budget = 64u << 20;
 	s->dict_max = 65536;
+	s->page_size = PQ_PAGE;
+	/* pages compressed by a worker thread when there is a second CPU (TIO_PQ_THREADS=0: inline) */
+	const char *env = getenv("TIO_PQ_THREADS");
+	s->sh.threads = !(env && !strcmp(env, "0")) && sysconf(_SC_NPROCESSORS_ONLN) >= 2;
 	return 0;
 }
 
@@ -1642,7 +1672,8 @@ static int parse_size(const char *key, const char *value, uint64_t lo, uint64_t 
 	return 0;
 }
 
-/* Options: output, force, compression, row-group-size, buffer-size, dictionary-size, partition-by.
+/* Options: output, force, compression, row-group-size, buffer-size, dictionary-size, page-size,
+ * partition-by.
  */
 static int pq_set(tio_sink *sk, const char *key, const char *value)
 {
@@ -1674,6 +1705,8 @@ static int pq_set(tio_sink *sk, const char *key, const char *value)
 	}
 	if (!strcmp(key, "row-group-size"))
 		return parse_size(key, value, 1, 1u << 30, &s->rg_rows);
+	if (!strcmp(key, "page-size"))
+		return parse_size(key, value, 1024, 64u << 20, &s->page_size);
 	if (!strcmp(key, "dictionary-size"))
 		return parse_size(key, value, 1, 1u << 20, &s->dict_max);
 	if (!strcmp(key, "buffer-size"))
@@ -1692,7 +1725,7 @@ static int pq_set(tio_sink *sk, const char *key, const char *value)
 	return tio_err_set(TIO_ERR_USAGE,
 			   "sink parquet takes no option '%s' (output, force, compression, "
 			   "row-group-size, buffer-size, "
-			   "dictionary-size, partition-by)",
+			   "dictionary-size, page-size, partition-by)",
 			   key);
 }
 

@@ -7,6 +7,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <snappy-c.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,18 +189,184 @@ uint32_t pq_node_leaves(const pq_node *n)
 	return c;
 }
 
-/* Integer bounds at their extremes, so that the first value sets both. */
-static void bounds_reset(pq_col *c)
+/* ---------------------------------------------------------------- the compression worker */
+
+/*
+ * Pages are compressed off the decoding thread when there is a second CPU:
+ * the writer fills a slot (the page body and the end of its header), the
+ * worker compresses it and appends header and body to the column chunk, in
+ * the order the slots were filled.  The bytes are those the writer would
+ * produce inline.  At most PQ_SLOTS pages are in flight (memory bounded);
+ * pq_flush waits for them before it writes the chunks.
+ */
+#define PQ_SLOTS 8
+
+typedef struct pq_job {
+	pq_col *c;
+	int type;	       /* JOB_* */
+	pq_buf vals, defs, reps; /* JOB_RAW: the page's buffers, taken from the column */
+	uint32_t nlead, nlevels, nnull;
+	tio_buf body; /* uncompressed page body */
+	tio_buf tail; /* the PageHeader after compressed_page_size (its own stop byte included) */
+} pq_job;
+
+enum {
+	JOB_NONE,    /* nothing (the page was dropped) */
+	JOB_RAW,     /* a PLAIN data page to encode, then compress */
+	JOB_ENCODED, /* a data page encoded by the writer: compress it */
+};
+
+struct pq_worker {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t more, done;
+	pq_job q[PQ_SLOTS];
+	uint64_t prod, cons; /* slots filled, slots compressed */
+	bool stop;
+	void *zctx;
+	tio_buf cbuf, hdr;
+};
+
+static int finish_page(pq_col *c, const tio_buf *body, const tio_buf *tail, int type, void *zctx,
+		       tio_buf *cbuf, tio_buf *hdr, char *msg, size_t msz);
+static bool encode_page(pq_col *c, bool dict, const pq_buf *vals, const pq_buf *idx,
+			const pq_buf *defs, const pq_buf *reps, uint32_t nlead, uint32_t nlevels,
+			uint32_t nnull, uint32_t stamp, tio_buf *out, tio_buf *tail);
+
+/* The worker thread: compress the filled slots in order until told to stop. */
+static void *worker_main(void *arg)
 {
-	if (c->phys == PQ_FLOAT || c->phys == PQ_DOUBLE)
-		return;
-	if (c->unsigned_order) {
-		c->mn.u = UINT64_MAX;
-		c->mx.u = 0;
-	} else {
-		c->mn.i = INT64_MAX;
-		c->mx.i = INT64_MIN;
+	struct pq_worker *w = arg;
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		while (w->cons == w->prod && !w->stop)
+			pthread_cond_wait(&w->more, &w->mu);
+		if (w->cons == w->prod)
+			break;
+		pq_job *j = &w->q[w->cons % PQ_SLOTS];
+		pthread_mutex_unlock(&w->mu);
+		char msg[256];
+		int r = 0;
+		if (j->type == JOB_RAW &&
+		    !encode_page(j->c, false, &j->vals, NULL, &j->defs, &j->reps, j->nlead,
+				 j->nlevels, j->nnull, 0, &j->body, &j->tail)) {
+			r = TIO_ERR_NOMEM;
+			snprintf(msg, sizeof(msg), "out of memory encoding a page");
+		}
+		if (!r && j->type != JOB_NONE)
+			r = finish_page(j->c, &j->body, &j->tail, 0, w->zctx, &w->cbuf, &w->hdr,
+					msg, sizeof(msg));
+		pthread_mutex_lock(&w->mu);
+		if (r && !j->c->file->err) {
+			j->c->file->err = r;
+			snprintf(j->c->file->errmsg, sizeof(j->c->file->errmsg), "%s", msg);
+		}
+		w->cons++;
+		pthread_cond_broadcast(&w->done);
 	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+/* Start the worker (false: none, pages are compressed inline). */
+static bool worker_start(pq_shared *sh)
+{
+	struct pq_worker *w = tio_calloc(1, sizeof(*w));
+	if (!w)
+		return false;
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->more, NULL);
+	pthread_cond_init(&w->done, NULL);
+	if (!(w->zctx = ZSTD_createCCtx())) {
+		free(w);
+		return false;
+	}
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old); /* signals stay with the caller's threads */
+	int r = pthread_create(&w->th, NULL, worker_main, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r) {
+		ZSTD_freeCCtx(w->zctx);
+		free(w);
+		return false;
+	}
+	sh->w = w;
+	return true;
+}
+
+/* Wait until every filled slot is compressed (the chunks are complete). */
+static void worker_drain(struct pq_worker *w)
+{
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->mu);
+	while (w->cons != w->prod)
+		pthread_cond_wait(&w->done, &w->mu);
+	pthread_mutex_unlock(&w->mu);
+}
+
+/* A free slot to fill (waits while every slot is in flight). */
+static pq_job *worker_slot(struct pq_worker *w)
+{
+	pthread_mutex_lock(&w->mu);
+	while (w->prod - w->cons >= PQ_SLOTS)
+		pthread_cond_wait(&w->done, &w->mu);
+	pq_job *j = &w->q[w->prod % PQ_SLOTS];
+	pthread_mutex_unlock(&w->mu);
+	return j;
+}
+
+/* Hand the filled slot to the worker. */
+static void worker_submit(struct pq_worker *w)
+{
+	pthread_mutex_lock(&w->mu);
+	w->prod++;
+	pthread_cond_signal(&w->more);
+	pthread_mutex_unlock(&w->mu);
+}
+
+/* Stop and join the worker, free its slots. */
+static void worker_stop(struct pq_worker *w)
+{
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->mu);
+	w->stop = true;
+	pthread_cond_signal(&w->more);
+	pthread_mutex_unlock(&w->mu);
+	pthread_join(w->th, NULL);
+	for (int k = 0; k < PQ_SLOTS; k++) {
+		tio_buf_free(&w->q[k].body);
+		tio_buf_free(&w->q[k].tail);
+		free(w->q[k].vals.p);
+		free(w->q[k].defs.p);
+		free(w->q[k].reps.p);
+	}
+	tio_buf_free(&w->cbuf);
+	tio_buf_free(&w->hdr);
+	ZSTD_freeCCtx(w->zctx);
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->more);
+	pthread_cond_destroy(&w->done);
+	free(w);
+}
+
+/* ---------------------------------------------------------------- columns */
+
+/* A page buffer's limit: the page size, or its capacity when smaller. */
+static void buf_limit(pq_buf *b, size_t page) { b->lim = b->cap < page ? b->cap : page; }
+
+/* Empty a page buffer (its memory freed too when `release`). */
+static void buf_clear(pq_buf *b, bool release, size_t page)
+{
+	b->len = 0;
+	if (release && b->cap > (64u << 10)) {
+		free(b->p);
+		b->p = NULL;
+		b->cap = 0;
+	}
+	buf_limit(b, page);
 }
 
 /* Number the leaves depth first and give each column its levels and path. */
@@ -233,7 +401,6 @@ static int assign(pq_file *f, pq_node *n, const char **path, uint32_t depth, uns
 	c->unsigned_order = (n->logical == PQ_LT_INT && !n->int_signed) ||
 			    n->phys == PQ_BYTE_ARRAY || n->phys == PQ_FLBA || n->phys == PQ_BOOLEAN;
 	c->dict = n->phys == PQ_BYTE_ARRAY && n->dict;
-	bounds_reset(c);
 	c->npath = depth;
 	if (!(c->path = tio_calloc(depth ? depth : 1, sizeof(char *))))
 		return TIO_ERR_NOMEM;
@@ -248,13 +415,15 @@ int pq_open(pq_file *f, const char *path, pq_node *root, int codec, int level, p
 	memset(f, 0, sizeof(*f));
 	f->sh = sh;
 	f->dict_max = 65536;
+	f->page_size = PQ_PAGE;
 	f->root = root;
 	f->codec = codec;
 	f->level = level;
 	if (!(f->path = tio_strdup(path)))
 		return TIO_ERR_NOMEM;
 	uint32_t n = pq_node_leaves(root);
-	if (!(f->cols = tio_calloc(n ? n : 1, sizeof(pq_col))))
+	if (!(f->cols = tio_calloc(n ? n : 1, sizeof(pq_col))) ||
+	    !(f->due = tio_calloc(n ? n : 1, sizeof(uint32_t))))
 		return TIO_ERR_NOMEM;
 	const char *p[200];
 	int r = assign(f, root, p, 0, 0, 0);
@@ -269,61 +438,81 @@ int pq_open(pq_file *f, const char *path, pq_node *root, int codec, int level, p
 	f->off = 4;
 	if (codec == PQ_ZSTD && !sh->zctx && !(sh->zctx = ZSTD_createCCtx()))
 		return tio_err_oom();
+	if (codec != PQ_UNCOMPRESSED && sh->threads && !sh->w && !sh->tried) {
+		sh->tried = true;
+		worker_start(sh);
+	}
 	return 0;
 }
 
-/* Empty a column after its row group was written (memory kept unless `release`). */
+/* Empty a column after its chunk was written (memory kept unless `release`). */
 static void col_reset(pq_col *c, bool release)
 {
-	tio_buf *bufs[] = {&c->defs, &c->reps, &c->vals, &c->dbytes, &c->idx};
-	for (size_t k = 0; k < TIO_ARRAY_LEN(bufs); k++) {
-		bufs[k]->len = 0;
-		if (release && bufs[k]->cap > (256u << 10))
-			tio_buf_free(bufs[k]);
+	pq_buf *bufs[] = {&c->vals, &c->idx, &c->defs, &c->reps};
+	for (size_t k = 0; k < TIO_ARRAY_LEN(bufs); k++)
+		buf_clear(bufs[k], release, c->file->page_size);
+	c->nlead = c->nlevels = c->nnull = 0;
+	c->chunk.len = 0;
+	c->dbytes.len = 0;
+	if (release) {
+		tio_buf_free(&c->chunk);
+		tio_buf_free(&c->dbytes);
 	}
-	c->nlevels = c->nnull = c->nnan = 0;
-	c->has_mm = false;
-	bounds_reset(c);
+	c->c_levels = c->c_usize = c->c_csize = 0;
+	c->c_pages = c->c_dict_pages = c->c_delta_pages = 0;
+	memset(&c->cst, 0, sizeof(c->cst));
+	c->cmn.len = c->cmx.len = 0;
 	c->ndict = 0;
 	if (c->nslots)
 		memset(c->slots, 0, c->nslots * sizeof(uint32_t));
 	if (release && c->dcap > 16384) {
 		free(c->doff);
 		free(c->dhash);
+		free(c->dstamp);
 		free(c->slots);
-		c->doff = c->dhash = c->slots = NULL;
+		c->doff = c->dhash = c->dstamp = c->slots = NULL;
 		c->dcap = c->nslots = 0;
 	}
 	memset(c->seen, 0, sizeof(c->seen));
 	c->dict = c->node->phys == PQ_BYTE_ARRAY && c->node->dict;
 }
 
-/* Free the shared encoding buffers and zstd context. */
+/* Stop and join the worker; free the shared encoding buffers and zstd context. */
 void pq_shared_free(pq_shared *sh)
 {
+	worker_stop(sh->w);
 	tio_buf_free(&sh->out);
 	tio_buf_free(&sh->cbuf);
+	tio_buf_free(&sh->hdr);
+	tio_buf_free(&sh->tail);
 	if (sh->zctx)
 		ZSTD_freeCCtx(sh->zctx);
 	memset(sh, 0, sizeof(*sh));
 }
 
-/* Free a file writer (the file itself stays as written). */
+/* Free a file writer (the file itself stays as written); its pages in flight are waited for. */
 void pq_free(pq_file *f)
 {
+	if (f->sh)
+		worker_drain(f->sh->w);
 	for (uint32_t k = 0; k < f->ncols; k++) {
 		pq_col *c = &f->cols[k];
-		tio_buf_free(&c->defs);
-		tio_buf_free(&c->reps);
-		tio_buf_free(&c->vals);
+		free(c->vals.p);
+		free(c->idx.p);
+		free(c->defs.p);
+		free(c->reps.p);
+		tio_buf_free(&c->chunk);
+		tio_buf_free(&c->cmn);
+		tio_buf_free(&c->cmx);
 		tio_buf_free(&c->dbytes);
-		tio_buf_free(&c->idx);
 		free(c->doff);
 		free(c->dhash);
+		free(c->dstamp);
 		free(c->slots);
 		free(c->path);
 	}
 	free(f->cols);
+	free(f->due);
 	pq_node_free(f->root);
 	tio_buf_free(&f->rgs);
 	free(f->path);
@@ -332,36 +521,38 @@ void pq_free(pq_file *f)
 
 /* ---------------------------------------------------------------- values */
 
-void pq_double(pq_col *c, double d, unsigned rep)
+/*
+ * The slow path of pq_room: grow the buffer (doubling up to the page size,
+ * then by a quarter page), and past the page size mark the column due for a page
+ * cut at the end of the row (appends go on until then).
+ */
+bool pq_more(pq_col *c, pq_buf *b, size_t n)
 {
-	if (isnan(d)) {
-		c->nnan++;
-	} else if (!c->has_mm) {
-		c->has_mm = true;
-		c->mn.d = c->mx.d = d;
-	} else {
-		if (d < c->mn.d || (d == 0 && signbit(d)))
-			c->mn.d = d < c->mn.d ? d : (c->mn.d == 0 ? -0.0 : c->mn.d);
-		if (d > c->mx.d || (d == 0 && !signbit(d) && c->mx.d == 0))
-			c->mx.d = d > c->mx.d ? d : 0.0;
+	size_t page = c->file->page_size;
+	if (b->len + n > b->cap) {
+		size_t need = b->len + n, cap = b->cap ? b->cap : 1024;
+		while (cap < need && cap < page)
+			cap *= 2;
+		if (cap < need)
+			cap = need + page / 4;
+		char *p = realloc(b->p, cap);
+		if (!p) {
+			c->file->oom = true;
+			return false;
+		}
+		b->p = p;
+		b->cap = cap;
 	}
-	if (c->phys == PQ_FLOAT) {
-		float x = (float)d;
-		pq_fixed(c, &x, 4, rep);
+	if (b->len + n > page) {
+		if (!c->due) {
+			c->due = true;
+			c->file->due[c->file->ndue++] = (uint32_t)(c - c->file->cols);
+		}
+		b->lim = b->cap;
 	} else {
-		pq_fixed(c, &d, 8, rep);
+		buf_limit(b, page);
 	}
-}
-
-/* A boolean value (one byte buffered, bit-packed when written). */
-void pq_bool(pq_col *c, bool b, unsigned rep)
-{
-	uint8_t v = b;
-	if (v < c->mn.u)
-		c->mn.u = v;
-	if (v > c->mx.u)
-		c->mx.u = v;
-	pq_fixed(c, &v, 1, rep);
+	return true;
 }
 
 /* A fast hash of a string for the dictionary. */
@@ -383,29 +574,38 @@ static uint32_t hash_bytes(const uint8_t *p, size_t n)
 	return (uint32_t)h;
 }
 
-/* Stop dictionary-encoding this row group's values: the indices become PLAIN values. */
+/*
+ * Stop dictionary-encoding the column chunk: this page's indices become
+ * PLAIN values, and so do the next pages' values.  Pages already cut keep
+ * their dictionary (written with the chunk); without any, it is dropped.
+ */
 static void dict_abandon(pq_col *c)
 {
 	const uint32_t *ix = (const uint32_t *)c->idx.p;
 	size_t n = c->idx.len / 4;
 	for (size_t k = 0; k < n; k++) {
 		const char *e = c->dbytes.p + c->doff[ix[k]];
-		if (tio_buf_add(&c->vals, e, 4 + tio_le32(e)))
-			c->file->oom = true;
+		size_t l = 4 + tio_le32(e);
+		if (pq_room(c, &c->vals, l)) {
+			memcpy(c->vals.p + c->vals.len, e, l);
+			c->vals.len += l;
+		}
 	}
 	c->dict = false;
 	c->idx.len = 0;
-	c->dbytes.len = 0;
-	c->ndict = 0;
-	if (c->nslots)
-		memset(c->slots, 0, c->nslots * sizeof(uint32_t));
+	if (!c->c_dict_pages) {
+		c->dbytes.len = 0;
+		c->ndict = 0;
+		if (c->nslots)
+			memset(c->slots, 0, c->nslots * sizeof(uint32_t));
+	}
 	memset(c->seen, 0, sizeof(c->seen));
 }
 
 /* The dictionary entry of a string, added when new; false when the dictionary is full. */
 static bool dict_find(pq_col *c, const void *p, uint32_t n, uint32_t *entry, bool stable)
 {
-	unsigned sl = (uint32_t)((uint32_t)((uintptr_t)p >> 3) * 0x9E3779B1u) >> 26;
+	unsigned sl = pq_seen_slot(p);
 	if (stable && c->seen[sl].p == p && c->seen[sl].len == n && p) {
 		*entry = c->seen[sl].e;
 		return true;
@@ -443,7 +643,7 @@ static bool dict_find(pq_col *c, const void *p, uint32_t n, uint32_t *entry, boo
 			return true;
 		}
 	}
-	/* a new entry: at most dict_max entries (64 Ki) and 4 MiB per row group, else PLAIN */
+	/* a new entry: at most dict_max entries (64 Ki) and 4 MiB per column chunk, else PLAIN */
 	if (c->ndict >= c->file->dict_max || c->dbytes.len + n + 4 > (4u << 20))
 		return false;
 	if (c->ndict >= c->dcap) {
@@ -452,16 +652,20 @@ static bool dict_find(pq_col *c, const void *p, uint32_t n, uint32_t *entry, boo
 		if (o)
 			c->doff = o;
 		uint32_t *hh = o ? realloc(c->dhash, nc * sizeof(uint32_t)) : NULL;
-		if (!hh) {
+		if (hh)
+			c->dhash = hh;
+		uint32_t *st = hh ? realloc(c->dstamp, nc * sizeof(uint32_t)) : NULL;
+		if (!st) {
 			c->file->oom = true;
 			return false;
 		}
-		c->dhash = hh;
+		c->dstamp = st;
 		c->dcap = nc;
 	}
 	uint32_t e = c->ndict++;
 	c->doff[e] = (uint32_t)c->dbytes.len;
 	c->dhash[e] = h;
+	c->dstamp[e] = 0;
 	uint32_t l = n;
 	if (tio_buf_add(&c->dbytes, &l, 4) || tio_buf_add(&c->dbytes, p, n))
 		c->file->oom = true;
@@ -487,24 +691,29 @@ static void put_bytes(pq_col *c, const void *p, size_t n, unsigned rep, bool sta
 	if (c->dict) {
 		uint32_t e;
 		if (dict_find(c, p, (uint32_t)n, &e, stable)) {
-			pq_fixed(c, &e, 0, rep); /* levels */
-			if (tio_buf_add(&c->idx, &e, 4))
-				c->file->oom = true;
+			pq_levels(c, c->max_def, rep);
+			if (pq_room(c, &c->idx, 4)) {
+				memcpy(c->idx.p + c->idx.len, &e, 4);
+				c->idx.len += 4;
+			}
 			return;
 		}
 		dict_abandon(c);
 	}
 	uint32_t l = (uint32_t)n;
 	pq_levels(c, c->max_def, rep);
-	if (tio_buf_add(&c->vals, &l, 4) || tio_buf_add(&c->vals, p, n))
-		c->file->oom = true;
+	if (pq_room(c, &c->vals, 4 + n)) {
+		memcpy(c->vals.p + c->vals.len, &l, 4);
+		memcpy(c->vals.p + c->vals.len + 4, p, n);
+		c->vals.len += 4 + n;
+	}
 }
 
 /* A BYTE_ARRAY or FIXED_LEN_BYTE_ARRAY value. */
 void pq_bytes(pq_col *c, const void *p, size_t n, unsigned rep) { put_bytes(c, p, n, rep, false); }
 
-/* A string whose pointer identifies it (see pq.h). */
-void pq_str_stable(pq_col *c, const char *p, size_t n, unsigned rep)
+/* A string whose pointer identifies it, not in the pointer cache (see pq.h). */
+void pq_str_stable_slow(pq_col *c, const char *p, size_t n, unsigned rep)
 {
 	put_bytes(c, p, n, rep, true);
 }
@@ -521,7 +730,7 @@ static unsigned bit_width(uint64_t max)
 	return w;
 }
 
-/* Bit-pack n values (n a multiple of 8, or the last run padded with zeros) LSB first. */
+/* Bit-pack values [from, from + n) (groups of 8, the last one padded with zeros) LSB first. */
 static void bitpack(tio_buf *o, const uint8_t *v8, const uint32_t *v32, size_t from, size_t n,
 		    size_t avail, unsigned bw)
 {
@@ -531,6 +740,9 @@ static void bitpack(tio_buf *o, const uint8_t *v8, const uint32_t *v32, size_t f
 			groups = 63;
 		size_t cnt = groups * 8;
 		varint(o, (groups << 1) | 1);
+		if (tio_buf_reserve(o, groups * bw + 8))
+			return;
+		uint8_t *d = (uint8_t *)o->p + o->len;
 		uint64_t acc = 0;
 		unsigned nb = 0;
 		for (size_t k = 0; k < cnt; k++) {
@@ -538,17 +750,33 @@ static void bitpack(tio_buf *o, const uint8_t *v8, const uint32_t *v32, size_t f
 			uint64_t v = i < avail ? (v8 ? v8[i] : v32[i]) : 0;
 			acc |= v << nb;
 			nb += bw;
-			while (nb >= 8) {
-				tio_buf_addc(o, (char)acc);
-				acc >>= 8;
-				nb -= 8;
+			if (nb >= 32) {
+				uint32_t w = (uint32_t)acc;
+				memcpy(d, &w, 4);
+				d += 4;
+				acc >>= 32;
+				nb -= 32;
 			}
 		}
+		while (nb >= 8) {
+			*d++ = (uint8_t)acc;
+			acc >>= 8;
+			nb -= 8;
+		}
 		if (nb)
-			tio_buf_addc(o, (char)acc);
+			*d++ = (uint8_t)acc;
+		o->len = (size_t)((char *)d - o->p);
 		from += cnt;
 		n = cnt < n ? n - cnt : 0;
 	}
+}
+
+/* An RLE run of the hybrid encoding: count, then the value in (bw + 7) / 8 bytes. */
+static void rle_run(tio_buf *o, uint64_t count, uint32_t v, unsigned bw)
+{
+	varint(o, count << 1);
+	for (unsigned b = 0; b < (bw + 7) / 8; b++)
+		tio_buf_addc(o, (char)(v >> (8 * b)));
 }
 
 /*
@@ -558,7 +786,6 @@ static void bitpack(tio_buf *o, const uint8_t *v8, const uint32_t *v32, size_t f
 static void rle_hybrid(tio_buf *o, const uint8_t *v8, const uint32_t *v32, size_t n, unsigned bw)
 {
 	size_t i = 0, lit = 0;
-	unsigned vb = (bw + 7) / 8;
 #define VAL(k) (v8 ? (uint32_t)v8[k] : v32[k])
 	while (i < n) {
 		uint32_t v = VAL(i);
@@ -578,9 +805,7 @@ static void rle_hybrid(tio_buf *o, const uint8_t *v8, const uint32_t *v32, size_
 		}
 		if (L)
 			bitpack(o, v8, v32, lit, L, n, bw);
-		varint(o, (uint64_t)r << 1);
-		for (unsigned b = 0; b < vb; b++)
-			tio_buf_addc(o, (char)(v >> (8 * b)));
+		rle_run(o, r, v, bw);
 		i += r;
 		lit = i;
 	}
@@ -589,13 +814,19 @@ static void rle_hybrid(tio_buf *o, const uint8_t *v8, const uint32_t *v32, size_
 #undef VAL
 }
 
-/* Levels of a v1 data page: a 4-byte length then the hybrid encoding. */
-static void levels(tio_buf *o, const tio_buf *lv, size_t n, unsigned max)
+/*
+ * Levels of a v1 data page: a 4-byte length then the hybrid encoding of
+ * `lead` levels at `max` followed by those in lv.
+ */
+static void levels(tio_buf *o, uint32_t lead, const pq_buf *lv, unsigned max)
 {
 	size_t at = o->len;
 	uint32_t z = 0;
 	tio_buf_add(o, &z, 4);
-	rle_hybrid(o, (const uint8_t *)lv->p, NULL, n, bit_width(max));
+	unsigned bw = bit_width(max);
+	if (lead)
+		rle_run(o, lead, max, bw);
+	rle_hybrid(o, (const uint8_t *)lv->p, NULL, lv->len, bw);
 	uint32_t len = (uint32_t)(o->len - at - 4);
 	if (o->p)
 		memcpy(o->p + at, &len, 4);
@@ -603,105 +834,257 @@ static void levels(tio_buf *o, const tio_buf *lv, size_t n, unsigned max)
 
 /* ---------------------------------------------------------------- statistics */
 
-/* min/max of a BYTE_ARRAY column: over the dictionary or the PLAIN values. */
-static void bytes_minmax(const pq_col *c, const char **mn, uint32_t *mnl, const char **mx,
-			 uint32_t *mxl)
+/* Is byte string a (la bytes) before b (lb bytes), unsigned byte order? */
+static bool bytes_lt(const char *a, uint32_t la, const char *b, uint32_t lb)
 {
-	*mn = *mx = NULL;
-	const tio_buf *b = c->dict ? &c->dbytes : &c->vals;
-	for (size_t at = 0; at + 4 <= b->len;) {
-		uint32_t l = tio_le32(b->p + at);
-		const char *p = b->p + at + 4;
-		if (!*mn) {
-			*mn = *mx = p;
-			*mnl = *mxl = l;
-		} else {
-			int k = memcmp(p, *mn, l < *mnl ? l : *mnl);
-			if (k < 0 || (k == 0 && l < *mnl)) {
-				*mn = p;
-				*mnl = l;
-			}
-			k = memcmp(p, *mx, l < *mxl ? l : *mxl);
-			if (k > 0 || (k == 0 && l > *mxl)) {
-				*mx = p;
-				*mxl = l;
-			}
-		}
-		at += 4 + (size_t)l;
+	int k = memcmp(a, b, la < lb ? la : lb);
+	return k < 0 || (k == 0 && la < lb);
+}
+
+/* Count byte string p in bounds s. */
+static void bytes_bound(pq_stats *s, const char *p, uint32_t l)
+{
+	if (!s->has) {
+		s->has = true;
+		s->bmn = s->bmx = p;
+		s->bmnl = s->bmxl = l;
+		return;
+	}
+	if (bytes_lt(p, l, s->bmn, s->bmnl)) {
+		s->bmn = p;
+		s->bmnl = l;
+	}
+	if (bytes_lt(s->bmx, s->bmxl, p, l)) {
+		s->bmx = p;
+		s->bmxl = l;
 	}
 }
 
-/* min/max of a FIXED_LEN_BYTE_ARRAY column (unsigned byte order). */
-static void flba_minmax(const pq_col *c, const char **mn, const char **mx)
+/* Count a floating-point value in bounds s (NaNs counted apart; -0 below +0). */
+static void double_bound(pq_stats *s, double d)
 {
-	size_t w = (size_t)c->node->type_length;
-	*mn = *mx = NULL;
-	for (size_t at = 0; w && at + w <= c->vals.len; at += w) {
-		const char *p = c->vals.p + at;
-		if (!*mn || memcmp(p, *mn, w) < 0)
-			*mn = p;
-		if (!*mx || memcmp(p, *mx, w) > 0)
-			*mx = p;
+	if (isnan(d)) {
+		s->nnan++;
+	} else if (!s->has) {
+		s->has = true;
+		s->mn.d = s->mx.d = d;
+	} else {
+		if (d < s->mn.d || (d == 0 && signbit(d)))
+			s->mn.d = d < s->mn.d ? d : (s->mn.d == 0 ? -0.0 : s->mn.d);
+		if (d > s->mx.d || (d == 0 && !signbit(d) && s->mx.d == 0))
+			s->mx.d = d > s->mx.d ? d : 0.0;
 	}
 }
 
-/* Statistics struct (field `id` of the enclosing struct). */
-static void write_stats(tw *w, int16_t id, const pq_col *c)
+/* Signed or unsigned bounds of n integers of type T at p. */
+#define INT_BOUNDS(T, p, n, mn, mx)                                                                \
+	do {                                                                                       \
+		const char *p_ = (p);                                                              \
+		T lo_, hi_;                                                                        \
+		memcpy(&lo_, p_, sizeof(T));                                                       \
+		hi_ = lo_;                                                                         \
+		for (size_t k_ = 1; k_ < (n); k_++) {                                              \
+			T v_;                                                                      \
+			memcpy(&v_, p_ + k_ * sizeof(T), sizeof(T));                               \
+			lo_ = v_ < lo_ ? v_ : lo_;                                                 \
+			hi_ = v_ > hi_ ? v_ : hi_;                                                 \
+		}                                                                                  \
+		mn = lo_;                                                                          \
+		mx = hi_;                                                                          \
+	} while (0)
+
+/* The bounds of the page being cut (byte strings point into the page or the dictionary). */
+static void page_stats(pq_col *c, bool dict, const pq_buf *v, const pq_buf *idx, uint32_t nnull,
+		       uint32_t stamp, pq_stats *s)
 {
-	tw_begin(w, id);
-	tw_i64(w, 3, (int64_t)c->nnull);
-	bool any = c->nlevels > c->nnull; /* integers and booleans: a value was put */
-	char a[8], b[8];
-	const char *mn = NULL, *mx = NULL;
-	uint32_t mnl = 0, mxl = 0;
+	memset(s, 0, sizeof(*s));
+	s->nnull = nnull;
 	switch (c->phys) {
 	case PQ_BOOLEAN:
-		if (any) {
-			a[0] = (char)c->mn.u;
-			b[0] = (char)c->mx.u;
-			mn = a, mx = b, mnl = mxl = 1;
+		if (v->len) {
+			s->has = true;
+			s->mn.u = 1;
+			s->mx.u = 0;
+			for (size_t k = 0; k < v->len; k++) {
+				uint8_t b = (uint8_t)v->p[k];
+				s->mn.u &= b;
+				s->mx.u |= b;
+			}
 		}
 		break;
 	case PQ_INT32:
-		if (any) {
-			int32_t x = (int32_t)c->mn.i, y = (int32_t)c->mx.i;
-			memcpy(a, &x, 4);
-			memcpy(b, &y, 4);
-			mn = a, mx = b, mnl = mxl = 4;
+		if (v->len >= 4) {
+			s->has = true;
+			if (c->unsigned_order) {
+				uint32_t a, b;
+				INT_BOUNDS(uint32_t, v->p, v->len / 4, a, b);
+				s->mn.u = a, s->mx.u = b;
+			} else {
+				int32_t a, b;
+				INT_BOUNDS(int32_t, v->p, v->len / 4, a, b);
+				s->mn.i = a, s->mx.i = b;
+			}
 		}
 		break;
 	case PQ_INT64:
-		if (any) {
-			memcpy(a, &c->mn.i, 8);
-			memcpy(b, &c->mx.i, 8);
-			mn = a, mx = b, mnl = mxl = 8;
+		if (v->len >= 8) {
+			s->has = true;
+			if (c->unsigned_order)
+				INT_BOUNDS(uint64_t, v->p, v->len / 8, s->mn.u, s->mx.u);
+			else
+				INT_BOUNDS(int64_t, v->p, v->len / 8, s->mn.i, s->mx.i);
 		}
 		break;
 	case PQ_FLOAT:
-		if (c->has_mm) {
-			float x = (float)c->mn.d, y = (float)c->mx.d;
-			memcpy(a, &x, 4);
-			memcpy(b, &y, 4);
-			mn = a, mx = b, mnl = mxl = 4;
+		for (size_t k = 0; k + 4 <= v->len; k += 4) {
+			float x;
+			memcpy(&x, v->p + k, 4);
+			double_bound(s, x);
 		}
 		break;
 	case PQ_DOUBLE:
-		if (c->has_mm) {
-			memcpy(a, &c->mn.d, 8);
-			memcpy(b, &c->mx.d, 8);
-			mn = a, mx = b, mnl = mxl = 8;
+		for (size_t k = 0; k + 8 <= v->len; k += 8) {
+			double x;
+			memcpy(&x, v->p + k, 8);
+			double_bound(s, x);
 		}
 		break;
 	case PQ_BYTE_ARRAY:
-		bytes_minmax(c, &mn, &mnl, &mx, &mxl);
-		/* long strings: no bounds (readers need none to read; pruning on them is rare) */
-		if (mnl > 256 || mxl > 256)
-			mn = mx = NULL;
+		if (dict) { /* each entry the page uses, once */
+			const uint32_t *ix = (const uint32_t *)idx->p;
+			for (size_t k = 0; k < idx->len / 4; k++) {
+				uint32_t e = ix[k];
+				if (c->dstamp[e] == stamp)
+					continue;
+				c->dstamp[e] = stamp;
+				const char *d = c->dbytes.p + c->doff[e];
+				bytes_bound(s, d + 4, tio_le32(d));
+			}
+		} else {
+			for (size_t at = 0; at + 4 <= v->len;) {
+				uint32_t l = tio_le32(v->p + at);
+				bytes_bound(s, v->p + at + 4, l);
+				at += 4 + (size_t)l;
+			}
+		}
 		break;
+	case PQ_FLBA: {
+		size_t w = (size_t)c->node->type_length;
+		for (size_t at = 0; w && at + w <= v->len; at += w)
+			bytes_bound(s, v->p + at, (uint32_t)w);
+		break;
+	}
+	}
+}
+
+/* Add a page's bounds to the column chunk's (byte strings copied); false when out of memory. */
+static bool chunk_stats(pq_col *c, const pq_stats *s)
+{
+	pq_stats *t = &c->cst;
+	t->nnull += s->nnull;
+	t->nnan += s->nnan;
+	if (!s->has)
+		return true;
+	switch (c->phys) {
+	case PQ_FLOAT:
+	case PQ_DOUBLE:
+		if (!t->has) {
+			t->has = true;
+			t->mn.d = s->mn.d;
+			t->mx.d = s->mx.d;
+		} else {
+			pq_stats x = *t;
+			x.nnan = 0;
+			double_bound(&x, s->mn.d);
+			double_bound(&x, s->mx.d);
+			t->mn.d = x.mn.d;
+			t->mx.d = x.mx.d;
+		}
+		return true;
+	case PQ_BYTE_ARRAY:
 	case PQ_FLBA:
-		flba_minmax(c, &mn, &mx);
-		mnl = mxl = (uint32_t)c->node->type_length;
-		break;
+		if (!t->has || bytes_lt(s->bmn, s->bmnl, t->bmn, t->bmnl)) {
+			c->cmn.len = 0;
+			if (tio_buf_add(&c->cmn, s->bmn, s->bmnl))
+				return false;
+			t->bmn = c->cmn.p ? c->cmn.p : "";
+			t->bmnl = s->bmnl;
+		}
+		if (!t->has || bytes_lt(t->bmx, t->bmxl, s->bmx, s->bmxl)) {
+			c->cmx.len = 0;
+			if (tio_buf_add(&c->cmx, s->bmx, s->bmxl))
+				return false;
+			t->bmx = c->cmx.p ? c->cmx.p : "";
+			t->bmxl = s->bmxl;
+		}
+		t->has = true;
+		return true;
+	default:
+		if (!t->has) {
+			t->has = true;
+			t->mn = s->mn;
+			t->mx = s->mx;
+		} else if (c->unsigned_order) {
+			t->mn.u = s->mn.u < t->mn.u ? s->mn.u : t->mn.u;
+			t->mx.u = s->mx.u > t->mx.u ? s->mx.u : t->mx.u;
+		} else {
+			t->mn.i = s->mn.i < t->mn.i ? s->mn.i : t->mn.i;
+			t->mx.i = s->mx.i > t->mx.i ? s->mx.i : t->mx.i;
+		}
+	}
+	return true;
+}
+
+/* Statistics struct (field `id` of the enclosing struct). */
+static void write_stats(tw *w, int16_t id, const pq_col *c, const pq_stats *s)
+{
+	tw_begin(w, id);
+	tw_i64(w, 3, (int64_t)s->nnull);
+	char a[8], b[8];
+	const char *mn = NULL, *mx = NULL;
+	uint32_t mnl = 0, mxl = 0;
+	if (s->has) {
+		switch (c->phys) {
+		case PQ_BOOLEAN:
+			a[0] = (char)s->mn.u;
+			b[0] = (char)s->mx.u;
+			mn = a, mx = b, mnl = mxl = 1;
+			break;
+		case PQ_INT32: {
+			int32_t x = (int32_t)s->mn.i, y = (int32_t)s->mx.i;
+			memcpy(a, &x, 4);
+			memcpy(b, &y, 4);
+			mn = a, mx = b, mnl = mxl = 4;
+			break;
+		}
+		case PQ_INT64:
+			memcpy(a, &s->mn.i, 8);
+			memcpy(b, &s->mx.i, 8);
+			mn = a, mx = b, mnl = mxl = 8;
+			break;
+		case PQ_FLOAT: {
+			float x = (float)s->mn.d, y = (float)s->mx.d;
+			memcpy(a, &x, 4);
+			memcpy(b, &y, 4);
+			mn = a, mx = b, mnl = mxl = 4;
+			break;
+		}
+		case PQ_DOUBLE:
+			memcpy(a, &s->mn.d, 8);
+			memcpy(b, &s->mx.d, 8);
+			mn = a, mx = b, mnl = mxl = 8;
+			break;
+		case PQ_BYTE_ARRAY:
+			mn = s->bmn, mx = s->bmx, mnl = s->bmnl, mxl = s->bmxl;
+			/* long strings: no bounds (readers need none to read; pruning on them is
+			 * rare) */
+			if (mnl > 256 || mxl > 256)
+				mn = mx = NULL;
+			break;
+		case PQ_FLBA:
+			mn = s->bmn, mx = s->bmx, mnl = s->bmnl, mxl = s->bmxl;
+			break;
+		}
 	}
 	if (mn && mx) {
 		tw_bin(w, 5, mx, mxl);
@@ -710,147 +1093,359 @@ static void write_stats(tw *w, int16_t id, const pq_col *c)
 		tw_bool(w, 8, true);
 	}
 	if (c->phys == PQ_FLOAT || c->phys == PQ_DOUBLE)
-		tw_i64(w, 9, (int64_t)c->nnan);
+		tw_i64(w, 9, (int64_t)s->nnan);
 	tw_end(w);
 }
 
 /* ---------------------------------------------------------------- pages and chunks */
 
-/* Compress f->sh->out into f->sh->cbuf (or leave it when uncompressed); the bytes to write. */
-static int compress_body(pq_file *f, const char **p, size_t *n)
+/*
+ * Compress a page body and append the page (header: type, sizes, then
+ * `tail`; body) to the column chunk.  Runs in the worker thread or inline:
+ * errors go to `msg`, never to the thread's error chain.
+ */
+static int finish_page(pq_col *c, const tio_buf *body, const tio_buf *tail, int type, void *zctx,
+		       tio_buf *cbuf, tio_buf *hdr, char *msg, size_t msz)
 {
-	if (f->codec == PQ_UNCOMPRESSED || !f->sh->out.len) {
-		*p = f->sh->out.p ? f->sh->out.p : "";
-		*n = f->sh->out.len;
-		return 0;
+	const pq_file *f = c->file;
+	const char *p = body->p ? body->p : "";
+	size_t n = body->len;
+	if (f->codec != PQ_UNCOMPRESSED && body->len) {
+		size_t bound = f->codec == PQ_ZSTD ? ZSTD_compressBound(body->len)
+						   : snappy_max_compressed_length(body->len);
+		cbuf->len = 0;
+		if (tio_buf_reserve(cbuf, bound)) {
+			snprintf(msg, msz, "out of memory compressing a page");
+			return TIO_ERR_NOMEM;
+		}
+		if (f->codec == PQ_ZSTD) {
+			size_t r = ZSTD_compressCCtx(zctx, cbuf->p, bound, body->p, body->len,
+						     f->level);
+			if (ZSTD_isError(r)) {
+				snprintf(msg, msz, "zstd: %s", ZSTD_getErrorName(r));
+				return TIO_ERR_IO;
+			}
+			cbuf->len = r;
+		} else {
+			size_t outlen = bound;
+			if (snappy_compress(body->p, body->len, cbuf->p, &outlen) != SNAPPY_OK) {
+				snprintf(msg, msz, "snappy compression failed");
+				return TIO_ERR_IO;
+			}
+			cbuf->len = outlen;
+		}
+		p = cbuf->p;
+		n = cbuf->len;
 	}
-	size_t bound = f->codec == PQ_ZSTD ? ZSTD_compressBound(f->sh->out.len)
-					   : snappy_max_compressed_length(f->sh->out.len);
-	f->sh->cbuf.len = 0;
-	if (tio_buf_reserve(&f->sh->cbuf, bound))
+	if (body->len > INT32_MAX || n > INT32_MAX) {
+		snprintf(msg, msz, "a page of more than 2 GiB");
+		return TIO_ERR_LIMIT;
+	}
+	hdr->len = 0;
+	tw w = {.b = hdr};
+	tw_i32(&w, 1, type);
+	tw_i32(&w, 2, (int32_t)body->len);
+	tw_i32(&w, 3, (int32_t)n);
+	tio_buf_add(hdr, tail->p, tail->len);
+	size_t before = c->chunk.cap;
+	if (!hdr->p || tio_buf_add(&c->chunk, hdr->p, hdr->len) || tio_buf_add(&c->chunk, p, n)) {
+		snprintf(msg, msz, "out of memory buffering a column chunk");
 		return TIO_ERR_NOMEM;
-	if (f->codec == PQ_ZSTD) {
-		size_t r = ZSTD_compressCCtx(f->sh->zctx, f->sh->cbuf.p, bound, f->sh->out.p,
-					     f->sh->out.len, f->level);
-		if (ZSTD_isError(r))
-			return tio_err_set(TIO_ERR_IO, "%s: zstd: %s", f->path,
-					   ZSTD_getErrorName(r));
-		f->sh->cbuf.len = r;
-	} else {
-		size_t outlen = bound;
-		if (snappy_compress(f->sh->out.p, f->sh->out.len, f->sh->cbuf.p, &outlen) !=
-		    SNAPPY_OK)
-			return tio_err_set(TIO_ERR_IO, "%s: snappy compression failed", f->path);
-		f->sh->cbuf.len = outlen;
 	}
-	*p = f->sh->cbuf.p;
-	*n = f->sh->cbuf.len;
+	atomic_fetch_add(&c->file->chunk_cap, c->chunk.cap - before);
+	c->c_usize += hdr->len + body->len;
+	c->c_csize += hdr->len + n;
 	return 0;
 }
 
 /*
- * Write one page: header (PageHeader, with a data or dictionary page
- * header) then the compressed f->sh->out.  Adds to the chunk's sizes.
+ * The DELTA_BINARY_PACKED encoding (Encodings.md) of a page's integers
+ * (INT32 when `i32`, else INT64), appended to `out`: a header (blocks of
+ * 128 values, 4 miniblocks of 32, the count, the first value), then per
+ * block the smallest delta and each miniblock's deltas above it, bit-packed
+ * at the miniblock's width.  Used only when it is at most 3/4 of the PLAIN
+ * size and no delta overflows the type (readers that add in 64 bits and
+ * those that wrap then agree): false (and `out` as it was) otherwise.
  */
-static int write_page(pq_file *f, FILE *o, const pq_col *c, bool dict_page, bool dict_enc,
-		      uint64_t *usize, uint64_t *csize)
+static bool delta_packed(tio_buf *out, const pq_buf *vals, bool i32)
 {
-	const char *body = NULL;
-	size_t blen = 0;
-	int r = compress_body(f, &body, &blen);
-	if (r)
-		return r;
-	if (f->sh->out.len > INT32_MAX || blen > INT32_MAX)
-		return tio_err_set(TIO_ERR_LIMIT, "%s: a page of more than 2 GiB", f->path);
-	tio_buf h = {0};
-	tw w = {.b = &h};
-	tw_i32(&w, 1, dict_page ? 2 : 0);
-	tw_i32(&w, 2, (int32_t)f->sh->out.len);
-	tw_i32(&w, 3, (int32_t)blen);
-	if (dict_page) {
-		tw_begin(&w, 7);
-		tw_i32(&w, 1, (int32_t)c->ndict);
-		tw_i32(&w, 2, 0); /* PLAIN */
-		tw_end(&w);
-	} else {
-		tw_begin(&w, 5);
-		tw_i32(&w, 1, (int32_t)c->nlevels);
-		tw_i32(&w, 2, dict_enc ? 8 : 0); /* RLE_DICTIONARY or PLAIN */
-		tw_i32(&w, 3, 3);		 /* RLE */
-		tw_i32(&w, 4, 3);
-		write_stats(&w, 5, c);
-		tw_end(&w);
+	size_t n = vals->len / (i32 ? 4 : 8), at = out->len;
+	int64_t prev = i32 ? (int64_t)(int32_t)tio_le32(vals->p) : (int64_t)tio_le64(vals->p);
+	varint(out, 128);
+	varint(out, 4);
+	varint(out, n);
+	varint(out, zigzag(prev));
+	int64_t v[128];
+	uint64_t d[128];
+	for (size_t k = 1; k < n; k += 128) {
+		size_t m = n - k < 128 ? n - k : 128;
+		if (i32) {
+			for (size_t j = 0; j < m; j++)
+				v[j] = (int32_t)tio_le32(vals->p + 4 * (k + j));
+		} else {
+			for (size_t j = 0; j < m; j++)
+				v[j] = (int64_t)tio_le64(vals->p + 8 * (k + j));
+		}
+		/* deltas wrapped in 64 bits; `of` negative when one overflowed */
+		int64_t mn = INT64_MAX, mx = INT64_MIN, of = 0;
+		for (size_t j = 0; j < m; j++) {
+			int64_t p0 = j ? v[j - 1] : prev;
+			int64_t x = (int64_t)((uint64_t)v[j] - (uint64_t)p0);
+			of |= (v[j] ^ p0) & (v[j] ^ x);
+			d[j] = (uint64_t)x;
+			mn = x < mn ? x : mn;
+			mx = x > mx ? x : mx;
+		}
+		prev = v[m - 1];
+		int64_t span;
+		if (of < 0 || (i32 && (mn < INT32_MIN || mx > INT32_MAX)) ||
+		    __builtin_sub_overflow(mx, mn, &span))
+			goto plain;
+		varint(out, zigzag(mn));
+		uint8_t bw[4] = {0};
+		for (size_t j = 0; j < m; j++)
+			d[j] -= (uint64_t)mn;
+		for (unsigned b = 0; b < 4 && 32 * b < m; b++) {
+			uint64_t o = 0;
+			for (size_t j = 32 * b; j < 32 * b + 32 && j < m; j++)
+				o |= d[j];
+			bw[b] = (uint8_t)bit_width(o);
+		}
+		for (size_t j = m; j < 128; j++)
+			d[j] = 0; /* the last miniblock's padding */
+		tio_buf_add(out, bw, 4);
+		for (unsigned b = 0; b < 4 && 32 * b < m; b++) {
+			unsigned w = bw[b];
+			if (tio_buf_reserve(out, 4 * (size_t)w + 16))
+				goto plain;
+			uint8_t *q = (uint8_t *)out->p + out->len;
+			const uint64_t *e = d + 32 * b;
+			if (w <= 56) { /* up to 7 bits left over + 56: fits in 64 */
+				uint64_t acc = 0;
+				unsigned nb = 0;
+				for (unsigned j = 0; j < 32; j++) {
+					acc |= e[j] << nb;
+					nb += w;
+					while (nb >= 8) {
+						*q++ = (uint8_t)acc;
+						acc >>= 8;
+						nb -= 8;
+					}
+				}
+			} else {
+				unsigned __int128 acc = 0;
+				unsigned nb = 0;
+				for (unsigned j = 0; j < 32; j++) {
+					acc |= (unsigned __int128)e[j] << nb;
+					nb += w;
+					while (nb >= 8) {
+						*q++ = (uint8_t)acc;
+						acc >>= 8;
+						nb -= 8;
+					}
+				}
+			}
+			out->len = (size_t)((char *)q - out->p);
+		}
+		if (out->len - at > vals->len * 3 / 4)
+			goto plain;
 	}
-	tio_buf_addc(&h, 0);
-	if (!h.p) {
-		tio_buf_free(&h);
-		return TIO_ERR_NOMEM;
-	}
-	bool ok = fwrite(h.p, 1, h.len, o) == h.len && fwrite(body, 1, blen, o) == blen;
-	*usize += h.len + f->sh->out.len;
-	*csize += h.len + blen;
-	f->off += h.len + blen;
-	tio_buf_free(&h);
-	if (!ok)
-		return tio_err_set(TIO_ERR_IO, "%s: write error: %s", f->path, strerror(errno));
-	return 0;
+	if (out->p && out->len - at <= vals->len * 3 / 4)
+		return true;
+plain:
+	out->len = at;
+	return false;
 }
 
-/* Encode column c's buffered values as one column chunk and append its ColumnChunk to `rg`. */
-static int write_chunk(pq_file *f, FILE *o, pq_col *c, tw *rg)
+/*
+ * Encode a page: bounds, the body (levels then values: dictionary indices,
+ * bit-packed booleans or PLAIN values) into `out`, the end of its header
+ * (after compressed_page_size: data_page_header, stop) into `tail`; the
+ * bounds are added to the chunk's.  Runs in the worker for PLAIN pages
+ * (never `dict`: the dictionary belongs to the writer).  False when out of
+ * memory.
+ */
+static bool encode_page(pq_col *c, bool dict, const pq_buf *vals, const pq_buf *idx,
+			const pq_buf *defs, const pq_buf *reps, uint32_t nlead, uint32_t nlevels,
+			uint32_t nnull, uint32_t stamp, tio_buf *out, tio_buf *tail)
 {
-	uint64_t usize = 0, csize = 0, dict_off = 0;
-	bool dict = c->dict && c->ndict;
-	int r;
-	if (c->dict && !c->ndict) /* only nulls */
-		dict = false;
-	if (dict) {
-		dict_off = f->off;
-		f->sh->out.len = 0;
-		tio_buf_add(&f->sh->out, c->dbytes.p, c->dbytes.len);
-		if (!f->sh->out.p && c->dbytes.len)
-			return TIO_ERR_NOMEM;
-		if ((r = write_page(f, o, c, true, false, &usize, &csize)))
-			return r;
-	}
-	uint64_t data_off = f->off;
-	f->sh->out.len = 0;
+	pq_stats st;
+	page_stats(c, dict, vals, idx, nnull, stamp, &st);
+	bool delta = false;
+	out->len = 0;
 	if (c->max_rep)
-		levels(&f->sh->out, &c->reps, c->nlevels, c->max_rep);
+		levels(out, 0, reps, c->max_rep);
 	if (c->max_def)
-		levels(&f->sh->out, &c->defs, c->nlevels, c->max_def);
+		levels(out, nlead, defs, c->max_def);
 	if (dict) {
 		unsigned bw = bit_width(c->ndict - 1);
 		if (!bw)
 			bw = 1;
-		tio_buf_addc(&f->sh->out, (char)bw);
-		rle_hybrid(&f->sh->out, NULL, (const uint32_t *)c->idx.p, c->idx.len / 4, bw);
+		tio_buf_addc(out, (char)bw);
+		rle_hybrid(out, NULL, (const uint32_t *)idx->p, idx->len / 4, bw);
 	} else if (c->phys == PQ_BOOLEAN) {
-		const uint8_t *v = (const uint8_t *)c->vals.p;
-		for (size_t k = 0; k < c->vals.len; k += 8) {
+		const uint8_t *v = (const uint8_t *)vals->p;
+		for (size_t k = 0; k < vals->len; k += 8) {
 			uint8_t byte = 0;
-			for (size_t j = 0; j < 8 && k + j < c->vals.len; j++)
-				byte |= (uint8_t)((v[k + j] & 1) << j);
-			tio_buf_addc(&f->sh->out, (char)byte);
+			for (size_t i = 0; i < 8 && k + i < vals->len; i++)
+				byte |= (uint8_t)((v[k + i] & 1) << i);
+			tio_buf_addc(out, (char)byte);
 		}
-	} else {
-		tio_buf_add(&f->sh->out, c->vals.p, c->vals.len);
+	} else if ((c->phys == PQ_INT32 || c->phys == PQ_INT64) && vals->len && !c->delta_skip &&
+		   delta_packed(out, vals, c->phys == PQ_INT32)) {
+		delta = true;
+	} else if (vals->len) {
+		if ((c->phys == PQ_INT32 || c->phys == PQ_INT64) && vals->len)
+			c->delta_skip = c->delta_skip ? c->delta_skip - 1 : 15;
+		tio_buf_add(out, vals->p, vals->len);
 	}
-	if (!f->sh->out.p)
-		return TIO_ERR_NOMEM;
-	if ((r = write_page(f, o, c, false, dict, &usize, &csize)))
-		return r;
+	if (delta)
+		c->c_delta_pages++;
+	tail->len = 0;
+	tw w = {.b = tail};
+	w.last[0] = 3;
+	tw_begin(&w, 5);
+	tw_i32(&w, 1, (int32_t)nlevels);
+	tw_i32(&w, 2, dict ? 8 : delta ? 5 : 0); /* RLE_DICTIONARY, DELTA_BINARY_PACKED or PLAIN */
+	tw_i32(&w, 3, 3);	     /* RLE */
+	tw_i32(&w, 4, 3);
+	write_stats(&w, 5, c, &st);
+	tw_end(&w);
+	tio_buf_addc(tail, 0);
+	return chunk_stats(c, &st) && out->p && tail->p;
+}
+
+/* Swap two page buffers (a column's and a worker slot's). */
+static void buf_swap(pq_buf *a, pq_buf *b)
+{
+	pq_buf t = *a;
+	*a = *b;
+	*b = t;
+}
+
+/*
+ * Cut column c's page.  With a worker, a PLAIN page's buffers go to a slot
+ * as they are (the column takes the slot's empty ones) and the worker
+ * encodes and compresses it; a dictionary page is encoded here (the
+ * dictionary changes as values come) and compressed there.  Without a
+ * worker, both are done here.
+ */
+static void page_cut(pq_file *f, pq_col *c)
+{
+	c->due = false;
+	if (!c->nlevels)
+		return;
+	f->pages++;
+	bool dict = c->dict && c->idx.len; /* without values: a PLAIN page, no dictionary needed */
+	c->c_levels += c->nlevels;
+	c->c_pages++;
+	if (dict)
+		c->c_dict_pages++;
+	pq_shared *sh = f->sh;
+	pq_job *j = sh->w ? worker_slot(sh->w) : NULL;
+	if (j && !c->dict) {
+		buf_swap(&j->vals, &c->vals);
+		buf_swap(&j->defs, &c->defs);
+		buf_swap(&j->reps, &c->reps);
+		j->nlead = c->nlead;
+		j->nlevels = c->nlevels;
+		j->nnull = c->nnull;
+		j->type = f->oom ? JOB_NONE : JOB_RAW;
+	} else {
+		tio_buf *out = j ? &j->body : &sh->out, *tail = j ? &j->tail : &sh->tail;
+		if (!encode_page(c, dict, &c->vals, &c->idx, &c->defs, &c->reps, c->nlead,
+				 c->nlevels, c->nnull, f->pages, out, tail))
+			f->oom = true;
+		if (j) {
+			j->type = f->oom ? JOB_NONE : JOB_ENCODED;
+		} else if (!f->oom) {
+			char msg[256];
+			int r = finish_page(c, out, tail, 0, sh->zctx, &sh->cbuf, &sh->hdr, msg,
+					    sizeof(msg));
+			if (r && !f->err) {
+				f->err = r;
+				snprintf(f->errmsg, sizeof(f->errmsg), "%s", msg);
+			}
+		}
+	}
+	c->vals.len = c->idx.len = c->defs.len = c->reps.len = 0;
+	buf_limit(&c->vals, f->page_size);
+	buf_limit(&c->idx, f->page_size);
+	buf_limit(&c->defs, f->page_size);
+	buf_limit(&c->reps, f->page_size);
+	c->nlead = c->nlevels = c->nnull = 0;
+	if (j) {
+		j->c = c;
+		worker_submit(sh->w);
+	}
+}
+
+/* Cut the pages of the columns marked due (the end of a row). */
+void pq_pages(pq_file *f)
+{
+	for (uint32_t k = 0; k < f->ndue; k++)
+		page_cut(f, &f->cols[f->due[k]]);
+	f->ndue = 0;
+}
+
+/* Write column c's chunk: its dictionary page, its data pages; its ColumnChunk into `rg`. */
+static int write_chunk(pq_file *f, FILE *o, pq_col *c, tw *rg)
+{
+	uint64_t usize = c->c_usize, csize = c->c_csize, dict_off = 0;
+	bool dict = c->c_dict_pages > 0;
+	pq_shared *sh = f->sh;
+	if (dict) {
+		dict_off = f->off;
+		tio_buf body = {.p = c->dbytes.p, .len = c->dbytes.len, .cap = c->dbytes.cap};
+		sh->tail.len = 0;
+		tw w = {.b = &sh->tail};
+		w.last[0] = 3;
+		tw_begin(&w, 7);
+		tw_i32(&w, 1, (int32_t)c->ndict);
+		tw_i32(&w, 2, 0); /* PLAIN */
+		tw_end(&w);
+		tio_buf_addc(&sh->tail, 0);
+		/* the dictionary page goes first: put it in a chunk of its own */
+		tio_buf data = c->chunk;
+		uint64_t u0 = c->c_usize, c0 = c->c_csize;
+		c->chunk = (tio_buf){0};
+		char msg[256];
+		int r = sh->tail.p ? finish_page(c, &body, &sh->tail, 2, sh->zctx, &sh->cbuf,
+						 &sh->hdr, msg, sizeof(msg))
+				   : TIO_ERR_NOMEM;
+		bool ok = !r && fwrite(c->chunk.p, 1, c->chunk.len, o) == c->chunk.len;
+		size_t dlen = c->chunk.len;
+		atomic_fetch_sub(&f->chunk_cap, c->chunk.cap);
+		tio_buf_free(&c->chunk);
+		c->chunk = data;
+		usize += c->c_usize - u0;
+		csize += c->c_csize - c0;
+		c->c_usize = u0;
+		c->c_csize = c0;
+		if (r)
+			return tio_err_set(r, "%s: %s", f->path, r == TIO_ERR_NOMEM ? "out of memory" : msg);
+		if (!ok)
+			return tio_err_set(TIO_ERR_IO, "%s: write error: %s", f->path,
+					   strerror(errno));
+		f->off += dlen;
+	}
+	uint64_t data_off = f->off;
+	if (c->chunk.len && fwrite(c->chunk.p, 1, c->chunk.len, o) != c->chunk.len)
+		return tio_err_set(TIO_ERR_IO, "%s: write error: %s", f->path, strerror(errno));
+	f->off += c->chunk.len;
 
 	/* ColumnChunk { file_offset, meta_data: ColumnMetaData } */
 	tw_begin(rg, 0);
 	tw_i64(rg, 2, 0);
 	tw_begin(rg, 3);
 	tw_i32(rg, 1, c->phys);
-	tw_list(rg, 2, T_I32, dict ? 3 : 2);
+	tw_list(rg, 2, T_I32, 2 + (dict ? 1 : 0) + (c->c_delta_pages ? 1 : 0));
 	varint(rg->b, zigzag(0)); /* PLAIN (values or dictionary page) */
 	varint(rg->b, zigzag(3)); /* RLE (levels) */
 	if (dict)
 		varint(rg->b, zigzag(8));
+	if (c->c_delta_pages)
+		varint(rg->b, zigzag(5)); /* DELTA_BINARY_PACKED */
 	tw_list(rg, 3, T_BINARY, c->npath);
 	for (uint32_t k = 0; k < c->npath; k++) {
 		size_t l = strlen(c->path[k]);
@@ -858,26 +1453,31 @@ static int write_chunk(pq_file *f, FILE *o, pq_col *c, tw *rg)
 		tio_buf_add(rg->b, c->path[k], l);
 	}
 	tw_i32(rg, 4, f->codec);
-	tw_i64(rg, 5, (int64_t)c->nlevels);
+	tw_i64(rg, 5, (int64_t)c->c_levels);
 	tw_i64(rg, 6, (int64_t)usize);
 	tw_i64(rg, 7, (int64_t)csize);
 	tw_i64(rg, 9, (int64_t)data_off);
 	if (dict)
 		tw_i64(rg, 11, (int64_t)dict_off);
-	write_stats(rg, 12, c);
+	write_stats(rg, 12, c, &c->cst);
 	tw_end(rg);
 	tw_end(rg);
+	f->rg_usize += usize;
 	return 0;
 }
 
-/* Memory held by the buffered row group: the buffers' capacities. */
+/* Wait for the pages in flight: the chunks' sizes are then those the inline writer would have. */
+void pq_sync(pq_shared *sh) { worker_drain(sh->w); }
+
+/* Memory held by the buffered row group (after pq_sync): chunks' and dictionaries' capacities, pages' lengths. */
 size_t pq_buffered(const pq_file *f)
 {
-	size_t n = 0;
+	size_t n = atomic_load(&f->chunk_cap);
 	for (uint32_t k = 0; k < f->ncols; k++) {
 		const pq_col *c = &f->cols[k];
-		n += c->defs.cap + c->reps.cap + c->vals.cap + c->dbytes.cap + c->idx.cap +
-		     (size_t)c->dcap * 8 + (size_t)c->nslots * 4;
+		/* pages: their lengths (capacities move between columns and the worker's slots) */
+		n += c->vals.len + c->idx.len + c->defs.len + c->reps.len + c->dbytes.cap +
+		     (size_t)c->dcap * 12 + (size_t)c->nslots * 4;
 	}
 	return n;
 }
@@ -893,32 +1493,34 @@ int pq_flush(pq_file *f, bool release)
 		return 0;
 	if (f->nrg >= 32767)
 		return tio_err_set(TIO_ERR_LIMIT, "%s: more than 32767 row groups", f->path);
+	for (uint32_t k = 0; k < f->ncols; k++)
+		page_cut(f, &f->cols[k]);
+	f->ndue = 0;
+	worker_drain(f->sh->w);
+	if (f->oom)
+		return tio_err_set(TIO_ERR_NOMEM, "%s: out of memory while buffering a row group",
+				   f->path);
+	if (f->err)
+		return tio_err_set(f->err, "%s: %s", f->path, f->errmsg);
 	FILE *o = fopen(f->path, "ab");
 	if (!o)
 		return tio_err_set(TIO_ERR_IO, "%s: cannot open: %s", f->path, strerror(errno));
-	uint64_t start = f->off, usize_total = 0;
+	uint64_t start = f->off;
 	size_t rg_at = f->rgs.len;
 	tw rg = {.b = &f->rgs};
 	tw_begin(&rg, 0);
 	tw_list(&rg, 1, T_STRUCT, f->ncols);
+	f->rg_usize = 0;
 	int r = 0;
-	for (uint32_t k = 0; k < f->ncols && !r; k++) {
-		uint64_t before = f->off;
+	for (uint32_t k = 0; k < f->ncols && !r; k++)
 		r = write_chunk(f, o, &f->cols[k], &rg);
-		usize_total += f->off - before; /* refined below */
-	}
 	if (fclose(o) && !r)
 		r = tio_err_set(TIO_ERR_IO, "%s: write error: %s", f->path, strerror(errno));
 	if (r) {
 		f->rgs.len = rg_at;
 		return r;
 	}
-	usize_total = 0;
-	for (uint32_t k = 0; k < f->ncols;
-	     k++) /* uncompressed data: levels and values as buffered */
-		usize_total += f->cols[k].defs.len + f->cols[k].reps.len + f->cols[k].vals.len +
-			       f->cols[k].idx.len + f->cols[k].dbytes.len;
-	tw_i64(&rg, 2, (int64_t)usize_total);
+	tw_i64(&rg, 2, (int64_t)f->rg_usize);
 	tw_i64(&rg, 3, (int64_t)f->rows);
 	tw_i64(&rg, 5, (int64_t)start);
 	tw_i64(&rg, 6, (int64_t)(f->off - start));
@@ -930,8 +1532,12 @@ int pq_flush(pq_file *f, bool release)
 	f->nrg++;
 	f->total_rows += f->rows;
 	f->rows = 0;
-	for (uint32_t k = 0; k < f->ncols; k++)
+	size_t cap = 0;
+	for (uint32_t k = 0; k < f->ncols; k++) {
 		col_reset(&f->cols[k], release);
+		cap += f->cols[k].chunk.cap;
+	}
+	atomic_store(&f->chunk_cap, cap);
 	return 0;
 }
 

@@ -7,7 +7,8 @@
 #    0.x; trace.dat v6/v7) equals `traceio print --style json`
 #    (tests/parquet/pq-compare.py), and with small row groups, a small
 #    memory budget, each compression, two traces with --partition-by trace
-#    and a trace damaged mid-stream;
+#    and a trace damaged mid-stream, 1 KiB pages (chunks of many pages, dictionaries given
+#    up after some pages); the compression worker writes the same bytes as inline;
 #  - parquet_schema() / parquet_metadata(): types, statistics, encodings,
 #    row groups, codecs; count(*) GROUP BY name equals `traceio info`;
 #  - the comparer fails on a changed value (it can fail);
@@ -74,6 +75,27 @@ conv "$DAT/langraph-x86_64-v7-zstd.dat" --buffer-size 1M && BUDGET=$last
 conv "$UST" --compression none && C_NONE=$last
 conv "$UST" --compression snappy && C_SNAPPY=$last
 conv "$UST" --compression zstd && C_ZSTD=$last
+# 1 KiB pages: chunks of many pages (lists across pages, page bounds merged into the chunk's),
+# and dictionaries given up after some dictionary-encoded pages (--dictionary-size 18)
+conv "$LISA" --page-size 1K --row-group-size 1000 && PAGES=$last
+conv "$LISA" --page-size 1K --dictionary-size 18 && PAGES_DICT=$last
+conv "$UST" --page-size 1K
+for t in "$S"/2/succeed/*array*/ "$S"/1/succeed/*sequence*/; do
+	[ -d "$t" ] && conv "${t%/}" --page-size 1K
+done
+# the compression worker writes the same bytes as compressing inline (small pages, a small budget)
+n=$((n + 1))
+"$TIO" convert -q --to parquet --page-size 1K --buffer-size 1M -o "$OUT/$n" "$DAT/langraph-x86_64-v7-zstd.dat" 2> "$TMP/conv.err" &&
+	TIO_PQ_THREADS=0 "$TIO" convert -q --to parquet --page-size 1K --buffer-size 1M -o "$TMP/inline" "$DAT/langraph-x86_64-v7-zstd.dat" 2>> "$TMP/conv.err"
+rc=$?
+same=0
+for f in "$OUT/$n"/*.parquet; do cmp -s "$f" "$TMP/inline/$(basename "$f")" || same=1; done
+if [ $rc -eq 0 ] && [ $same -eq 0 ] && [ "$(ls "$OUT/$n"/*.parquet | wc -l)" -eq "$(ls "$TMP/inline"/*.parquet | wc -l)" ]; then
+	ok "compression worker: the same bytes as TIO_PQ_THREADS=0 (inline), $(ls "$OUT/$n"/*.parquet | wc -l) files"
+	manifest "$DAT/langraph-x86_64-v7-zstd.dat" "$OUT/$n"
+else
+	notok "compression worker: the same bytes as TIO_PQ_THREADS=0 (inline)" "exit $rc" "$(head -3 "$TMP/conv.err")"
+fi
 n=$((n + 1))
 PART=$OUT/$n
 "$TIO" convert -q --to parquet --partition-by trace -o "$PART" "$LISA" "$DAT/lisa-trappy-tests-trace_idle-arm64-v6.dat" 2> "$TMP/conv.err"
@@ -166,12 +188,21 @@ sql "statistics: ts min/max and null counts of every row group equal the data's"
 sql "pruning by ts: a range query reads the row groups whose statistics overlap it" \
 	"[{\"n\":\"$(duck sql "SELECT count(*) AS n FROM (SELECT ts FROM '$SW' ORDER BY ts LIMIT 250 OFFSET 100)" | $PY -c 'import json,sys; print(json.load(sys.stdin)[0]["n"])')\"}]" \
 	"SELECT count(*) AS n FROM '$SW' WHERE ts BETWEEN (SELECT ts FROM '$SW' ORDER BY ts LIMIT 1 OFFSET 100) AND (SELECT ts FROM '$SW' ORDER BY ts LIMIT 1 OFFSET 349)"
-sql "encodings: dictionary for strings, PLAIN for numbers, RLE levels" \
-	'[{"path_in_schema":"__comm","encodings":"PLAIN, RLE, RLE_DICTIONARY"},{"path_in_schema":"prev_comm","encodings":"PLAIN, RLE, RLE_DICTIONARY"},{"path_in_schema":"prev_pid","encodings":"PLAIN, RLE"}]' \
-	"SELECT DISTINCT path_in_schema, encodings FROM parquet_metadata('$SW') WHERE path_in_schema IN ('prev_comm', 'prev_pid', '__comm') ORDER BY 1"
+sql "encodings: dictionary for strings, DELTA_BINARY_PACKED for integers (when smaller than PLAIN), RLE levels" \
+	'[{"path_in_schema":"__comm","encodings":"PLAIN, RLE, RLE_DICTIONARY"},{"path_in_schema":"prev_comm","encodings":"PLAIN, RLE, RLE_DICTIONARY"},{"path_in_schema":"prev_pid","encodings":"PLAIN, RLE, DELTA_BINARY_PACKED"},{"path_in_schema":"ts","encodings":"PLAIN, RLE, DELTA_BINARY_PACKED"}]' \
+	"SELECT DISTINCT path_in_schema, encodings FROM parquet_metadata('$SW') WHERE path_in_schema IN ('prev_comm', 'prev_pid', '__comm', 'ts') ORDER BY 1"
 sql "--dictionary-size 8: prev_comm (more than 8 names) falls back to PLAIN, sched_load_se.path (fewer) stays a dictionary" \
 	'[{"file":"sched_load_se.parquet","path_in_schema":"path","enc":"PLAIN, RLE, RLE_DICTIONARY"},{"file":"sched_switch.parquet","path_in_schema":"prev_comm","enc":"PLAIN, RLE"}]' \
 	"SELECT regexp_extract(file_name, '[^/]*\$') AS file, path_in_schema, encodings AS enc FROM parquet_metadata('$SMALLDICT/sched_*.parquet') WHERE (path_in_schema = 'prev_comm' AND file_name LIKE '%switch%') OR (path_in_schema = 'path' AND file_name LIKE '%load_se%') ORDER BY 1"
+sql "--page-size 1K --dictionary-size 18: prev_comm (18 names in its first page, a 19th in row 280) dictionary-encoded in its first page, PLAIN after" \
+	'[{"path_in_schema":"prev_comm","encodings":"PLAIN, RLE, RLE_DICTIONARY"}]' \
+	"SELECT DISTINCT path_in_schema, encodings FROM parquet_metadata('$PAGES_DICT/sched_switch.parquet') WHERE path_in_schema = 'prev_comm'"
+sql "--page-size 1K: row-group ts statistics (merged from the pages') equal the data's" '[{"bad":"0"}]' \
+	"WITH d AS (SELECT (row_number() OVER () - 1) // 1000 AS g, ts FROM '$PAGES/sched_switch.parquet'),
+	  s AS (SELECT g, min(ts)::VARCHAR AS mn, max(ts)::VARCHAR AS mx FROM d GROUP BY g),
+	  m AS (SELECT row_group_id AS g, stats_min_value AS mn, stats_max_value AS mx
+	        FROM parquet_metadata('$PAGES/sched_switch.parquet') WHERE path_in_schema = 'ts')
+	 SELECT count(*) AS bad FROM s FULL JOIN m USING (g) WHERE s.mn IS DISTINCT FROM m.mn OR s.mx IS DISTINCT FROM m.mx"
 for c in "none UNCOMPRESSED $C_NONE" "snappy SNAPPY $C_SNAPPY" "zstd ZSTD $C_ZSTD"; do
 	set -- $c
 	sql "--compression $1: every column chunk $2" "[{\"compression\":\"$2\"}]" \
