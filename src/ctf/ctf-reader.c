@@ -164,6 +164,9 @@ typedef struct ctf_stream {
 	unsigned slot;
 	tio_val *arr[TIO_MT_SLOTS];
 	size_t arrcap[TIO_MT_SLOTS];
+	uint32_t cut_file[TIO_MT_SLOTS]; /* where each slot's batch began */
+	uint64_t cut_off[TIO_MT_SLOTS];
+	uint32_t rel_file; /* files before it were handed back whole */
 	/* the packet index (ctf_seek, ctf_index), built on first use */
 	ctf_pkt *pk;
 	uint32_t npk;
@@ -1368,7 +1371,8 @@ no_class:
 static void next_packet(ctf_stream *s)
 {
 	s->pkt_off += s->pkt_bits / 8;
-	tio_map_release(&s->files[s->cur].map, s->pkt_off);
+	if (!s->app) /* else ctf_mt_cut, behind the batches in flight */
+		tio_map_release(&s->files[s->cur].map, s->pkt_off);
 	s->state = ST_NEED_PACKET;
 }
 
@@ -1741,6 +1745,19 @@ static void ctf_mt_cut(tio_stream *base, unsigned slot)
 	s->app_pos = k;
 	s->msg_base = NULL;
 	s->base.mt_vals = d->vals;
+	/* pages are handed back (tio_map_release) only before the oldest batch
+	   that may still be read: the one begun after the batch that had this slot */
+	s->cut_file[slot] = s->cur;
+	s->cut_off[slot] = s->pkt_off;
+	unsigned oldest = (slot + 1) % TIO_MT_SLOTS;
+	uint32_t of = s->cut_file[oldest];
+	uint64_t oo = s->cut_off[oldest];
+	if (of > s->cur || (of == s->cur && oo > s->pkt_off)) /* not cut yet since a seek */
+		of = s->cur, oo = 0;
+	for (; s->rel_file < of && s->rel_file < s->nfiles; s->rel_file++)
+		tio_map_release(&s->files[s->rel_file].map, s->files[s->rel_file].map.size);
+	if (of < s->nfiles && of == s->rel_file)
+		tio_map_release(&s->files[of].map, oo);
 }
 
 static void ctf_stream_free(tio_stream *base)
@@ -1930,6 +1947,8 @@ static void goto_packet(ctf_stream *s, uint32_t k)
 		s->sig_file = p->file;
 		s->has_sig = true;
 	}
+	if (s->rel_file > s->cur) /* back before what ctf_mt_cut handed back */
+		s->rel_file = s->cur;
 	if (s->cur < s->nfiles)
 		tio_map_rewind(&s->files[s->cur].map, s->pkt_off);
 }

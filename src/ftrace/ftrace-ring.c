@@ -70,6 +70,8 @@ typedef struct td_stream {
 	unsigned slot;
 	tio_val *arr[TIO_MT_SLOTS];
 	size_t arrcap[TIO_MT_SLOTS];
+	uint64_t cut_pos[TIO_MT_SLOTS]; /* pos when each slot's batch began */
+	uint64_t rel_limit;	/* pages are dropped only before this pos (the oldest batch in flight) */
 	uint32_t type_off, type_size;
 	bool done;
 	uint64_t missing; /* bytes of this CPU's data past the end of the file */
@@ -98,15 +100,17 @@ typedef struct td_stream {
 static void release_read_pages(td_stream *s)
 {
 	const uint64_t step = 4u << 20;
-	if (s->compressed || s->pos < s->released + step + s->b->page_size)
+	/* with td_mt_cut: not past the oldest batch that may still be read */
+	uint64_t pos = s->app ? s->rel_limit : s->pos;
+	if (s->compressed || pos < s->released + step + s->b->page_size)
 		return;
 	uintptr_t sys = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t a = (uintptr_t)(s->data + s->released), e = (uintptr_t)(s->data + s->pos - 2 * s->b->page_size);
+	uintptr_t a = (uintptr_t)(s->data + s->released), e = (uintptr_t)(s->data + pos - 2 * s->b->page_size);
 	a = (a + sys - 1) & ~(sys - 1);
 	e &= ~(sys - 1);
 	if (e > a)
 		madvise((void *)a, e - a, MADV_DONTNEED);
-	s->released = s->pos - 2 * s->b->page_size;
+	s->released = pos - 2 * s->b->page_size;
 }
 
 static int page_error(td_stream *s, uint64_t at, const char *what)
@@ -609,6 +613,11 @@ static void td_mt_cut(tio_stream *st, unsigned slot)
 	s->vcap = s->arrcap[slot];
 	s->app_pos = k;
 	st->mt_vals = s->vals;
+	/* the batch begun after the one that had this slot is the oldest that may
+	   still be read: its strings and raw bytes are where pages stay mapped */
+	s->cut_pos[slot] = s->pos >= s->b->page_size ? s->pos - s->b->page_size : 0;
+	unsigned oldest = (slot + 1) % TIO_MT_SLOTS;
+	s->rel_limit = s->cut_pos[oldest] < s->cut_pos[slot] ? s->cut_pos[oldest] : s->cut_pos[slot];
 	/* the batch that had this slot is done: its chunk buffers are free
 	   unless another batch points there; the new one starts in the current */
 	for (uint32_t i = 0; i < s->ncb; i++)

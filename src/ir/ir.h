@@ -415,7 +415,7 @@ typedef struct tio_stream_ops {
 } tio_stream_ops;
 
 /* Value arrays a reader keeps for tio_stream_ops.mt_cut. */
-#define TIO_MT_SLOTS 4
+#define TIO_MT_SLOTS 8
 
 struct tio_stream {
 	const tio_stream_ops *ops;

@@ -87,13 +87,12 @@ struct proxy {
 	bool kicked;		 /* queued once since the last (re)start */
 	int stop;		 /* a worker must stop filling soon (atomic) */
 	/* the caller's side: the batch it reads */
-	bool reading;
+	/* the caller's side, on a cache line of its own (read at every message
+	   while a worker writes the batch it fills) */
+	_Alignas(64) bool reading;
 	const uint8_t *rp, *rend; /* the next entry, the end of the batch (NULL: none) */
 	bool ended;
-	/* the worker's side: where the messages of the batch it fills point (the
-	   reader's current array, as far as they use it) */
-	const tio_val *vbase;
-	size_t vlen;
+	_Alignas(64) char end_[1];
 };
 
 /* ---------------------------------------------------------------- filling a batch */
@@ -116,13 +115,21 @@ static int room(batch *b, size_t n)
 	return 0;
 }
 
+/* What a worker knows of the batch it fills (on its own stack: nothing the merge reads). */
+typedef struct filling {
+	batch b;		/* a copy, written back when published */
+	const tio_val *vbase;	/* where the batch's messages point: the reader's array */
+	size_t vlen;		/* how far into it */
+} filling;
+
 /*
  * The reader's array moved (it grew): the messages of the batch that point
  * into its old place point into the new one.
  */
-static void moved(proxy *x, batch *b, const tio_val *now)
+static void moved(filling *f, const tio_val *now)
 {
-	uintptr_t old = (uintptr_t)x->vbase, oend = old + x->vlen * sizeof(tio_val);
+	batch *b = &f->b;
+	uintptr_t old = (uintptr_t)f->vbase, oend = old + f->vlen * sizeof(tio_val);
 	for (size_t at = 0; at < b->len; at += ((entry *)(b->p + at))->size) {
 		entry *e = (entry *)(b->p + at);
 		if (e->kind != E_MSG)
@@ -135,12 +142,13 @@ static void moved(proxy *x, batch *b, const tio_val *now)
 			if ((uintptr_t)c->scope[sc] >= old && (uintptr_t)c->scope[sc] < oend)
 				c->scope[sc] = now + ((uintptr_t)c->scope[sc] - old) / sizeof(tio_val);
 	}
-	x->vbase = now;
+	f->vbase = now;
 }
 
 /* Append one message to the batch (its values stay in the reader's array). */
-static inline int put_msg(proxy *x, batch *b, const tio_msg *m)
+static inline int put_msg(filling *f, const tio_msg *m)
 {
+	batch *b = &f->b;
 	size_t sz = sizeof(entry) + ALIGN8(sizeof(tio_msg));
 	int r = room(b, sz);
 	if (TIO_UNLIKELY(r))
@@ -149,8 +157,8 @@ static inline int put_msg(proxy *x, batch *b, const tio_msg *m)
 	*e = (entry){.size = (uint32_t)sz, .kind = E_MSG};
 	memcpy(e + 1, m, sizeof(tio_msg));
 	b->len += sz;
-	if (m->vals == x->vbase && m->nvals > x->vlen)
-		x->vlen = m->nvals;
+	if (m->vals == f->vbase && m->nvals > f->vlen)
+		f->vlen = m->nvals;
 	return 0;
 }
 
@@ -190,31 +198,36 @@ static int put_end(batch *b)
 static bool fill(proxy *x)
 {
 	unsigned slot = x->wslot;
-	batch *b = &x->b[slot];
 	tio_stream *s = x->real;
 	size_t target = x->pipe->target, target_vals = x->pipe->target_vals;
-	b->len = 0;
+	filling f = {.b = x->b[slot]};
+	f.b.len = 0;
 	s->ops->mt_cut(s, slot); /* no message of a batch still read is in this array */
-	x->vbase = s->mt_vals;
-	x->vlen = 0;
-	if (room(b, target + 4096)) /* the batch moves as rarely as possible */
-		return true;	    /* out of memory: the stream ends here */
-	while (b->len < target && x->vlen < target_vals && !__atomic_load_n(&x->stop, __ATOMIC_RELAXED)) {
+	f.vbase = s->mt_vals;
+	bool end = false;
+	if (room(&f.b, target + 4096)) { /* the batch moves as rarely as possible */
+		end = true;		     /* out of memory: the stream ends here */
+		goto done;
+	}
+	while (f.b.len < target && f.vlen < target_vals && !__atomic_load_n(&x->stop, __ATOMIC_RELAXED)) {
 		const tio_msg *m = NULL;
 		int r = s->ops->next(s, &m);
-		if (TIO_UNLIKELY(s->mt_vals != x->vbase))
-			moved(x, b, s->mt_vals);
-		if (TIO_LIKELY(r > 0) && TIO_LIKELY(!(r = put_msg(x, b, m))))
+		if (TIO_UNLIKELY(s->mt_vals != f.vbase))
+			moved(&f, s->mt_vals);
+		if (TIO_LIKELY(r > 0) && TIO_LIKELY(!(r = put_msg(&f, m))))
 			continue;
 		if (r == 0) {
-			put_end(b); /* without room for it, eof alone says it */
-			return true;
+			put_end(&f.b); /* without room for it, eof alone says it */
+			end = true;
+			break;
 		}
 		/* the reader resumes after the damage on its next call */
-		put_err(b, r);
-		return false;
+		put_err(&f.b, r);
+		break;
 	}
-	return false;
+done:
+	x->b[slot] = f.b;
+	return end;
 }
 
 /* ---------------------------------------------------------------- scheduling */
@@ -340,11 +353,18 @@ static __attribute__((noinline)) int proxy_next_slow(proxy *x, const tio_msg **o
 		while (!x->nfilled) {
 			proxy *y = x;
 			if (x->state == P_RUNNING) {
-				/* a worker fills it: meanwhile fill another stream's batch
-				   (work that waits anyway), else wait for it: a short spin
-				   first (a batch takes about 0.1 ms to decode; sleeping and
-				   waking cost more than that spin) */
-				if (!p->qlen) {
+				/* a worker fills it: meanwhile fill a batch of the stream
+				   that has the fewest ready (work that waits anyway), else
+				   wait for it: a short spin first (a batch takes about 0.1 ms
+				   to decode; sleeping and waking cost more than that spin) */
+				y = NULL;
+				for (size_t i = 0; i < p->nproxies; i++) {
+					proxy *z = p->proxies[i];
+					if (z->state != P_RUNNING && !z->eof && !z->paused && z->kicked &&
+					    z->nfilled < PIPE_NB && (!y || z->nfilled < y->nfilled))
+						y = z;
+				}
+				if (!y) {
 					pthread_mutex_unlock(&p->mu);
 					for (int i = 0; i < 2000 && !__atomic_load_n(&x->nfilled, __ATOMIC_ACQUIRE); i++)
 						cpu_relax();
@@ -353,7 +373,6 @@ static __attribute__((noinline)) int proxy_next_slow(proxy *x, const tio_msg **o
 						pthread_cond_wait(&p->done, &p->mu);
 					continue;
 				}
-				y = p->queue[p->qhead];
 			}
 			/* no worker on it: read it here rather than wait for one */
 			if (y->state == P_QUEUED)
@@ -516,8 +535,8 @@ int mt_pipe_new(tio_stream **streams, size_t n, unsigned threads, tio_pipe **out
 	}
 	/* batches: 256 KiB of messages and 1 MiB of values (a thousand events
 	   or more: one hand-over between threads each), less when many streams
-	   (about 16 MiB in all), at least 32 KiB */
-	size_t each = ((size_t)16 << 20) / (PIPE_NB * nmt);
+	   (about 8 MiB in all), at least 32 KiB */
+	size_t each = ((size_t)8 << 20) / (PIPE_NB * nmt);
 	each = each > (1280u << 10) ? (1280u << 10) : each < (32u << 10) ? (32u << 10) : each;
 	p->target = each / 5;
 	p->target_vals = each / 5 * 4 / sizeof(tio_val);
