@@ -110,6 +110,7 @@ static uint64_t check_trace(const check_opts *o, tio_trace *trace)
 		problem(o, &t, "%s", tio_error_message());
 		goto out;
 	}
+	cli_decode_only_threads(mux);
 	bool has_last = false;
 	int64_t last_ns = 0;
 	for (;;) {

@@ -127,4 +127,11 @@ void cli_filter_free(cli_filter *cf);
  */
 int cli_run(tio_mux *mux, tio_sink *sink, bool strict, cli_filter *cf);
 
+/*
+ * Commands that do little with each message (print -o dummy, info --count,
+ * check) decode on one thread unless TIO_THREADS says otherwise: handing
+ * messages between threads costs them more than it saves (bench/threads.sh).
+ */
+void cli_decode_only_threads(tio_mux *mux);
+
 #endif

@@ -157,3 +157,10 @@ void cli_print_warnings(tio_trace **traces, size_t n)
 			fprintf(stderr, "traceio: warning: %s\n", w);
 	}
 }
+
+void cli_decode_only_threads(tio_mux *mux)
+{
+	const char *e = getenv("TIO_THREADS");
+	if (!e || !*e)
+		tio_mux_set_threads(mux, 1);
+}

@@ -61,6 +61,7 @@ int cli_info(int argc, char **argv)
 		cli_error(NULL);
 		goto out;
 	}
+	cli_decode_only_threads(mux);
 	if (count) {
 		status = cli_run(mux, sink, false, NULL);
 		goto out;

@@ -42,7 +42,9 @@ static void usage(FILE *f)
 		"TIO_SEEK=0 makes --begin read every trace from its beginning instead of\n"
 		"going there through the packet index; TIO_THREADS=N decodes on N threads\n"
 		"(default: the CPUs online; 1: all on one thread; CTF and trace.dat\n"
-		"streams; the output is the same); TIO_PQ_THREADS=0 makes convert --to\n"
+		"streams; the output is the same; print -o dummy, info --count and check\n"
+		"use one unless TIO_THREADS is set: measured faster so on 2 CPUs);\n"
+		"TIO_PQ_THREADS=0 makes convert --to\n"
 		"parquet compress its pages on the decoding thread instead of a worker\n"
 		"(used when there are 2 CPUs or more; the same bytes)\n",
 		TRACEIO_VERSION, cli_format_list());

@@ -351,6 +351,8 @@ int cli_print(int argc, char **argv)
 		cli_error(NULL);
 		goto out;
 	}
+	if (!strcmp(sink_name, "dummy"))
+		cli_decode_only_threads(mux);
 	int64_t ns;
 	bool tod;
 	if (begin) {
