@@ -45,8 +45,8 @@ import sys
 TOKEN = re.compile(r'\s*(?:(\})|([A-Za-z_][A-Za-z0-9_]*)\s*(\{|:\s*(.*)))\s*$')
 
 
-def unquote(s):
-    """A protobuf text-format string literal to str (octal/hex escapes are bytes)."""
+def unquote_bytes(s):
+    """A protobuf text-format string or bytes literal to bytes."""
     assert s[0] == '"' and s[-1] == '"', s
     s = s[1:-1]
     out = bytearray()
@@ -55,7 +55,7 @@ def unquote(s):
     while i < len(s):
         c = s[i]
         if c != '\\':
-            out += c.encode()
+            out += c.encode('utf-8', 'surrogateescape')
             i += 1
             continue
         n = s[i + 1]
@@ -76,7 +76,12 @@ def unquote(s):
             i = j
         else:
             raise ValueError('escape \\' + n)
-    return out.decode('utf-8', 'replace')
+    return bytes(out)
+
+
+def unquote(s):
+    """A protobuf text-format string literal to str (octal/hex escapes are bytes)."""
+    return unquote_bytes(s).decode('utf-8', 'replace')
 
 
 def value(v):

@@ -29,38 +29,17 @@ import sys
 DESCRIPTOR_PROTO = '/usr/include/google/protobuf/descriptor.proto'
 
 
-def unquote_bytes(s):
-    """A protobuf text-format bytes literal to bytes."""
-    assert s[0] == '"' and s[-1] == '"', s
-    s = s[1:-1]
-    out = bytearray()
-    esc = {'n': 10, 't': 9, 'r': 13, '"': 34, "'": 39, '\\': 92, 'a': 7, 'b': 8, 'f': 12, 'v': 11}
-    i = 0
-    while i < len(s):
-        c = s[i]
-        if c != '\\':
-            out += c.encode('utf-8', 'surrogateescape')
-            i += 1
-            continue
-        n = s[i + 1]
-        if n in esc:
-            out.append(esc[n])
-            i += 2
-        elif n in '01234567':
-            j = i + 1
-            while j < len(s) and j < i + 4 and s[j] in '01234567':
-                j += 1
-            out.append(int(s[i + 1:j], 8))
-            i = j
-        elif n == 'x':
-            j = i + 2
-            while j < len(s) and j < i + 4 and s[j] in '0123456789abcdefABCDEF':
-                j += 1
-            out.append(int(s[i + 2:j], 16))
-            i = j
-        else:
-            raise ValueError('escape \\' + n)
-    return bytes(out)
+def _cmp_perfetto():
+    """cmp-perfetto.py beside this file, as a module (its text-format unquoting)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        'cmp_perfetto', os.path.join(os.path.dirname(os.path.abspath(__file__)), 'cmp-perfetto.py'))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+unquote_bytes = _cmp_perfetto().unquote_bytes
 
 
 def varint(n):
