@@ -2232,7 +2232,6 @@ static int add_stream(tio_trace *t, ctf_trace *ct, file_info *fis, size_t n, uin
 	if (!s)
 		return TIO_ERR_NOMEM;
 	s->base.ops = &ctf_stream_ops;
-	s->base.mt_safe = true; /* plans are read-only, values point into the mapped files */
 	s->base.trace = t;
 	s->ct = ct;
 	s->files = tio_calloc(n, sizeof(ctf_file));

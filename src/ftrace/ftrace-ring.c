@@ -994,7 +994,6 @@ int td_stream_new(td_file *f, td_buffer *b, uint32_t i, tio_stream **out)
 	}
 	/* values and raw bytes point into the mapped file, or into chunk
 	   buffers kept while a batch may point there (td_mt_cut) */
-	s->base.mt_safe = true;
 	*out = &s->base;
 	return 0;
 }

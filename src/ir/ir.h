@@ -399,8 +399,12 @@ typedef struct tio_stream_ops {
 	void (*skip_filter)(tio_stream *s, int64_t until_ns, int (*want)(void *arg, const tio_event_class *ec),
 			    void *arg);
 	/*
-	 * For decoding on a worker thread (src/mux/pipe.c; needed with
-	 * tio_stream.mt_safe).  From this call on, next() puts the values of
+	 * Optional: a reader that has it lets a worker thread run next()
+	 * (src/mux/pipe.c), so it promises that next() shares no mutable state
+	 * with the other streams, and that what its messages point to besides
+	 * `vals` (strings, BLOBs, raw bytes, wide integers) stays valid until
+	 * the trace is freed, or until mt_cut names again the slot that was
+	 * current when the message was returned.  From this call on, next() puts the values of
 	 * the messages it returns one after the other in its value array number
 	 * `slot` (< TIO_MT_SLOTS), never over those of a message it returned
 	 * since the call, and leaves its other arrays alone: the messages
@@ -429,15 +433,6 @@ struct tio_stream {
 	void *user;
 	bool has_index;		/* `pk_index` holds what ops->index said (asked once: it samples events) */
 	tio_stream_index pk_index;
-	/*
-	 * next() may run on a worker thread (src/mux/pipe.c): it shares no
-	 * mutable state with the other streams, and what its messages point to
-	 * besides `vals` (strings, BLOBs, raw bytes, wide integers) stays valid
-	 * until the trace is freed, or until mt_cut names again the slot that
-	 * was current when the message was returned; it has ops->mt_cut.  Set
-	 * by the reader.
-	 */
-	bool mt_safe;
 	const tio_val *mt_vals;	/* with mt_cut: where the current value array is, after each next() */
 	void *mt;		/* the pipe's proxy while a worker may read the stream (mt_pause) */
 };

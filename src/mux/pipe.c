@@ -7,7 +7,7 @@
  * number of threads.
  *
  * The mux does not know: each stream whose reader allows it
- * (tio_stream.mt_safe) is replaced in the mux by a proxy stream with the
+ * (tio_stream_ops.mt_cut) is replaced in the mux by a proxy stream with the
  * same identity (trace, class, id, index: the merge's tie-break) whose
  * next() reads the batches.  Seek, index and skip_filter go to the real
  * stream after its worker has stopped (mt_pause), and reading resumes
@@ -18,7 +18,7 @@
  * names it when a batch begins), and the batch holds the messages
  * themselves, pointing there.  An array is named again only once the
  * merge is done with its batch.  Strings, BLOBs and raw record bytes stay
- * where the reader put them: a reader is mt_safe only when those stay valid
+ * where the reader put them: a reader has mt_cut only when those stay valid
  * as long as the trace or the batches that hold such messages (CTF and
  * trace.dat point into the mapped files; compressed trace.dat into chunk
  * buffers kept until the batches pointing there are done).
@@ -517,7 +517,7 @@ int mt_pipe_new(tio_stream **streams, size_t n, unsigned threads, tio_pipe **out
 	unsigned want = want_threads(threads);
 	size_t nmt = 0;
 	for (size_t i = 0; i < n; i++)
-		nmt += streams[i]->mt_safe && streams[i]->ops->mt_cut && !streams[i]->mt;
+		nmt += streams[i]->ops->mt_cut && !streams[i]->mt;
 	if (want < 2 || !nmt)
 		return 0;
 	tio_pipe *p = tio_calloc(1, sizeof(*p));
@@ -549,7 +549,7 @@ int mt_pipe_new(tio_stream **streams, size_t n, unsigned threads, tio_pipe **out
 	}
 	for (size_t i = 0; i < n; i++) {
 		tio_stream *s = streams[i];
-		if (!s->mt_safe || !s->ops->mt_cut || s->mt)
+		if (!s->ops->mt_cut || s->mt)
 			continue;
 		proxy *x = tio_calloc(1, sizeof(*x));
 		if (!x) {
@@ -559,7 +559,6 @@ int mt_pipe_new(tio_stream **streams, size_t n, unsigned threads, tio_pipe **out
 		x->base = *s; /* the identity the merge orders by */
 		x->base.ops = s->ops->index ? (s->ops->skip_filter ? &proxy_ops_skip : &proxy_ops)
 					    : (s->ops->skip_filter ? &proxy_ops_noidx_skip : &proxy_ops_noidx);
-		x->base.mt_safe = false;
 		x->real = s;
 		x->pipe = p;
 		s->mt = x;

@@ -1,6 +1,6 @@
 /*
  * Decoding on worker threads for the mux (src/mux/pipe.c): the streams
- * whose reader allows it (tio_stream.mt_safe) are read ahead by workers
+ * whose reader allows it (tio_stream_ops.mt_cut) are read ahead by workers
  * into bounded batches of copied messages.
  */
 #ifndef TIO_MUX_PIPE_H
@@ -11,7 +11,7 @@
 typedef struct tio_pipe tio_pipe;
 
 /*
- * Replace each mt_safe stream of streams[0..n) by a proxy whose next()
+ * Replace each stream with mt_cut of streams[0..n) by a proxy whose next()
  * reads what workers decoded (the same messages in the same order), and
  * start the workers: `threads` of them at most (0: TIO_THREADS from the
  * environment, else the CPUs online), no more than the streams.  *out is
