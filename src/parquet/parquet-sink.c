@@ -145,7 +145,17 @@ typedef struct psink {
 	bool failed;
 	const tio_fc *cpu_pc; /* the packet context class cpu_k is for */
 	int cpu_k;	 /* its cpu_id value is at pc + 1 + cpu_k; -1: none; -2: ask tio_msg_cpu */
-	pq_shared sh;	 /* encoding buffers of every file */
+	pq_shared sh;	 /* encoding buffers of the class files, the compression thread */
+	/*
+	 * events.parquet is written on the compression thread when there is
+	 * one: its rows are staged here (evrow) and handed over in blocks
+	 * (pq_defer); its pages are compressed there, inline (evsh).  Errors
+	 * met there wait in ev_err/ev_msg for the next pq_sync.
+	 */
+	pq_shared evsh;
+	tio_buf stage;
+	int ev_err;
+	char ev_msg[512];
 	tio_buf scratch; /* a string value converted (UTF-8 repaired, UTF-16/32, wide integers) */
 	tio_buf text;	 /* a CTF 1 text array's bytes */
 } psink;
@@ -957,7 +967,7 @@ static int table_new(psink *s, ptrace *t, const tio_event_class *ec, ptable **ou
 		r = TIO_ERR_NOMEM;
 		goto fail_root;
 	}
-	r = pq_open(&tb->f, path, root, s->codec, s->level, &s->sh);
+	r = pq_open(&tb->f, path, root, s->codec, s->level, ec ? &s->sh : &s->evsh);
 	free(path);
 	root = NULL; /* owned by the file now */
 	if (r)
@@ -1152,9 +1162,13 @@ static int insert(ptrace *t, ptable *tb)
  * same row groups with or without the worker); over the budget, the biggest row groups are
  * written (and their memory given back) until it is under.
  */
+static int ev_sync(psink *s);
+
 static int check_budget(psink *s)
 {
-	pq_sync(&s->sh);
+	int r = ev_sync(s);
+	if (r)
+		return r;
 	for (;;) {
 		size_t total = 0, most = 0;
 		ptable *big = NULL;
@@ -1174,8 +1188,7 @@ static int check_budget(psink *s)
 		}
 		if (total <= s->budget || !big)
 			return 0;
-		int r = pq_flush(&big->f, true);
-		if (r)
+		if ((r = pq_flush(&big->f, true)))
 			return r;
 	}
 }
@@ -1237,6 +1250,73 @@ static void put_fixed(psink *s, ptrace *t, ptable *tb, const ptable *ctb, const 
 	pq_i64(tb->c_stream, m->stream->index, 0);
 	if (tb->c_trace)
 		pq_str_stable(tb->c_trace, t->name, strlen(t->name), 0);
+}
+
+/* A row of events.parquet, staged (what put_fixed takes from the message). */
+typedef struct evrow {
+	ptrace *t;
+	const ptable *ctb; /* the class's table: its name */
+	int64_t ns;
+	uint32_t stream, cpu;
+	bool has_ts, has_cpu;
+} evrow;
+
+/* Append staged rows to events.parquet (on the compression thread when there is one). */
+static void ev_rows(void *arg, const void *bytes, size_t len)
+{
+	psink *s = arg;
+	const evrow *e = bytes, *end = e + len / sizeof(evrow);
+	for (; e < end && !s->ev_err; e++) {
+		ptable *tb = e->t->events;
+		if (e->has_ts)
+			pq_i64(tb->c_ts, e->ns, 0);
+		else
+			pq_null(tb->c_ts, 0, 0);
+		pq_str_stable(tb->c_name, e->ctb->ename, e->ctb->ename_len, 0);
+		if (e->has_cpu)
+			pq_i64(tb->c_cpu, (int64_t)e->cpu, 0);
+		else
+			pq_null(tb->c_cpu, 0, 0);
+		pq_i64(tb->c_stream, e->stream, 0);
+		if (tb->c_trace)
+			pq_str_stable(tb->c_trace, e->t->name, strlen(e->t->name), 0);
+		pq_row(&tb->f);
+		tb->rows++;
+		int r = tb->f.rows >= s->rg_rows ? pq_flush(&tb->f, false) : 0;
+		if (r) {
+			s->ev_err = r;
+			snprintf(s->ev_msg, sizeof(s->ev_msg), "%s", tio_error_message());
+		}
+	}
+}
+
+/* Hand the staged rows over; wait until every row and page handed over is written. */
+static int ev_sync(psink *s)
+{
+	if (s->stage.len)
+		pq_defer(&s->sh, ev_rows, s, &s->stage);
+	pq_sync(&s->sh);
+	return s->ev_err ? tio_err_set(s->ev_err, "%s", s->ev_msg) : 0;
+}
+
+/* An event's row of events.parquet, staged (written as add_row would). */
+static int add_event(psink *s, ptrace *t, const ptable *ctb, const tio_msg *m, bool has_cpu,
+		     uint64_t cpu)
+{
+	if (TIO_UNLIKELY(tio_buf_reserve(&s->stage, sizeof(evrow))))
+		return TIO_ERR_NOMEM;
+	evrow *e = (evrow *)(s->stage.p + s->stage.len);
+	*e = (evrow){.t = t,
+		     .ctb = ctb,
+		     .ns = m->ns,
+		     .stream = m->stream->index,
+		     .cpu = (uint32_t)cpu,
+		     .has_ts = m->has_ts,
+		     .has_cpu = has_cpu && cpu <= UINT32_MAX};
+	s->stage.len += sizeof(evrow);
+	if (s->stage.len >= (64u << 10))
+		pq_defer(&s->sh, ev_rows, s, &s->stage);
+	return ++s->since_check >= 65536 ? (s->since_check = 0, check_budget(s)) : 0;
 }
 
 /* Append one row to a table, and flush it at the row-group size. */
@@ -1390,7 +1470,7 @@ static int pq_consume(tio_sink *sk, const tio_msg *m)
 	s->last_table = tb;
 	uint64_t cpu = 0;
 	bool has_cpu = msg_cpu(s, m, &cpu);
-	if ((r = add_row(s, t, t->events, tb, m, has_cpu, cpu)) ||
+	if ((r = add_event(s, t, tb, m, has_cpu, cpu)) ||
 	    (r = add_row(s, t, tb, tb, m, has_cpu, cpu))) {
 		s->failed = true;
 		tio_err_push(r, "%s@0x%" PRIx64, m->stream->path ? m->stream->path : "", m->offset);
@@ -1580,6 +1660,10 @@ static int pq_finish(tio_sink *sk)
 	if (!s->ntraces)
 		return tio_err_set(TIO_ERR_USAGE, "%s: nothing to write: no input trace",
 				   s->out ? s->out : "Parquet writer");
+	if ((r = ev_sync(s))) {
+		s->failed = true;
+		return r;
+	}
 	for (size_t k = 0; k < s->ntraces && !r; k++) {
 		ptrace *t = s->traces[k];
 		if (!t->ready && (r = prepare(s, t)))
@@ -1733,6 +1817,7 @@ static int pq_set(tio_sink *sk, const char *key, const char *value)
 static void pq_fini(tio_sink *sk)
 {
 	psink *s = (psink *)sk;
+	pq_sync(&s->sh); /* nothing staged runs after this */
 	if (s->tmpdir) /* not finished: leave nothing behind */
 		tio_rm_tree(s->tmpdir);
 	for (size_t k = 0; k < s->ntraces; k++) {
@@ -1753,6 +1838,8 @@ static void pq_fini(tio_sink *sk)
 	tio_buf_free(&s->scratch);
 	tio_buf_free(&s->text);
 	pq_shared_free(&s->sh);
+	pq_shared_free(&s->evsh);
+	tio_buf_free(&s->stage);
 }
 
 const tio_sink_ops tio_sink_parquet_ops = {

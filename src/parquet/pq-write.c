@@ -208,12 +208,16 @@ typedef struct pq_job {
 	uint32_t nlead, nlevels, nnull;
 	tio_buf body; /* uncompressed page body */
 	tio_buf tail; /* the PageHeader after compressed_page_size (its own stop byte included) */
+	pq_fn fn;     /* JOB_FN: fn(arg, data) */
+	void *arg;
+	tio_buf data;
 } pq_job;
 
 enum {
 	JOB_NONE,    /* nothing (the page was dropped) */
 	JOB_RAW,     /* a PLAIN data page to encode, then compress */
 	JOB_ENCODED, /* a data page encoded by the writer: compress it */
+	JOB_FN,	     /* work handed over by pq_defer */
 };
 
 struct pq_worker {
@@ -222,6 +226,7 @@ struct pq_worker {
 	pthread_cond_t more, done;
 	pq_job q[PQ_SLOTS];
 	uint64_t prod, cons; /* slots filled, slots compressed */
+	unsigned fn_inflight; /* JOB_FN among them (under mu) */
 	bool stop;
 	void *zctx;
 	tio_buf cbuf, hdr;
@@ -247,6 +252,15 @@ static void *worker_main(void *arg)
 		pthread_mutex_unlock(&w->mu);
 		char msg[256];
 		int r = 0;
+		if (j->type == JOB_FN) {
+			j->fn(j->arg, j->data.p, j->data.len);
+			j->type = JOB_NONE;
+			pthread_mutex_lock(&w->mu);
+			w->fn_inflight--;
+			w->cons++;
+			pthread_cond_broadcast(&w->done);
+			continue;
+		}
 		if (j->type == JOB_RAW &&
 		    !encode_page(j->c, false, &j->vals, NULL, &j->defs, &j->reps, j->nlead,
 				 j->nlevels, j->nnull, 0, &j->body, &j->tail)) {
@@ -256,6 +270,7 @@ static void *worker_main(void *arg)
 		if (!r && j->type != JOB_NONE)
 			r = finish_page(j->c, &j->body, &j->tail, 0, w->zctx, &w->cbuf, &w->hdr,
 					msg, sizeof(msg));
+		__atomic_sub_fetch(&j->c->inflight, 1, __ATOMIC_RELEASE);
 		pthread_mutex_lock(&w->mu);
 		if (r && !j->c->file->err) {
 			j->c->file->err = r;
@@ -306,10 +321,21 @@ static void worker_drain(struct pq_worker *w)
 	pthread_mutex_unlock(&w->mu);
 }
 
-/* A free slot to fill (waits while every slot is in flight). */
-static pq_job *worker_slot(struct pq_worker *w)
+/*
+ * A free slot to fill.  When every slot is in flight: NULL when the work
+ * can be done here instead (column c has no page in flight, or for a
+ * JOB_FN, c NULL, no JOB_FN is), so that the writer works rather than
+ * waits and the order of each column's pages (and of the JOB_FNs) stays;
+ * else wait.
+ */
+static pq_job *worker_slot(struct pq_worker *w, const pq_col *c)
 {
 	pthread_mutex_lock(&w->mu);
+	if (w->prod - w->cons >= PQ_SLOTS &&
+	    (c ? !__atomic_load_n(&c->inflight, __ATOMIC_ACQUIRE) : !w->fn_inflight)) {
+		pthread_mutex_unlock(&w->mu);
+		return NULL;
+	}
 	while (w->prod - w->cons >= PQ_SLOTS)
 		pthread_cond_wait(&w->done, &w->mu);
 	pq_job *j = &w->q[w->prod % PQ_SLOTS];
@@ -339,6 +365,7 @@ static void worker_stop(struct pq_worker *w)
 	for (int k = 0; k < PQ_SLOTS; k++) {
 		tio_buf_free(&w->q[k].body);
 		tio_buf_free(&w->q[k].tail);
+		tio_buf_free(&w->q[k].data);
 		free(w->q[k].vals.p);
 		free(w->q[k].defs.p);
 		free(w->q[k].reps.p);
@@ -1342,7 +1369,7 @@ static void page_cut(pq_file *f, pq_col *c)
 	if (dict)
 		c->c_dict_pages++;
 	pq_shared *sh = f->sh;
-	pq_job *j = sh->w ? worker_slot(sh->w) : NULL;
+	pq_job *j = sh->w ? worker_slot(sh->w, c) : NULL;
 	if (j && !c->dict) {
 		buf_swap(&j->vals, &c->vals);
 		buf_swap(&j->defs, &c->defs);
@@ -1362,10 +1389,14 @@ static void page_cut(pq_file *f, pq_col *c)
 			char msg[256];
 			int r = finish_page(c, out, tail, 0, sh->zctx, &sh->cbuf, &sh->hdr, msg,
 					    sizeof(msg));
+			if (sh->w) /* the worker may be setting it too */
+				pthread_mutex_lock(&sh->w->mu);
 			if (r && !f->err) {
 				f->err = r;
 				snprintf(f->errmsg, sizeof(f->errmsg), "%s", msg);
 			}
+			if (sh->w)
+				pthread_mutex_unlock(&sh->w->mu);
 		}
 	}
 	c->vals.len = c->idx.len = c->defs.len = c->reps.len = 0;
@@ -1376,6 +1407,7 @@ static void page_cut(pq_file *f, pq_col *c)
 	c->nlead = c->nlevels = c->nnull = 0;
 	if (j) {
 		j->c = c;
+		__atomic_add_fetch(&c->inflight, 1, __ATOMIC_RELAXED);
 		worker_submit(sh->w);
 	}
 }
@@ -1468,6 +1500,33 @@ static int write_chunk(pq_file *f, FILE *o, pq_col *c, tw *rg)
 
 /* Wait for the pages in flight: the chunks' sizes are then those the inline writer would have. */
 void pq_sync(pq_shared *sh) { worker_drain(sh->w); }
+
+void pq_defer(pq_shared *sh, pq_fn fn, void *arg, tio_buf *data)
+{
+	if (!sh->w) {
+		fn(arg, data->p, data->len);
+		data->len = 0;
+		return;
+	}
+	pq_job *j = worker_slot(sh->w, NULL);
+	if (!j) {
+		fn(arg, data->p, data->len);
+		data->len = 0;
+		return;
+	}
+	tio_buf t = j->data;
+	j->data = *data;
+	*data = t;
+	data->len = 0;
+	j->type = JOB_FN;
+	j->fn = fn;
+	j->arg = arg;
+	j->c = NULL;
+	pthread_mutex_lock(&sh->w->mu);
+	sh->w->fn_inflight++;
+	pthread_mutex_unlock(&sh->w->mu);
+	worker_submit(sh->w);
+}
 
 /* Memory held by the buffered row group (after pq_sync): chunks' and dictionaries' capacities, pages' lengths. */
 size_t pq_buffered(const pq_file *f)

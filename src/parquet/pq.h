@@ -88,6 +88,7 @@ typedef struct pq_stats {
 
 /* One leaf column: its current page, and the pages of the row group's column chunk. */
 typedef struct pq_col {
+	unsigned inflight; /* its pages handed to the worker and not yet in the chunk (atomic) */
 	/* the page being filled */
 	pq_buf vals; /* PLAIN values; BOOLEAN: one byte each; BYTE_ARRAY: 4-byte length + bytes */
 	pq_buf idx;  /* dictionary-encoded page: uint32 entries, one per non-null value */
@@ -183,6 +184,17 @@ int pq_flush(pq_file *f, bool release);
 size_t pq_buffered(const pq_file *f);
 /* Wait until the worker has compressed every page handed to it. */
 void pq_sync(pq_shared *sh);
+
+/*
+ * Work for the compression thread: fn(arg, bytes, len) runs there after
+ * every page and job handed over before (at once here without a worker).
+ * `data` is taken (left empty, with another buffer's memory).  fn must
+ * touch only what no other thread touches until pq_sync: the parquet sink
+ * hands it events.parquet's rows, a file with its own pq_shared (its pages
+ * compressed inline, on that thread).
+ */
+typedef void (*pq_fn)(void *arg, const void *bytes, size_t len);
+void pq_defer(pq_shared *sh, pq_fn fn, void *arg, tio_buf *data);
 /* Flush and write the footer; the file is complete.  `kv` key/value pairs (NULL-terminated list) or
  * NULL. */
 int pq_close(pq_file *f, const char *const *kv);
