@@ -1247,17 +1247,21 @@ static bool delta_packed(tio_buf *out, const pq_buf *vals, bool i32)
 				goto plain;
 			uint8_t *q = (uint8_t *)out->p + out->len;
 			const uint64_t *e = d + 32 * b;
-			if (w <= 56) { /* up to 7 bits left over + 56: fits in 64 */
+			if (!w) {
+				/* nothing: every delta is the minimum */
+			} else if (w <= 56) {
+				/* up to 7 bits left over + 56 fit in 64: the whole word is
+				   stored each time and the bytes completed are kept (the
+				   reserve above leaves room for the 8 bytes past the end) */
 				uint64_t acc = 0;
 				unsigned nb = 0;
 				for (unsigned j = 0; j < 32; j++) {
 					acc |= e[j] << nb;
 					nb += w;
-					while (nb >= 8) {
-						*q++ = (uint8_t)acc;
-						acc >>= 8;
-						nb -= 8;
-					}
+					memcpy(q, &acc, 8);
+					q += nb >> 3;
+					acc = nb >= 64 ? 0 : acc >> (nb & ~7u);
+					nb &= 7;
 				}
 			} else {
 				unsigned __int128 acc = 0;
