@@ -920,6 +920,21 @@ static void double_bound(pq_stats *s, double d)
 		mx = hi_;                                                                          \
 	} while (0)
 
+/*
+ * Integer bounds as functions, each built twice (target_clones: AVX2 where
+ * the CPU has it, where they become vector loops, else the base ISA).
+ */
+#define BOUNDS_FN(NAME, T)                                                                         \
+	__attribute__((target_clones("avx2", "default"))) static void NAME(const char *p, size_t n, \
+									    T *mn, T *mx)          \
+	{                                                                                          \
+		INT_BOUNDS(T, p, n, *mn, *mx);                                                     \
+	}
+BOUNDS_FN(bounds_u32, uint32_t)
+BOUNDS_FN(bounds_i32, int32_t)
+BOUNDS_FN(bounds_u64, uint64_t)
+BOUNDS_FN(bounds_i64, int64_t)
+
 /* The bounds of the page being cut (byte strings point into the page or the dictionary). */
 static void page_stats(pq_col *c, bool dict, const pq_buf *v, const pq_buf *idx, uint32_t nnull,
 		       uint32_t stamp, pq_stats *s)
@@ -944,11 +959,11 @@ static void page_stats(pq_col *c, bool dict, const pq_buf *v, const pq_buf *idx,
 			s->has = true;
 			if (c->unsigned_order) {
 				uint32_t a, b;
-				INT_BOUNDS(uint32_t, v->p, v->len / 4, a, b);
+				bounds_u32(v->p, v->len / 4, &a, &b);
 				s->mn.u = a, s->mx.u = b;
 			} else {
 				int32_t a, b;
-				INT_BOUNDS(int32_t, v->p, v->len / 4, a, b);
+				bounds_i32(v->p, v->len / 4, &a, &b);
 				s->mn.i = a, s->mx.i = b;
 			}
 		}
@@ -957,9 +972,9 @@ static void page_stats(pq_col *c, bool dict, const pq_buf *v, const pq_buf *idx,
 		if (v->len >= 8) {
 			s->has = true;
 			if (c->unsigned_order)
-				INT_BOUNDS(uint64_t, v->p, v->len / 8, s->mn.u, s->mx.u);
+				bounds_u64(v->p, v->len / 8, &s->mn.u, &s->mx.u);
 			else
-				INT_BOUNDS(int64_t, v->p, v->len / 8, s->mn.i, s->mx.i);
+				bounds_i64(v->p, v->len / 8, &s->mn.i, &s->mx.i);
 		}
 		break;
 	case PQ_FLOAT:
@@ -1194,6 +1209,27 @@ static int finish_page(pq_col *c, const tio_buf *body, const tio_buf *tail, int 
  * size and no delta overflows the type (readers that add in 64 bits and
  * those that wrap then agree): false (and `out` as it was) otherwise.
  */
+/*
+ * The m deltas of v[1..m] (each from the value before it), wrapped in 64
+ * bits, into d; their bounds; *of negative when one overflowed.  Built
+ * twice like the bounds (AVX2 vector loops where the CPU has it).
+ */
+__attribute__((target_clones("avx2", "default"))) static void
+deltas(const int64_t *v, size_t m, uint64_t *d, int64_t *mn, int64_t *mx, int64_t *of)
+{
+	int64_t lo = INT64_MAX, hi = INT64_MIN, o = 0;
+	for (size_t j = 0; j < m; j++) {
+		int64_t x = (int64_t)((uint64_t)v[j + 1] - (uint64_t)v[j]);
+		o |= (v[j + 1] ^ v[j]) & (v[j + 1] ^ x);
+		d[j] = (uint64_t)x;
+		lo = x < lo ? x : lo;
+		hi = x > hi ? x : hi;
+	}
+	*mn = lo;
+	*mx = hi;
+	*of = o;
+}
+
 static bool delta_packed(tio_buf *out, const pq_buf *vals, bool i32)
 {
 	size_t n = vals->len / (i32 ? 4 : 8), at = out->len;
@@ -1202,28 +1238,21 @@ static bool delta_packed(tio_buf *out, const pq_buf *vals, bool i32)
 	varint(out, 4);
 	varint(out, n);
 	varint(out, zigzag(prev));
-	int64_t v[128];
+	int64_t v[129]; /* v[0]: the value before the block */
 	uint64_t d[128];
 	for (size_t k = 1; k < n; k += 128) {
 		size_t m = n - k < 128 ? n - k : 128;
+		v[0] = prev;
 		if (i32) {
 			for (size_t j = 0; j < m; j++)
-				v[j] = (int32_t)tio_le32(vals->p + 4 * (k + j));
+				v[j + 1] = (int32_t)tio_le32(vals->p + 4 * (k + j));
 		} else {
 			for (size_t j = 0; j < m; j++)
-				v[j] = (int64_t)tio_le64(vals->p + 8 * (k + j));
+				v[j + 1] = (int64_t)tio_le64(vals->p + 8 * (k + j));
 		}
-		/* deltas wrapped in 64 bits; `of` negative when one overflowed */
-		int64_t mn = INT64_MAX, mx = INT64_MIN, of = 0;
-		for (size_t j = 0; j < m; j++) {
-			int64_t p0 = j ? v[j - 1] : prev;
-			int64_t x = (int64_t)((uint64_t)v[j] - (uint64_t)p0);
-			of |= (v[j] ^ p0) & (v[j] ^ x);
-			d[j] = (uint64_t)x;
-			mn = x < mn ? x : mn;
-			mx = x > mx ? x : mx;
-		}
-		prev = v[m - 1];
+		int64_t mn, mx, of;
+		deltas(v, m, d, &mn, &mx, &of);
+		prev = v[m];
 		int64_t span;
 		if (of < 0 || (i32 && (mn < INT32_MIN || mx > INT32_MAX)) ||
 		    __builtin_sub_overflow(mx, mn, &span))
