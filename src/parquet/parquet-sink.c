@@ -1111,13 +1111,23 @@ static int prepare(psink *s, ptrace *t)
 	return 0;
 }
 
+/*
+ * The first slot of an event class in a hash of `cap` slots: the product's
+ * high bits (its low bits repeat those of the pointer, which classes
+ * allocated in an array share: long probe chains).
+ */
+static size_t class_slot(const tio_event_class *ec, size_t cap)
+{
+	uint64_t h = (uint64_t)((uintptr_t)ec >> 4) * 0x9E3779B97F4A7C15ull;
+	return (size_t)(h >> 32) & (cap - 1);
+}
+
 /* The table of an event class, NULL before its first event. */
 static ptable *lookup(ptrace *t, const tio_event_class *ec)
 {
 	if (!t->hcap)
 		return NULL;
-	size_t h = ((uintptr_t)ec >> 4) * 0x9E3779B97F4A7C15ull;
-	for (size_t k = h & (t->hcap - 1);; k = (k + 1) & (t->hcap - 1)) {
+	for (size_t k = class_slot(ec, t->hcap);; k = (k + 1) & (t->hcap - 1)) {
 		if (!t->hash[k])
 			return NULL;
 		if (t->hash[k]->ec == ec)
@@ -1140,16 +1150,14 @@ static int insert(ptrace *t, ptable *tb)
 		t->hash = nh;
 		t->hcap = nc;
 		for (size_t j = 0; j < t->ntables; j++) {
-			size_t h = ((uintptr_t)t->tables[j]->ec >> 4) * 0x9E3779B97F4A7C15ull;
-			size_t k = h & (nc - 1);
+			size_t k = class_slot(t->tables[j]->ec, nc);
 			while (nh[k])
 				k = (k + 1) & (nc - 1);
 			nh[k] = t->tables[j];
 		}
 		return 0;
 	}
-	size_t h = ((uintptr_t)tb->ec >> 4) * 0x9E3779B97F4A7C15ull;
-	size_t k = h & (t->hcap - 1);
+	size_t k = class_slot(tb->ec, t->hcap);
 	while (t->hash[k])
 		k = (k + 1) & (t->hcap - 1);
 	t->hash[k] = tb;
