@@ -116,8 +116,12 @@ int cli_filter_build(const cli_filter_opts *o, tio_trace **traces, size_t n, boo
  * the events a filter drops (the trace-cmd style: tio_sink_filtered).
  */
 void cli_filter_classes(cli_filter *cf, tio_mux *mux);
-/* 1: keep m, 0: drop it, < 0: error.  cf may be NULL. */
-int cli_filter_keep(cli_filter *cf, const tio_msg *m);
+int cli_filter_match(cli_filter *cf, const tio_msg *m);
+/* 1: keep m, 0: drop it, < 0: error.  cf may be NULL.  In line: called per message. */
+static inline int cli_filter_keep(cli_filter *cf, const tio_msg *m)
+{
+	return cf && (cf->cpus || cf->f) ? cli_filter_match(cf, m) : 1;
+}
 void cli_filter_free(cli_filter *cf);
 
 /*

@@ -285,10 +285,9 @@ void cli_filter_classes(cli_filter *cf, tio_mux *mux)
 		tio_mux_set_event_classes(mux, wants, cf->f);
 }
 
-int cli_filter_keep(cli_filter *cf, const tio_msg *m)
+/* cli_filter_keep when there is something to apply. */
+int cli_filter_match(cli_filter *cf, const tio_msg *m)
 {
-	if (!cf)
-		return 1;
 	if (cf->cpus && tio_msg_kind(m) == TIO_MSG_KIND_EVENT) {
 		uint64_t cpu;
 		if (!tio_msg_cpu(m, &cpu) || cpu >= cf->ncpus || !cf->cpus[cpu])
