@@ -255,11 +255,19 @@ static void plan_finish(td_plan *p)
 {
 	p->nvals = 1;
 	p->min_size = 0;
+	p->all_int = true;
+	p->load_end = 0;
 	for (uint32_t i = 0; i < p->n; i++) {
-		p->nvals += 1 + (p->f[i].kind == TD_ARRAY ? p->f[i].count : 0);
-		uint32_t end = p->f[i].offset + p->f[i].size;
+		const td_field *fl = &p->f[i];
+		p->nvals += 1 + (fl->kind == TD_ARRAY ? fl->count : 0);
+		uint32_t end = fl->offset + fl->size;
 		if (end > p->min_size)
 			p->min_size = end;
+		p->all_int &= fl->kind == TD_INT &&
+			      (fl->size == 1 || fl->size == 2 || fl->size == 4 || fl->size == 8) &&
+			      fl->offset <= UINT32_MAX - 8;
+		if (fl->offset + 8 > p->load_end)
+			p->load_end = fl->offset + 8;
 	}
 }
 
@@ -510,6 +518,8 @@ tio_event_class *td_ec_copy(const tio_event_class *src)
 	plan->n = sp->n;
 	plan->nvals = sp->nvals;
 	plan->min_size = sp->min_size;
+	plan->all_int = sp->all_int;
+	plan->load_end = sp->load_end;
 	for (uint32_t i = 0; i < sp->n; i++)
 		plan->f[i].fc = ec->payload->st.members[i].fc;
 	return ec;

@@ -35,6 +35,10 @@ typedef struct td_plan {
 	uint32_t n;
 	uint32_t nvals; /* values when every array is static (dynamic ones add none) */
 	uint32_t min_size; /* bytes the fixed part needs */
+	/* every field a 1/2/4/8-byte integer: decoded with 8-byte loads when the
+	   record's buffer has load_end readable bytes (decode's fast path) */
+	bool all_int;
+	uint32_t load_end;
 } td_plan;
 
 /* One ring-buffer data span of one CPU of one buffer instance. */
