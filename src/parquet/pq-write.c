@@ -921,15 +921,42 @@ static void double_bound(pq_stats *s, double d)
 	} while (0)
 
 /*
- * Integer bounds as functions, each built twice (target_clones: AVX2 where
- * the CPU has it, where they become vector loops, else the base ISA).
+ * Loops over a page's integers built twice: for the base ISA and for AVX2
+ * (64-bit compares: vector loops), the second used when the CPU has it.
+ * Chosen here at each call, not by an ifunc (target_clones): ifunc
+ * resolvers run before sanitizers' runtimes start (ThreadSanitizer builds
+ * crash at load).
  */
-#define BOUNDS_FN(NAME, T)                                                                         \
-	__attribute__((target_clones("avx2", "default"))) static void NAME(const char *p, size_t n, \
-									    T *mn, T *mx)          \
-	{                                                                                          \
-		INT_BOUNDS(T, p, n, *mn, *mx);                                                     \
+#if defined(__x86_64__) && defined(__GNUC__)
+#define PQ_AVX2 1
+static bool cpu_avx2(void)
+{
+	static int known; /* 0: not asked yet, 1: no, 2: yes */
+	int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
+	if (!k) {
+		k = __builtin_cpu_supports("avx2") ? 2 : 1;
+		__atomic_store_n(&known, k, __ATOMIC_RELAXED);
 	}
+	return k == 2;
+}
+#define TWICE(NAME, PARAMS, ARGS, ...)                                                             \
+	static void NAME##_base PARAMS __VA_ARGS__                                                  \
+	__attribute__((target("avx2"))) static void NAME##_avx2 PARAMS __VA_ARGS__                 \
+	static void NAME PARAMS                                                                     \
+	{                                                                                          \
+		if (cpu_avx2())                                                                    \
+			NAME##_avx2 ARGS;                                                          \
+		else                                                                               \
+			NAME##_base ARGS;                                                          \
+	}
+#else
+#define TWICE(NAME, PARAMS, ARGS, ...) static void NAME PARAMS __VA_ARGS__
+#endif
+
+/* Integer bounds of n values of type T at p. */
+#define BOUNDS_FN(NAME, T)                                                                         \
+	TWICE(NAME, (const char *p, size_t n, T *mn, T *mx), (p, n, mn, mx),                       \
+	      { INT_BOUNDS(T, p, n, *mn, *mx); })
 BOUNDS_FN(bounds_u32, uint32_t)
 BOUNDS_FN(bounds_i32, int32_t)
 BOUNDS_FN(bounds_u64, uint64_t)
@@ -1212,23 +1239,23 @@ static int finish_page(pq_col *c, const tio_buf *body, const tio_buf *tail, int 
 /*
  * The m deltas of v[1..m] (each from the value before it), wrapped in 64
  * bits, into d; their bounds; *of negative when one overflowed.  Built
- * twice like the bounds (AVX2 vector loops where the CPU has it).
+ * twice like the bounds.
  */
-__attribute__((target_clones("avx2", "default"))) static void
-deltas(const int64_t *v, size_t m, uint64_t *d, int64_t *mn, int64_t *mx, int64_t *of)
-{
-	int64_t lo = INT64_MAX, hi = INT64_MIN, o = 0;
-	for (size_t j = 0; j < m; j++) {
-		int64_t x = (int64_t)((uint64_t)v[j + 1] - (uint64_t)v[j]);
-		o |= (v[j + 1] ^ v[j]) & (v[j + 1] ^ x);
-		d[j] = (uint64_t)x;
-		lo = x < lo ? x : lo;
-		hi = x > hi ? x : hi;
-	}
-	*mn = lo;
-	*mx = hi;
-	*of = o;
-}
+TWICE(deltas,
+      (const int64_t *v, size_t m, uint64_t *d, int64_t *mn, int64_t *mx, int64_t *of),
+      (v, m, d, mn, mx, of), {
+	      int64_t lo = INT64_MAX, hi = INT64_MIN, o = 0;
+	      for (size_t j = 0; j < m; j++) {
+		      int64_t x = (int64_t)((uint64_t)v[j + 1] - (uint64_t)v[j]);
+		      o |= (v[j + 1] ^ v[j]) & (v[j + 1] ^ x);
+		      d[j] = (uint64_t)x;
+		      lo = x < lo ? x : lo;
+		      hi = x > hi ? x : hi;
+	      }
+	      *mn = lo;
+	      *mx = hi;
+	      *of = o;
+      })
 
 static bool delta_packed(tio_buf *out, const pq_buf *vals, bool i32)
 {
