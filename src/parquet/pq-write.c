@@ -923,12 +923,12 @@ static void double_bound(pq_stats *s, double d)
 /*
  * Loops over a page's integers built twice: for the base ISA and for AVX2
  * (64-bit compares: vector loops), the second used when the CPU has it.
- * Chosen here at each call, not by an ifunc (target_clones): ifunc
- * resolvers run before sanitizers' runtimes start (ThreadSanitizer builds
- * crash at load).
+ * Chosen here at each call, not by an ifunc (target_clones): an ifunc
+ * resolver runs while the program is loaded, before the runtimes of
+ * -fprofile-generate and of ThreadSanitizer start, and crashes there (the
+ * PGO training run of make build, tests/install/test-pgo.sh).
  */
 #if defined(__x86_64__) && defined(__GNUC__)
-#define PQ_AVX2 1
 static bool cpu_avx2(void)
 {
 	static int known; /* 0: not asked yet, 1: no, 2: yes */
