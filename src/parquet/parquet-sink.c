@@ -1307,10 +1307,15 @@ static int ev_sync(psink *s)
 	return s->ev_err ? tio_err_set(s->ev_err, "%s", s->ev_msg) : 0;
 }
 
+static int add_row(psink *s, ptrace *t, ptable *tb, const ptable *ctb, const tio_msg *m,
+		   bool has_cpu, uint64_t cpu);
+
 /* An event's row of events.parquet, staged (written as add_row would). */
 static int add_event(psink *s, ptrace *t, const ptable *ctb, const tio_msg *m, bool has_cpu,
 		     uint64_t cpu)
 {
+	if (!s->sh.threads) /* no worker to hand them to: appended here, as they come */
+		return add_row(s, t, t->events, ctb, m, has_cpu, cpu);
 	if (TIO_UNLIKELY(tio_buf_reserve(&s->stage, sizeof(evrow))))
 		return TIO_ERR_NOMEM;
 	evrow *e = (evrow *)(s->stage.p + s->stage.len);
