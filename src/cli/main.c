@@ -46,8 +46,9 @@ static void usage(FILE *f)
 		"streams; the output is the same; print -o dummy, info --count and check\n"
 		"use one unless TIO_THREADS is set: measured faster so on 2 CPUs);\n"
 		"TIO_PQ_THREADS=0 makes convert --to\n"
-		"parquet compress its pages on the decoding thread instead of a worker\n"
-		"(used when there are 2 CPUs or more; the same bytes)\n",
+		"parquet compress its pages and write events.parquet on the decoding\n"
+		"thread instead of a worker (used when there are 2 CPUs or more; the\n"
+		"same bytes)\n",
 		TRACEIO_VERSION, cli_format_list());
 }
 
