@@ -8,7 +8,6 @@
 #include <stdlib.h>
 
 static int emit(plan *p, const tio_fc *fc, const char *name, uint32_t parent, uint32_t *nslots);
-static int32_t cur_def_clock; /* set by plan_compile for emit_int */
 
 static int add(plan *p, uint32_t *idx)
 {
@@ -93,7 +92,7 @@ oom:
 	return TIO_ERR_NOMEM;
 }
 
-static int emit_int(plan_ins *in, const tio_fc *fc)
+static int emit_int(plan_ins *in, const tio_fc *fc, int32_t def_clock)
 {
 	uint32_t size = fc->i.size;
 	bool be = fc->i.byte_order == TIO_BE;
@@ -103,7 +102,7 @@ static int emit_int(plan_ins *in, const tio_fc *fc)
 		in->flags |= PF_SIGNED;
 	if (be)
 		in->flags |= PF_BE;
-	if (fc->i.clock >= 0 && fc->i.clock == cur_def_clock)
+	if (fc->i.clock >= 0 && fc->i.clock == def_clock)
 		in->flags |= PF_CLOCK;
 	if (fc->role)
 		in->flags |= PF_ROLE;
@@ -166,7 +165,7 @@ static int emit(plan *p, const tio_fc *fc, const char *name, uint32_t parent, ui
 	case TIO_FC_ENUM:
 	case TIO_FC_BOOL:
 	case TIO_FC_BITMAP:
-		r = emit_int(in, fc);
+		r = emit_int(in, fc, p->def_clock);
 		if (r)
 			return tio_err_push(r, "%s: field '%s'", p->scope, name ? name : "");
 		break;
@@ -570,7 +569,7 @@ static int linearize(plan *p)
 int plan_compile(plan *p, const tio_fc *fc, const char *scope, int32_t def_clock, uint32_t *nslots)
 {
 	memset(p, 0, sizeof(*p));
-	cur_def_clock = def_clock;
+	p->def_clock = def_clock;
 	p->scope = scope;
 	if (!fc)
 		return 0;

@@ -138,6 +138,7 @@ typedef struct plan {
 	uint32_t lin_vals; /* values the in-line ops make (calls not counted; every option counted) */
 	uint32_t *lin_opt; /* LK_VAR: op index of each option's first op, by option number */
 	uint32_t nlin_opt;
+	int32_t def_clock; /* the stream class's default clock (integers mapped to it update it) */
 } plan;
 
 /*
