@@ -97,6 +97,25 @@ int tio_mux_next(tio_mux *m, const tio_msg **msg);
  */
 void tio_mux_set_threads(tio_mux *m, unsigned n);
 
+/*
+ * Reading traces in parts, one per thread: before the first tio_mux_next,
+ * make this mux read part `k` (0 to n - 1) of `n`.  Each part is read by
+ * its own mux over its own open of the same traces (same paths, opened the
+ * same way, on any thread).  Every part cuts each stream at the same
+ * n - 1 times, chosen from the packet indexes so that the parts hold about
+ * as many bytes, and a stream is cut between packets only: together the
+ * parts return every message exactly once, each as a whole read returns
+ * it.  Within a part, messages come in time order; across parts they do
+ * not (a packet that spans a cut stays whole in its part), so this is for
+ * consumers whose result does not depend on that order: counts, sums,
+ * checks of each value.  A stream that cannot be cut (no packet index,
+ * damaged packet headers, compressed trace.dat) is read whole by part 0.
+ * A part decodes on its caller's thread.  Not with a begin bound or
+ * tio_mux_seek (the first tio_mux_next fails with TIO_ERR_USAGE).
+ * Returns 0, or TIO_ERR_USAGE when k >= n.
+ */
+int tio_mux_set_part(tio_mux *m, unsigned k, unsigned n);
+
 /* Number of errors seen (and skipped) so far. */
 uint64_t tio_mux_errors(const tio_mux *m);
 

@@ -173,6 +173,10 @@ typedef struct ctf_stream {
 	int8_t pk_state; /* 0: not built; 1: every packet located and timed (seekable); -1: not */
 	int64_t pk_begin_ns, pk_end_ns; /* the first packet's beginning, the latest end */
 	uint64_t pk_event_bits; /* bits of event records in every packet */
+	/* a part of the stream (ctf_part_keep): the stream ends at this packet */
+	bool has_stop;
+	uint32_t stop_file;
+	uint64_t stop_off;
 } ctf_stream;
 
 /* ---------------------------------------------------------------- decoding */
@@ -1637,6 +1641,11 @@ static int ctf_next_(ctf_stream *s, const tio_msg **out)
 				skip_file(s);
 				continue;
 			}
+			if (TIO_UNLIKELY(s->has_stop) &&
+			    (s->cur > s->stop_file || (s->cur == s->stop_file && s->pkt_off >= s->stop_off))) {
+				s->state = ST_DONE; /* the next part's first packet */
+				return 0;
+			}
 			int r = begin_packet(s);
 			if (r > 0) { /* a copy of the previous packet (merged traces): skip it */
 				next_packet(s);
@@ -1858,8 +1867,16 @@ static void build_packets(ctf_stream *s)
 		}
 		if (ok)
 			cross_check_idx(s, fi, first, s->npk - first);
-		if (fi != s->cur || s->state == ST_DONE)
+		/* the headers' pages given back (with large folios, a header read
+		   maps much more than its page), but for the packet being decoded */
+		if (fi != s->cur || s->state != ST_IN_PACKET) {
 			tio_map_drop(&f->map, 0, f->map.size);
+		} else {
+			uint64_t at = s->pkt_off, len = s->pkt_bits / 8;
+			tio_map_drop(&f->map, 0, at);
+			if (at + len < f->map.size)
+				tio_map_drop(&f->map, at + len, f->map.size - at - len);
+		}
 	}
 	if (ok)
 		s->pk_state = 1;
@@ -1981,6 +1998,57 @@ static int ctf_seek(tio_stream *base, int64_t ns)
 	return 0;
 }
 
+/* The packets that begin before `ns`: a count (tio_stream_ops.part_bytes). */
+static uint32_t pk_cut(const ctf_stream *s, int64_t ns)
+{
+	if (ns == INT64_MAX)
+		return s->npk;
+	uint32_t lo = 0, hi = s->npk;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (s->pk[mid].begin_ns < ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* tio_stream_ops.part_bytes: the bytes of the packets before pk_cut(ns). */
+static uint64_t ctf_part_bytes(tio_stream *base, int64_t ns)
+{
+	ctf_stream *s = (ctf_stream *)base;
+	if (!s->pk_state)
+		build_packets(s);
+	if (s->pk_state <= 0)
+		return UINT64_MAX;
+	uint64_t bytes = 0;
+	for (uint32_t k = 0, n = pk_cut(s, ns); k < n; k++)
+		bytes += s->pk[k].sig[2] / 8;
+	return bytes;
+}
+
+/* tio_stream_ops.part_keep: packets [pk_cut(lo), pk_cut(hi)) only. */
+static int ctf_part_keep(tio_stream *base, int64_t lo, int64_t hi)
+{
+	ctf_stream *s = (ctf_stream *)base;
+	if (!s->pk_state)
+		build_packets(s);
+	if (s->pk_state <= 0)
+		return tio_err_set(TIO_ERR_UNSUPPORTED, "%s: this stream has no packet index to cut it in parts",
+				   s->base.name ? s->base.name : "stream");
+	uint32_t a = pk_cut(s, lo), b = pk_cut(s, hi);
+	goto_packet(s, a);
+	s->has_stop = b < s->npk && b > a;
+	if (b <= a)
+		s->cur = s->nfiles; /* nothing: next() ends */
+	if (s->has_stop) {
+		s->stop_file = s->pk[b].file;
+		s->stop_off = s->pk[b].off;
+	}
+	return 0;
+}
+
 /*
  * Events in the first packets that have some (up to 8, until 10000
  * events), decoded by a copy of the stream that shares its files: *bits,
@@ -2011,7 +2079,9 @@ static uint64_t sample_events(ctf_stream *s, uint64_t *bits)
 		uint64_t from = c.d.pos, got = 0;
 		while (c.d.pos < c.content_bits && !decode_event(&c))
 			got++;
-		if (c.cur != s->cur || s->state == ST_DONE)
+		/* file-backed pages: a read of them later maps them again (the
+		   packet the stream is in is left alone, it is being decoded) */
+		if (c.cur != s->cur || c.pkt_off != s->pkt_off || s->state != ST_IN_PACKET)
 			tio_map_drop(&s->files[c.cur].map, c.pkt_off, s->pk[k].sig[2] / 8);
 		if (!got)
 			continue;
@@ -2054,7 +2124,8 @@ static int ctf_index(tio_stream *base, tio_stream_index *out)
 }
 
 static const tio_stream_ops ctf_stream_ops = {.next = ctf_next, .free = ctf_stream_free, .seek = ctf_seek,
-					     .index = ctf_index, .mt_cut = ctf_mt_cut};
+					     .index = ctf_index, .mt_cut = ctf_mt_cut,
+					     .part_bytes = ctf_part_bytes, .part_keep = ctf_part_keep};
 
 /* ---------------------------------------------------------------- opening */
 

@@ -75,6 +75,8 @@ typedef struct td_stream {
 	uint32_t type_off, type_size;
 	bool done;
 	uint64_t missing; /* bytes of this CPU's data past the end of the file */
+	bool has_stop;	  /* a part of the data (td_part_keep): no page from stop_pos on */
+	uint64_t stop_pos;
 	uint64_t released; /* pages before this offset in data were given back to the kernel */
 	tio_event_class *ec_cache[256]; /* by id % 256: most records hit */
 	/* compressed: the first chunk and their number (td_seek), and where each begins (built on first use) */
@@ -228,8 +230,8 @@ static int next_page(td_stream *s)
 	const td_file *f = s->f;
 	uint32_t ps = s->b->page_size;
 	for (;;) {
-		if (s->pos + ps > s->dsize) {
-			if (!s->compressed)
+		if (s->pos + ps > s->dsize || TIO_UNLIKELY(s->has_stop && s->pos >= s->stop_pos)) {
+			if (!s->compressed || s->has_stop)
 				return 0;
 			int r = next_chunk(s);
 			if (r <= 0)
@@ -484,7 +486,7 @@ static int td_next_(tio_stream *st, const tio_msg **out)
 			int r = next_page(s);
 			if (r == 0) {
 				s->done = true;
-				if (s->missing)
+				if (s->missing && !s->has_stop)
 					return page_error(s, s->f->map.size,
 							  "file truncated: the CPU's data misses its last bytes");
 				return 0;
@@ -818,6 +820,53 @@ static int td_seek(tio_stream *st, int64_t ns)
 	return 0;
 }
 
+/* The pages of the CPU's data that begin before `ns` (tio_stream_ops.part_bytes): a count. */
+static uint64_t td_cut(const td_stream *s, int64_t ns)
+{
+	uint32_t ps = s->b->page_size;
+	if (ns == INT64_MAX)
+		return (s->dsize + ps - 1) / ps;
+	int64_t off = s->f->ts_offset;
+	if (ns == INT64_MIN || (off > 0 && ns < INT64_MIN + off) || (off < 0 && ns > INT64_MAX + off) ||
+	    ns - off <= 0)
+		return 0;
+	uint64_t ts = (uint64_t)(ns - off), lo = 0, hi = s->dsize / ps, at;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (page_key(s, s->data, s->dsize, mid, &at) < ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* tio_stream_ops.part_bytes: not for compressed data (its chunks would need inflating to be cut). */
+static uint64_t td_part_bytes(tio_stream *st, int64_t ns)
+{
+	td_stream *s = (td_stream *)st;
+	if (s->compressed)
+		return UINT64_MAX;
+	uint64_t b = td_cut(s, ns) * s->b->page_size;
+	return b < s->dsize ? b : s->dsize;
+}
+
+/* tio_stream_ops.part_keep: pages [td_cut(lo), td_cut(hi)) only. */
+static int td_part_keep(tio_stream *st, int64_t lo, int64_t hi)
+{
+	td_stream *s = (td_stream *)st;
+	if (s->compressed)
+		return tio_err_set(TIO_ERR_UNSUPPORTED, "%s: compressed data cannot be cut in parts",
+				   s->base.name ? s->base.name : "stream");
+	uint64_t a = td_cut(s, lo), b = td_cut(s, hi);
+	td_rewind(s);
+	s->pos = a * s->b->page_size;
+	s->released = s->pos;
+	s->has_stop = hi != INT64_MAX;
+	s->stop_pos = (b > a ? b : a) * s->b->page_size;
+	return 0;
+}
+
 /*
  * A copy of the stream reading the same data from page `pos` of `data`
  * (compressed: from chunk `c`), for td_index; it shares no buffer with the
@@ -842,6 +891,7 @@ static void td_scan_init(const td_stream *s, td_stream *c)
 	td_rewind(c);
 	c->first_chunk = s->first_chunk;
 	c->released = UINT64_MAX / 2; /* drops nothing */
+	c->has_stop = false;
 }
 
 /* Read c's events until `max` were read or its data ends: count, first and last times, bytes of their pages. */
@@ -957,6 +1007,8 @@ static const tio_stream_ops td_stream_ops = {
 	.free = td_stream_free,
 	.seek = td_seek,
 	.index = td_index,
+	.part_bytes = td_part_bytes,
+	.part_keep = td_part_keep,
 	.skip_filter = td_skip_filter,
 	.mt_cut = td_mt_cut,
 };

@@ -416,6 +416,21 @@ typedef struct tio_stream_ops {
 	 * `slot` TIO_MT_SLOTS: back to overwriting the values message after message.
 	 */
 	void (*mt_cut)(tio_stream *s, unsigned slot);
+	/*
+	 * Optional, for reading a stream in parts on several threads, each
+	 * part by its own open of the trace (tio_mux_set_part).  Both see the
+	 * stream's packets (CTF packets, trace.dat pages) through its index:
+	 * cut(ns) is the number of leading packets that begin before `ns` (a
+	 * binary search, so that it never decreases as `ns` grows, whatever
+	 * the data; 0 for INT64_MIN, every packet for INT64_MAX).
+	 * part_bytes: the bytes of the packets before cut(ns), or UINT64_MAX
+	 * when the stream cannot be cut (no index, damage).  part_keep, before
+	 * the first next(): read only packets [cut(lo), cut(hi)), with what
+	 * next() carries from packet to packet set as reading up to there
+	 * would have set it; 0 or a negative status.
+	 */
+	uint64_t (*part_bytes)(tio_stream *s, int64_t ns);
+	int (*part_keep)(tio_stream *s, int64_t lo, int64_t hi);
 } tio_stream_ops;
 
 /* Value arrays a reader keeps for tio_stream_ops.mt_cut. */

@@ -45,6 +45,9 @@ struct tio_mux {
 	unsigned threads; /* tio_mux_set_threads (0: TIO_THREADS, else the CPUs) */
 	bool mt_decided;
 	tio_pipe *pipe;
+	/* tio_mux_set_part: this mux reads part `part` of `nparts` (applied by the first tio_mux_next) */
+	unsigned part, nparts;
+	bool parted;
 };
 
 static int kind_rank(tio_msg_type t)
@@ -275,16 +278,107 @@ static inline __attribute__((always_inline)) int place_top(tio_mux *m, tio_strea
 	return r;
 }
 
+/* The bytes before time `ns` of the streams that can be cut (whole[i] != UINT64_MAX). */
+static uint64_t part_weight(const tio_mux *m, const uint64_t *whole, int64_t ns)
+{
+	uint64_t w = 0;
+	for (size_t i = 0; i < m->nall; i++)
+		if (whole[i] != UINT64_MAX)
+			w += m->all[i]->ops->part_bytes(m->all[i], ns);
+	return w;
+}
+
+/* The earliest time before which the streams that can be cut hold `target` bytes or more. */
+static int64_t part_time(const tio_mux *m, const uint64_t *whole, uint64_t target)
+{
+	uint64_t lo = 0, hi = UINT64_MAX; /* ns + 2^63, so that the search needs no signed overflow */
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (part_weight(m, whole, (int64_t)(mid ^ (1ull << 63))) >= target)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return (int64_t)(lo ^ (1ull << 63));
+}
+
+/*
+ * tio_mux_set_part, at the first message: the cut times (the same in
+ * every part: they depend on the indexes only), then each stream kept to
+ * its packets between this part's two; a stream that cannot be cut stays
+ * whole in part 0 and is left out of the others.
+ */
+static int apply_part(tio_mux *m)
+{
+	m->parted = true;
+	if (m->has_begin || m->begin_tod || m->seeked) {
+		m->npending = 0; /* nothing is read: no part would be what was asked */
+		return tio_err_set(TIO_ERR_USAGE, "tio_mux_set_part: not with a begin bound or a seek");
+	}
+	uint64_t *whole = tio_calloc(m->nall ? m->nall : 1, sizeof(uint64_t));
+	if (!whole) {
+		m->npending = 0;
+		return TIO_ERR_NOMEM;
+	}
+	uint64_t total = 0;
+	for (size_t i = 0; i < m->nall; i++) {
+		const tio_stream_ops *o = m->all[i]->ops;
+		whole[i] = o->part_bytes && o->part_keep ? o->part_bytes(m->all[i], INT64_MAX) : UINT64_MAX;
+		if (whole[i] != UINT64_MAX)
+			total += whole[i];
+	}
+	unsigned k = m->part, n = m->nparts;
+	/* part j begins where the streams have j/n of their bytes before */
+	uint64_t a = total / n * k + total % n * k / n, b = total / n * (k + 1) + total % n * (k + 1) / n;
+	int64_t lo = k ? part_time(m, whole, a) : INT64_MIN;
+	int64_t hi = k + 1 < n ? part_time(m, whole, b) : INT64_MAX;
+	int ret = 0;
+	size_t keep = 0;
+	for (size_t i = 0; i < m->nall; i++) {
+		tio_stream *s = m->all[i];
+		if (whole[i] == UINT64_MAX) {
+			if (k == 0)
+				m->all[keep++] = s;
+			continue;
+		}
+		int r = s->ops->part_keep(s, lo, hi);
+		if (r && !ret)
+			ret = r;
+		m->all[keep++] = s;
+	}
+	free(whole);
+	m->nall = keep;
+	m->npending = 0;
+	for (size_t i = 0; !ret && i < m->nall; i++) /* after an error, nothing is read */
+		m->pending[m->npending++] = m->all[i];
+	return ret;
+}
+
+int tio_mux_set_part(tio_mux *m, unsigned k, unsigned n)
+{
+	if (k >= n)
+		return tio_err_set(TIO_ERR_USAGE, "tio_mux_set_part: part %u of %u", k, n);
+	m->part = k;
+	m->nparts = n;
+	return 0;
+}
+
 /* Everything but the fast path of tio_mux_next; `msg`/`r`: what the root's
    stream returned there when `fetched`. */
 static __attribute__((noinline)) int mux_next_slow(tio_mux *m, const tio_msg **out, bool fetched, int fr,
 						   const tio_msg *msg)
 {
+	if (m->nparts > 1 && !m->parted) {
+		int r = apply_part(m);
+		if (r)
+			return r;
+	}
 	if (!m->mt_decided) {
 		/* workers read the streams ahead, unless a skip hook must see what
-		   comes before the begin bound (its class answers come from the readers) */
+		   comes before the begin bound (its class answers come from the readers),
+		   or this is one part of several (tio_mux_set_part: a thread each) */
 		m->mt_decided = true;
-		if (!m->skip_fn) {
+		if (!m->skip_fn && m->nparts <= 1) {
 			int r = mt_pipe_new(m->all, m->nall, m->threads, &m->pipe);
 			if (r)
 				return r;

@@ -1,0 +1,132 @@
+/*
+ * `print -o dummy` on every core.  What it prints does not depend on the
+ * order of the messages, so each thread opens the inputs again and reads
+ * one part of them (tio_mux_set_part: every stream cut between packets at
+ * the same times in every part) through its own merge and its own dummy
+ * sink.  When a part meets an error, the caller reads everything again on
+ * one thread as before, so that the errors printed and the exit status are
+ * those of a whole read.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+typedef struct part {
+	char **inputs;
+	size_t ninputs;
+	const char *format;
+	const cli_reader_opts *ropts;
+	unsigned k, n;
+	bool ok; /* read to the end without an error */
+	pthread_t th;
+} part;
+
+/* cli_open_inputs and cli_apply_reader_opts without a word on stderr (the caller's open said it). */
+static int open_quiet(const part *p, tio_trace ***out, size_t *nout)
+{
+	tio_trace **all = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < p->ninputs; i++) {
+		tio_trace **v;
+		size_t k;
+		if (tio_trace_open_all(p->inputs[i], p->format, &v, &k))
+			goto fail;
+		tio_trace **nall = realloc(all, (n + k) * sizeof(*all));
+		if (!nall) {
+			cli_free_traces(v, k);
+			goto fail;
+		}
+		all = nall;
+		memcpy(all + n, v, k * sizeof(*v));
+		n += k;
+		free(v);
+	}
+	if (tio_traces_merge(all, &n))
+		goto fail;
+	for (size_t i = 0; i < n; i++)
+		if ((p->ropts->clock_exact && tio_trace_set(all[i], "clock-exact", "1")) ||
+		    (p->ropts->ltt_tsc && !strcmp(tio_trace_format(all[i]), "lttng0") &&
+		     tio_trace_set(all[i], "ltt-tsc", p->ropts->ltt_tsc)))
+			goto fail;
+	*out = all;
+	*nout = n;
+	return 0;
+fail:
+	cli_free_traces(all, n);
+	return 1;
+}
+
+static void *run_part(void *arg)
+{
+	part *p = arg;
+	tio_trace **traces = NULL;
+	size_t n = 0;
+	tio_mux *mux = NULL;
+	tio_sink *sink = NULL;
+	if (open_quiet(p, &traces, &n) || tio_mux_new(traces, n, &mux) || tio_mux_set_part(mux, p->k, p->n) ||
+	    tio_sink_new("dummy", stdout, stderr, &sink))
+		goto out;
+	for (;;) {
+		const tio_msg *m;
+		int r = tio_mux_next(mux, &m);
+		if (r == 0)
+			break;
+		if (r < 0 || tio_sink_consume(sink, m))
+			goto out;
+	}
+	p->ok = !tio_sink_finish(sink);
+out:
+	tio_sink_free(sink);
+	tio_mux_free(mux);
+	cli_free_traces(traces, n);
+	return NULL;
+}
+
+unsigned cli_parts(tio_trace **traces, size_t n)
+{
+	const char *e = getenv("TIO_THREADS");
+	if (e && *e) {
+		char *end;
+		unsigned long v = strtoul(e, &end, 10);
+		return *end || v < 1 ? 1 : v > 64 ? 64 : (unsigned)v;
+	}
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (cpus < 2)
+		return 1;
+	/* a part of less than 32 MiB costs more to set up (a thread, an open) than it saves */
+	uint64_t bytes = 0;
+	for (size_t i = 0; i < n; i++) {
+		tio_index_info ii;
+		if (!tio_trace_index(traces[i], &ii))
+			bytes += ii.bytes;
+	}
+	uint64_t most = bytes / (32u << 20);
+	return most < 2 ? 1 : most < (uint64_t)cpus ? (unsigned)most : cpus > 64 ? 64 : (unsigned)cpus;
+}
+
+int cli_run_parts(char **inputs, size_t ninputs, const char *format, const cli_reader_opts *ropts,
+		  unsigned nparts)
+{
+	part *ps = calloc(nparts, sizeof(*ps));
+	if (!ps)
+		return 1;
+	unsigned started = 0;
+	for (unsigned k = 0; k < nparts; k++) {
+		ps[k] = (part){.inputs = inputs, .ninputs = ninputs, .format = format, .ropts = ropts, .k = k, .n = nparts};
+		if (k && pthread_create(&ps[k].th, NULL, run_part, &ps[k]))
+			break;
+		started = k + 1;
+	}
+	bool ok = started == nparts;
+	if (ok)
+		run_part(&ps[0]); /* the caller's thread reads part 0 */
+	for (unsigned k = 1; k < started; k++)
+		pthread_join(ps[k].th, NULL);
+	for (unsigned k = 0; k < nparts; k++)
+		ok &= ps[k].ok;
+	free(ps);
+	return ok ? 0 : 1;
+}

@@ -1,0 +1,97 @@
+#!/bin/bash
+# Reading traces in parts (tio_mux_set_part): example-parts (examples/parts.c,
+# public API only) reads each trace in N parts, each part on its own thread
+# through its own open and merge, printed by the json sink.  Sorted, the
+# lines must be those of `traceio print --style json` (every message once,
+# with the same values: discarded counters, packet contexts, clocks carried
+# into each part from the index), and the exit status the same; for N = 2,
+# 3 and 7, on every suite trace.  Then the traces that can be cut must be
+# cut (no part holds everything), and `print -o dummy` in parts must
+# print what one thread prints (tests/api/test-threads.sh runs it on every
+# suite trace too).
+. "$(dirname "$0")/../lib.sh"
+EX=$TIO_BUILD/example-parts
+B=$PEER/ctf/babeltrace-2.1/ctf-traces
+Y=$PEER/ctf/yactfr-iter-data
+D=$TIO_TOP/tests/data
+
+if [ ! -x "$EX" ]; then
+	notok "example-parts: not built in $TIO_BUILD"
+	exit 0
+fi
+
+# group NAME TRACE...: each trace (A|B: several inputs at once) in 2, 3, 7 parts
+group() {
+	local name=$1 n=0 runs=0 bad=() t in parts
+	shift
+	for t in "$@"; do
+		IFS='|' read -ra in <<<"$t"
+		[ -e "${in[0]}" ] || continue
+		timeout 120 "$TIO" print --style json "${in[@]}" 2>/dev/null | LC_ALL=C sort >"$TMP/whole"
+		local rc1=${PIPESTATUS[0]}
+		n=$((n + 1))
+		for parts in 2 3 7; do
+			runs=$((runs + 1))
+			timeout 120 "$EX" -t $parts "${in[@]}" 2>"$TMP/parts.err" | LC_ALL=C sort >"$TMP/parts"
+			local rc2=${PIPESTATUS[0]}
+			if [ $rc1 -ne $rc2 ] || ! cmp -s "$TMP/whole" "$TMP/parts"; then
+				bad+=("$t in $parts parts: exit $rc1/$rc2, $(wc -l <"$TMP/whole")/$(wc -l <"$TMP/parts") lines $(diff "$TMP/whole" "$TMP/parts" | head -2 | cut -c1-200)")
+			fi
+		done
+	done
+	if [ $n -eq 0 ]; then
+		notok "parts $name: no trace found"
+	elif [ ${#bad[@]} -eq 0 ]; then
+		ok "parts $name: $n traces, $runs reads in parts = the whole read"
+	else
+		notok "parts $name: ${#bad[@]}/$runs reads in parts differ" "${bad[@]:0:5}"
+	fi
+}
+
+group "babeltrace CTF 1.8 succeed" "$B"/1/succeed/*/
+group "babeltrace CTF 2 succeed" "$B"/2/succeed/*/
+group "babeltrace CTF fail" "$B"/1/fail/*/ "$B"/2/fail/*/
+group "yactfr ctf-1 pass and fail" "$Y"/ctf-1/pass-*/ "$Y"/ctf-1/fail-*/
+group "tests/data/ctf" "$D"/ctf/*/
+group "tests/data/ftrace" "$D"/ftrace/*.dat
+group "trace.dat samples" "$PEER"/tracedat/samples/*.dat
+group "trace.dat converted by trace-cmd" "$PEER"/tracedat/converted-by-trace-cmd-3.1.6/*.dat
+group "LTTng 0.x (not cut: part 0 reads it)" "$PEER"/ltt0x/traces/*/
+group "several inputs at once" "$D/ctf/wk-heartbeat-u|$D/ctf/lttng-ust-discard" \
+	"$D/ftrace/funcs-v6.dat|$D/ftrace/kvm-v7-zstd.dat|$D/ctf/lttng-ust-discard"
+
+# the parts do split: traces of several packets (pages) per stream
+split_check() { # TRACE
+	local counts
+	counts=$("$EX" -t 3 "$1" 2>&1 >/dev/null | sed -n 's/^part [0-9] of 3: \([0-9]*\) messages$/\1/p' | sort -n | tr '\n' ' ')
+	set -- $counts
+	if [ $# -eq 3 ] && [ "$2" -gt 0 ]; then
+		ok "parts: $(basename "$T") is cut in 3 parts of $1, $2 and $3 messages"
+	else
+		notok "parts: $(basename "$T") not cut in 3" "messages per part: $counts"
+	fi
+}
+for T in "$D"/ctf/lttng-ust-discard "$D"/ftrace/funcs-v6.dat; do
+	[ -e "$T" ] && split_check "$T"
+done
+
+# the CLI: print -o dummy in parts (TIO_THREADS=3) exits as one thread does, also
+# on damaged traces (a part that meets an error makes it read again on one thread)
+bad=()
+n=0
+for t in "$D"/ctf/*/ "$B"/1/fail/*/ "$D"/ftrace/*.dat; do
+	[ -e "$t" ] || continue
+	n=$((n + 1))
+	TIO_THREADS=1 timeout 120 "$TIO" print -o dummy "$t" >"$TMP/one" 2>&1
+	r1=$?
+	TIO_THREADS=3 timeout 120 "$TIO" print -o dummy "$t" >"$TMP/three" 2>&1
+	r3=$?
+	if [ $r1 -ne $r3 ] || ! cmp -s "$TMP/one" "$TMP/three"; then
+		bad+=("$t: exit $r1/$r3 $(diff "$TMP/one" "$TMP/three" | head -3 | cut -c1-200)")
+	fi
+done
+if [ ${#bad[@]} -eq 0 ]; then
+	ok "parts: print -o dummy in 3 parts = one thread (output, errors, exit) on $n traces"
+else
+	notok "parts: print -o dummy in 3 parts differs" "${bad[@]:0:5}"
+fi
