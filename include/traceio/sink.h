@@ -70,6 +70,16 @@ int tio_sink_skip_wants(tio_sink *s, const tio_event_class *ec);
  */
 int tio_sink_filtered(tio_sink *s, const tio_msg *m);
 
+/*
+ * Parts of traces read by several sinks of one kind (tio_mux_set_part, a
+ * sink per part): add what `from` has gathered into `into`, whose
+ * tio_sink_finish then tells the whole.  The parts' traces must stay open
+ * until then (`into` may print from them).  The "info" sink (its counts,
+ * for traces opened the same way in every part) and "dummy" take it; the
+ * others return TIO_ERR_UNSUPPORTED.
+ */
+int tio_sink_merge(tio_sink *into, tio_sink *from);
+
 /* Flush; prints summaries.  Call once after the last message. */
 int tio_sink_finish(tio_sink *s);
 

@@ -139,16 +139,18 @@ int cli_run(tio_mux *mux, tio_sink *sink, bool strict, cli_filter *cf);
 void cli_decode_only_threads(tio_mux *mux);
 
 /*
- * print -o dummy on every core (src/cli/parts.c): how many parts to read
- * the traces in, one thread each (TIO_THREADS, else the CPUs online when
- * the packet indexes hold 32 MiB or more per part; 1: none), and the read
- * itself: each part opens the inputs again and reads its part through its
- * own merge (tio_mux_set_part).  0 when every part was read without an
- * error; 1 when the caller must read the whole inputs itself (a part met
- * an error: a whole read prints it, in its place).  Prints nothing.
+ * print -o dummy and info --count on every core (src/cli/parts.c): how
+ * many parts to read the traces in, one thread each (TIO_THREADS, else
+ * the CPUs online when the packet indexes hold 32 MiB or more per part;
+ * 1: none), and the read itself: each part opens the inputs again and
+ * reads its part through its own merge into its own `sink_name` sink
+ * (tio_mux_set_part); the sinks are merged (tio_sink_merge) and the first
+ * finishes.  Returns the exit status, or -1 when nothing was printed and
+ * the caller must read the whole inputs itself (a part met an error: a
+ * whole read prints it, in its place).
  */
 unsigned cli_parts(tio_trace **traces, size_t n);
 int cli_run_parts(char **inputs, size_t ninputs, const char *format, const cli_reader_opts *ropts,
-		  unsigned nparts);
+		  const char *sink_name, unsigned nparts);
 
 #endif

@@ -63,6 +63,12 @@ int cli_info(int argc, char **argv)
 	}
 	cli_decode_only_threads(mux);
 	if (count) {
+		/* one trace: in parts on every core when it is big (counts do not
+		   depend on the order; with several traces, the order they are
+		   printed in does) */
+		unsigned np = ntraces == 1 ? cli_parts(traces, ntraces) : 1;
+		if (np > 1 && (status = cli_run_parts(inputs, (size_t)n, format, &ropts, "info", np)) >= 0)
+			goto out;
 		status = cli_run(mux, sink, false, NULL);
 		goto out;
 	}

@@ -1,11 +1,13 @@
 /*
- * `print -o dummy` on every core.  What it prints does not depend on the
- * order of the messages, so each thread opens the inputs again and reads
- * one part of them (tio_mux_set_part: every stream cut between packets at
- * the same times in every part) through its own merge and its own dummy
- * sink.  When a part meets an error, the caller reads everything again on
- * one thread as before, so that the errors printed and the exit status are
- * those of a whole read.
+ * Commands that read everything and whose result does not depend on the
+ * order of the messages (print -o dummy, info --count), on every core:
+ * each thread opens the inputs again and reads one part of them
+ * (tio_mux_set_part: every stream cut between packets at the same times
+ * in every part) through its own merge into its own sink; the sinks are
+ * then merged (tio_sink_merge) and the first one finishes, printing the
+ * whole.  When a part meets an error, nothing is printed and the caller
+ * reads everything again on one thread as before, so that the errors
+ * printed and the exit status are those of a whole read.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -19,7 +21,12 @@ typedef struct part {
 	size_t ninputs;
 	const char *format;
 	const cli_reader_opts *ropts;
+	const char *sink_name;
 	unsigned k, n;
+	tio_trace **traces; /* kept open until the sinks are merged and finished */
+	size_t ntraces;
+	tio_mux *mux;
+	tio_sink *sink;
 	bool ok; /* read to the end without an error */
 	pthread_t th;
 } part;
@@ -62,26 +69,18 @@ fail:
 static void *run_part(void *arg)
 {
 	part *p = arg;
-	tio_trace **traces = NULL;
-	size_t n = 0;
-	tio_mux *mux = NULL;
-	tio_sink *sink = NULL;
-	if (open_quiet(p, &traces, &n) || tio_mux_new(traces, n, &mux) || tio_mux_set_part(mux, p->k, p->n) ||
-	    tio_sink_new("dummy", stdout, stderr, &sink))
-		goto out;
+	if (open_quiet(p, &p->traces, &p->ntraces) || tio_mux_new(p->traces, p->ntraces, &p->mux) ||
+	    tio_mux_set_part(p->mux, p->k, p->n) || tio_sink_new(p->sink_name, stdout, stderr, &p->sink))
+		return NULL;
 	for (;;) {
 		const tio_msg *m;
-		int r = tio_mux_next(mux, &m);
+		int r = tio_mux_next(p->mux, &m);
 		if (r == 0)
 			break;
-		if (r < 0 || tio_sink_consume(sink, m))
-			goto out;
+		if (r < 0 || tio_sink_consume(p->sink, m))
+			return NULL;
 	}
-	p->ok = !tio_sink_finish(sink);
-out:
-	tio_sink_free(sink);
-	tio_mux_free(mux);
-	cli_free_traces(traces, n);
+	p->ok = true;
 	return NULL;
 }
 
@@ -108,14 +107,15 @@ unsigned cli_parts(tio_trace **traces, size_t n)
 }
 
 int cli_run_parts(char **inputs, size_t ninputs, const char *format, const cli_reader_opts *ropts,
-		  unsigned nparts)
+		  const char *sink_name, unsigned nparts)
 {
 	part *ps = calloc(nparts, sizeof(*ps));
 	if (!ps)
-		return 1;
+		return -1;
 	unsigned started = 0;
 	for (unsigned k = 0; k < nparts; k++) {
-		ps[k] = (part){.inputs = inputs, .ninputs = ninputs, .format = format, .ropts = ropts, .k = k, .n = nparts};
+		ps[k] = (part){.inputs = inputs, .ninputs = ninputs, .format = format, .ropts = ropts,
+			       .sink_name = sink_name, .k = k, .n = nparts};
 		if (k && pthread_create(&ps[k].th, NULL, run_part, &ps[k]))
 			break;
 		started = k + 1;
@@ -127,6 +127,16 @@ int cli_run_parts(char **inputs, size_t ninputs, const char *format, const cli_r
 		pthread_join(ps[k].th, NULL);
 	for (unsigned k = 0; k < nparts; k++)
 		ok &= ps[k].ok;
+	for (unsigned k = 1; ok && k < nparts; k++)
+		ok = !tio_sink_merge(ps[0].sink, ps[k].sink);
+	int status = -1;
+	if (ok)
+		status = tio_sink_finish(ps[0].sink) ? (cli_error(NULL), 1) : 0;
+	for (unsigned k = 0; k < nparts; k++) {
+		tio_sink_free(ps[k].sink);
+		tio_mux_free(ps[k].mux);
+		cli_free_traces(ps[k].traces, ps[k].ntraces);
+	}
 	free(ps);
-	return ok ? 0 : 1;
+	return status;
 }

@@ -343,10 +343,9 @@ int cli_print(int argc, char **argv)
 	/* decode only, everything: in parts on every core when there is enough to cut */
 	if (!strcmp(sink_name, "dummy") && !begin && !end && !cf.f && !cf.cpus) {
 		unsigned np = cli_parts(traces, ntraces);
-		if (np > 1 && !cli_run_parts(inputs, ninputs, format, &ropts, np)) {
-			status = 0;
+		if (np > 1 && (status = cli_run_parts(inputs, ninputs, format, &ropts, "dummy", np)) >= 0)
 			goto out;
-		}
+		status = 1;
 	}
 	/* sinks that print per input (trace-cmd: file-name prefixes) learn them up front */
 	for (size_t i = 0; i < ntraces; i++) {

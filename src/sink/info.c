@@ -195,6 +195,59 @@ static void td_summary(FILE *f, const tio_trace *t)
 		fprintf(f, "\t\t No tracing clock saved in the file\n");
 }
 
+/*
+ * tio_sink_merge: counts of the same traces (by their place among the
+ * mux's inputs) added up; a trace `into` has not seen is taken with
+ * `from`'s open of it.  Classes are matched by place, so both opens must
+ * have the same (the same files opened the same way).  Traces come in the
+ * order `into` first saw them, then `from`'s new ones.
+ */
+static int info_merge(tio_sink *isk, tio_sink *fsk)
+{
+	info *into = (info *)isk, *from = (info *)fsk;
+	for (size_t i = 0; i < from->n; i++) {
+		const tstat *f = &from->ts[i];
+		tstat *d = NULL;
+		for (size_t k = 0; k < into->n && !d; k++)
+			if (into->ts[k].t->index == f->t->index)
+				d = &into->ts[k];
+		if (!d) { /* taken as it is: its class counts are in f->t's classes */
+			if (!(d = stat_of(into, f->t)))
+				return TIO_ERR_NOMEM;
+			uint64_t *se = d->stream_events;
+			*d = *f;
+			d->stream_events = se;
+			memcpy(se, f->stream_events, (f->t->nstreams ? f->t->nstreams : 1) * sizeof(*se));
+			continue;
+		}
+		if (d->t == f->t)
+			continue;
+		const tio_trace_class *dc = d->t->tc, *fc = f->t->tc;
+		bool same = d->t->nstreams == f->t->nstreams && dc->nscs == fc->nscs;
+		for (uint32_t k = 0; same && k < dc->nscs; k++)
+			same = dc->scs[k]->necs == fc->scs[k]->necs;
+		if (!same)
+			return tio_err_set(TIO_ERR_USAGE, "info: %s: the parts' traces have different classes", d->t->path);
+		for (uint32_t k = 0; k < dc->nscs; k++)
+			for (uint32_t e = 0; e < dc->scs[k]->necs; e++)
+				dc->scs[k]->ecs[e]->count += fc->scs[k]->ecs[e]->count;
+		for (uint32_t k = 0; k < d->t->nstreams; k++)
+			d->stream_events[k] += f->stream_events[k];
+		d->events += f->events;
+		d->disc_events += f->disc_events;
+		d->disc_packets += f->disc_packets;
+		d->disc_unknown += f->disc_unknown;
+		if (f->has_ts) {
+			if (!d->has_ts || f->first < d->first)
+				d->first = f->first;
+			if (!d->has_ts || f->last > d->last)
+				d->last = f->last;
+			d->has_ts = true;
+		}
+	}
+	return 0;
+}
+
 static int info_set(tio_sink *sk, const char *key, const char *value)
 {
 	info *in = (info *)sk;
@@ -386,6 +439,7 @@ const tio_sink_ops tio_sink_info_ops = {
 	.set = info_set,
 	.add_trace = info_add_trace,
 	.consume = info_consume,
+	.merge = info_merge,
 	.finish = info_finish,
 	.fini = info_fini,
 };

@@ -93,6 +93,13 @@ int tio_sink_filtered(tio_sink *s, const tio_msg *m)
 	return s->ops->filtered ? s->ops->filtered(s, m) : 0;
 }
 
+int tio_sink_merge(tio_sink *into, tio_sink *from)
+{
+	if (into->ops != from->ops || !into->ops->merge)
+		return tio_err_set(TIO_ERR_UNSUPPORTED, "sink '%s': parts cannot be merged", into->ops->name);
+	return into->ops->merge(into, from);
+}
+
 int tio_sink_finish(tio_sink *s) { return s->ops->finish ? s->ops->finish(s) : 0; }
 
 void tio_sink_free(tio_sink *s)
@@ -148,10 +155,13 @@ int tio_sink_bool(const char *key, const char *value, bool *out)
 
 static int dummy_consume(tio_sink *s, const tio_msg *m) { return 0; }
 
+static int dummy_merge(tio_sink *into, tio_sink *from) { return 0; }
+
 const tio_sink_ops tio_sink_dummy_ops = {
 	.name = "dummy",
 	.size = sizeof(tio_sink),
 	.consume = dummy_consume,
+	.merge = dummy_merge,
 };
 
 /* ---------------------------------------------------------------- public message accessors */

@@ -6,9 +6,9 @@
 # with the same values: discarded counters, packet contexts, clocks carried
 # into each part from the index), and the exit status the same; for N = 2,
 # 3 and 7, on every suite trace.  Then the traces that can be cut must be
-# cut (no part holds everything), and `print -o dummy` in parts must
-# print what one thread prints (tests/api/test-threads.sh runs it on every
-# suite trace too).
+# cut (no part holds everything), and `print -o dummy` and `info --count`
+# in parts must print what one thread prints (tests/api/test-threads.sh
+# runs them on every suite trace too).
 . "$(dirname "$0")/../lib.sh"
 EX=$TIO_BUILD/example-parts
 B=$PEER/ctf/babeltrace-2.1/ctf-traces
@@ -75,23 +75,28 @@ for T in "$D"/ctf/lttng-ust-discard "$D"/ftrace/funcs-v6.dat; do
 	[ -e "$T" ] && split_check "$T"
 done
 
-# the CLI: print -o dummy in parts (TIO_THREADS=3) exits as one thread does, also
-# on damaged traces (a part that meets an error makes it read again on one thread)
-bad=()
-n=0
-for t in "$D"/ctf/*/ "$B"/1/fail/*/ "$D"/ftrace/*.dat; do
-	[ -e "$t" ] || continue
-	n=$((n + 1))
-	TIO_THREADS=1 timeout 120 "$TIO" print -o dummy "$t" >"$TMP/one" 2>&1
-	r1=$?
-	TIO_THREADS=3 timeout 120 "$TIO" print -o dummy "$t" >"$TMP/three" 2>&1
-	r3=$?
-	if [ $r1 -ne $r3 ] || ! cmp -s "$TMP/one" "$TMP/three"; then
-		bad+=("$t: exit $r1/$r3 $(diff "$TMP/one" "$TMP/three" | head -3 | cut -c1-200)")
+# the CLI: print -o dummy and info --count in parts (TIO_THREADS=3) print and
+# exit as one thread does, also on damaged traces (a part that meets an
+# error makes it read everything again on one thread)
+for cmd in "print -o dummy" "info --count"; do
+	bad=()
+	n=0
+	for t in "$D"/ctf/*/ "$B"/1/fail/*/ "$D"/ftrace/*.dat "$PEER"/tracedat/samples/*.dat; do
+		[ -e "$t" ] || continue
+		n=$((n + 1))
+		# shellcheck disable=SC2086
+		TIO_THREADS=1 timeout 120 "$TIO" $cmd "$t" >"$TMP/one" 2>&1
+		r1=$?
+		# shellcheck disable=SC2086
+		TIO_THREADS=3 timeout 120 "$TIO" $cmd "$t" >"$TMP/three" 2>&1
+		r3=$?
+		if [ $r1 -ne $r3 ] || ! cmp -s "$TMP/one" "$TMP/three"; then
+			bad+=("$t: exit $r1/$r3 $(diff "$TMP/one" "$TMP/three" | head -3 | cut -c1-200)")
+		fi
+	done
+	if [ ${#bad[@]} -eq 0 ]; then
+		ok "parts: $cmd in 3 parts = one thread (output, errors, exit) on $n traces"
+	else
+		notok "parts: $cmd in 3 parts differs" "${bad[@]:0:5}"
 	fi
 done
-if [ ${#bad[@]} -eq 0 ]; then
-	ok "parts: print -o dummy in 3 parts = one thread (output, errors, exit) on $n traces"
-else
-	notok "parts: print -o dummy in 3 parts differs" "${bad[@]:0:5}"
-fi

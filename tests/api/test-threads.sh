@@ -66,10 +66,11 @@ group "CTF print --style json" "print --style json" "${CTF[@]}"
 group "CTF damaged, print" "print" "${CTF_FAIL[@]}"
 group "CTF check" "check" "${CTF[@]}" "${CTF_FAIL[@]}"
 group "CTF info --count" "info --count" "${CTF[@]}"
-# print -o dummy with TIO_THREADS=3 reads in 3 parts (src/cli/parts.c), or on one
-# thread again after an error
+# print -o dummy (and info --count above) with TIO_THREADS=3 read in 3 parts
+# (src/cli/parts.c), or on one thread again after an error
 group "CTF print -o dummy" "print -o dummy" "${CTF[@]}" "${CTF_FAIL[@]}"
 group "trace.dat print -o dummy" "print -o dummy" "${DAT[@]}"
+group "trace.dat info --count" "info --count" "${DAT[@]}"
 group "trace.dat print" "print" "${DAT[@]}"
 group "trace.dat print --style trace-cmd" "print --style trace-cmd" "${DAT[@]}"
 group "trace.dat print --style json" "print --style json" "${DAT[@]}"
