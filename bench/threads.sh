@@ -2,7 +2,10 @@
 # Decoding on several cores: `traceio print -o dummy` (decode only) with
 # TIO_THREADS=1 and with more threads, next to `babeltrace2 -o dummy` on the
 # same CTF trace (and, for trace.dat, events per second); also `info
-# --count`, the text and JSON styles.  Elapsed time (the figure threads
+# --count`, the text and JSON styles (print -o dummy and info --count with
+# TIO_THREADS=N > 1 read the trace in N parts, one thread each: src/cli/parts.c;
+# the others hand messages from worker threads to the caller's: src/mux/pipe.c).
+# Elapsed time (the figure threads
 # improve), CPU time (user + sys) and peak RSS; each command REPS times
 # (default 5), the fastest run kept.
 # Usage: bench/threads.sh [CTF_TRACE [TRACE_DAT]]

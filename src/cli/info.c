@@ -22,7 +22,8 @@ int cli_info(int argc, char **argv)
 			       "LTTng layout and new LTT have no index: use --count.\n\n"
 			       "  -c, --count           read every TRACE to the end instead: events per\n"
 			       "                        stream and event class, the first and last event's\n"
-			       "                        times, discarded events and packets\n"
+			       "                        times, discarded events and packets (one TRACE: read\n"
+			       "                        in parts on every core when it is big, TIO_THREADS)\n"
 			       "  -i, --format FMT      read the inputs as FMT (%s) instead of guessing\n"
 			       CLI_READER_OPTS_HELP, cli_format_list());
 			return 0;
