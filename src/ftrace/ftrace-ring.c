@@ -965,6 +965,10 @@ static int td_index(tio_stream *st, tio_stream_index *out)
 			c.dsize = (i + 1) * ps; /* this page alone */
 			counted += td_scan(&c, UINT64_MAX, &f2, &l2, &sbytes);
 			sampled++;
+			/* given back (with large folios, a page read maps much more),
+			   unless the stream reads there */
+			if (!s->in_page || s->pos != (i + 1) * ps)
+				tio_map_drop(&s->f->map, s->data_file_off + i * ps, ps);
 		}
 	} else {
 		uint32_t k = s->nchunk_ok < 8 ? s->nchunk_ok : 8;

@@ -981,6 +981,10 @@ static int tracedat_open(tio_trace *t, const char *path)
 	e = f->version >= 7 ? read_v7(&o, &r) : read_v6(&o, &r);
 	if (!e)
 		e = build_model(&o);
+	/* the header sections read (kallsyms alone is megabytes, and with large
+	   folios each page read maps more) are given back: what points there
+	   maps them again when read */
+	tio_map_drop(&f->map, 0, f->map.size);
 	free(o.clock);
 	tio_buf_free(&o.strings);
 	return e;
