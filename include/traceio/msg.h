@@ -37,6 +37,12 @@ bool tio_msg_time_ns(const tio_msg *m, int64_t *ns);
  */
 const char *tio_msg_stream_path(const tio_msg *m);
 uint64_t tio_msg_offset(const tio_msg *m);
+/*
+ * The message's stream: its number among its trace's streams (0 to
+ * tio_index_info.streams - 1, the `i` of tio_trace_stream_index), the
+ * same in every open of the trace.
+ */
+uint32_t tio_msg_stream_number(const tio_msg *m);
 
 /*
  * An event its reader keeps in file order although it is earlier than an

@@ -13,6 +13,7 @@
  */
 #include <dirent.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,7 +43,12 @@ static void print_help(void)
 	       "cycles) earlier than ...'.\n"
 	       "\n"
 	       "Exit status: 0 when every trace is clean (notes only), 1 when a problem was\n"
-	       "found, 2 on bad usage.\n",
+	       "found, 2 on bad usage.\n"
+	       "\n"
+	       "A big trace (32 MiB or more per CPU in its packet index, or TIO_THREADS=N)\n"
+	       "is read in parts on every core first; when a part finds anything to list,\n"
+	       "or a stream's times go back where the parts meet, it is read again on one\n"
+	       "thread, which lists the problems in order.\n",
 	       cli_format_list());
 }
 
@@ -88,8 +94,145 @@ static void note(const check_opts *o, tally *t, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Read one opened trace to the end; returns the number of problems. */
-static uint64_t check_trace(const check_opts *o, tio_trace *trace)
+/*
+ * A clean trace on every core: each thread opens the trace again and reads
+ * one part of it (tio_mux_set_part).  A part is clean when it reads to its
+ * end without an error or a note, and each stream's message times (the
+ * merge's keys: the time, or a discarded range's beginning) never go back
+ * in it.  When every part is clean and each stream's times also hold
+ * across the cuts, every stream is in time order, so the whole merge is,
+ * and a read on one thread would list no problem either: the summary is
+ * all there is to print.  Otherwise the caller reads the trace on one
+ * thread as before, and lists what it finds in order.
+ */
+typedef struct cpart {
+	const check_opts *o;
+	const char *in;	  /* the input path the trace was opened from, */
+	size_t ti, ntr;	  /* as trace ti of ntr */
+	unsigned k, n;
+	uint32_t nstreams;
+	tally t;
+	int64_t *first, *last; /* each stream's first and last time in this part */
+	bool *seen;
+	bool clean;
+	pthread_t th;
+} cpart;
+
+static void *check_part(void *arg)
+{
+	cpart *p = arg;
+	tio_trace **v = NULL, *tr;
+	size_t nv = 0;
+	tio_mux *mux = NULL;
+	tio_index_info ix;
+	if (tio_trace_open_all(p->in, p->o->format, &v, &nv) || nv != p->ntr)
+		goto out;
+	tr = v[p->ti];
+	if ((p->o->ropts.clock_exact && tio_trace_set(tr, "clock-exact", "1")) ||
+	    (p->o->ropts.ltt_tsc && !strcmp(tio_trace_format(tr), "lttng0") &&
+	     tio_trace_set(tr, "ltt-tsc", p->o->ropts.ltt_tsc)) ||
+	    tio_trace_index(tr, &ix) || tio_trace_warning(tr, 0) || ix.streams != p->nstreams ||
+	    tio_mux_new(&tr, 1, &mux) || tio_mux_set_part(mux, p->k, p->n))
+		goto out;
+	for (;;) {
+		const tio_msg *m;
+		int r = tio_mux_next(mux, &m);
+		if (r == 0)
+			break;
+		if (r < 0)
+			goto out;
+		int kind = tio_msg_kind(m);
+		int64_t ns, back_ns, end;
+		uint64_t count, back_cycles;
+		bool range, has = tio_msg_time_ns(m, &ns);
+		if (kind == TIO_MSG_KIND_DISCARDED_EVENTS || kind == TIO_MSG_KIND_DISCARDED_PACKETS) {
+			if (kind == TIO_MSG_KIND_DISCARDED_EVENTS)
+				p->t.discarded_events++;
+			else
+				p->t.discarded_packets++;
+			if (!has && tio_msg_discarded(m, &count, &range, &ns, &end) && range)
+				has = true;
+		} else if (kind == TIO_MSG_KIND_EVENT) {
+			p->t.events++;
+			if (has && tio_msg_out_of_order(m, &back_ns, &back_cycles))
+				goto out; /* a note to list */
+		}
+		if (!has)
+			continue;
+		uint32_t s = tio_msg_stream_number(m);
+		if (s >= p->nstreams || (p->seen[s] && ns < p->last[s]))
+			goto out;
+		if (!p->seen[s])
+			p->first[s] = ns;
+		p->seen[s] = true;
+		p->last[s] = ns;
+	}
+	p->clean = true;
+out:
+	tio_mux_free(mux);
+	cli_free_traces(v, nv);
+	tio_error_clear();
+	return NULL;
+}
+
+/* True when the trace, read in parts, is clean (see cpart); *t then holds its tally. */
+static bool check_in_parts(const check_opts *o, tio_trace *trace, const char *in, size_t ti, size_t ntr,
+			   tally *t)
+{
+	tio_index_info ix;
+	if (tio_trace_warning(trace, 0) || tio_trace_index(trace, &ix) || tio_trace_warning(trace, 0)) {
+		tio_error_clear();
+		return false;
+	}
+	unsigned n = cli_parts(&trace, 1);
+	if (n < 2 || !ix.streams)
+		return false;
+	cpart *ps = calloc(n, sizeof(*ps));
+	bool clean = ps != NULL;
+	unsigned started = 0;
+	for (unsigned k = 0; clean && k < n; k++) {
+		ps[k] = (cpart){.o = o, .in = in, .ti = ti, .ntr = ntr, .k = k, .n = n, .nstreams = ix.streams};
+		ps[k].first = calloc(ix.streams, sizeof(int64_t));
+		ps[k].last = calloc(ix.streams, sizeof(int64_t));
+		ps[k].seen = calloc(ix.streams, sizeof(bool));
+		if (!ps[k].first || !ps[k].last || !ps[k].seen || (k && pthread_create(&ps[k].th, NULL, check_part, &ps[k])))
+			clean = false;
+		else
+			started = k + 1;
+	}
+	if (clean)
+		check_part(&ps[0]);
+	for (unsigned k = 1; k < started; k++)
+		pthread_join(ps[k].th, NULL);
+	for (unsigned k = 0; clean && k < n; k++) {
+		clean = ps[k].clean;
+		t->events += ps[k].t.events;
+		t->discarded_events += ps[k].t.discarded_events;
+		t->discarded_packets += ps[k].t.discarded_packets;
+	}
+	/* each stream's times hold across the cuts */
+	for (uint32_t s = 0; clean && s < ix.streams; s++) {
+		bool seen = false;
+		int64_t last = 0;
+		for (unsigned k = 0; clean && k < n; k++) {
+			if (!ps[k].seen[s])
+				continue;
+			clean = !seen || ps[k].first[s] >= last;
+			seen = true;
+			last = ps[k].last[s];
+		}
+	}
+	for (unsigned k = 0; ps && k < n; k++) {
+		free(ps[k].first);
+		free(ps[k].last);
+		free(ps[k].seen);
+	}
+	free(ps);
+	return clean;
+}
+
+/* Read one opened trace (trace ti of the ntr that input `in` opens) to the end; returns the number of problems. */
+static uint64_t check_trace(const check_opts *o, tio_trace *trace, const char *in, size_t ti, size_t ntr)
 {
 	tally t = {0};
 	tio_mux *mux = NULL;
@@ -97,6 +240,9 @@ static uint64_t check_trace(const check_opts *o, tio_trace *trace)
 	if (!o->quiet)
 		printf("%s: %s\n", path, tio_trace_format(trace));
 	fflush(stdout);
+	if (check_in_parts(o, trace, in, ti, ntr, &t))
+		goto out;
+	t = (tally){0};
 	/* what the reader found on opening and read past (e.g. a clock offset out
 	   of range), and in building the packet index (e.g. LTTng's index/ files
 	   disagreeing with the packet headers) */
@@ -199,7 +345,7 @@ static uint64_t check_path(const check_opts *o, const char *path, int depth)
 			return 1;
 		}
 		for (size_t j = 0; j < k; j++)
-			problems += check_trace(o, traces[j]);
+			problems += check_trace(o, traces[j], path, j, k);
 		cli_free_traces(traces, k);
 		return problems;
 	}

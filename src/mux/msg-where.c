@@ -20,3 +20,5 @@ bool tio_msg_out_of_order(const tio_msg *m, int64_t *ns_back, uint64_t *cycles_b
 		return false;
 	return tio_ltt0x_msg_back(m, ns_back, cycles_back);
 }
+
+uint32_t tio_msg_stream_number(const tio_msg *m) { return m->stream ? m->stream->index : 0; }

@@ -8,7 +8,7 @@
 # 3 and 7, on every suite trace.  Then the traces that can be cut must be
 # cut (no part holds everything), and `print -o dummy` and `info --count`
 # in parts must print what one thread prints (tests/api/test-threads.sh
-# runs them on every suite trace too).
+# runs them on every suite trace too), and `check` in parts too.
 . "$(dirname "$0")/../lib.sh"
 EX=$TIO_BUILD/example-parts
 B=$PEER/ctf/babeltrace-2.1/ctf-traces
@@ -100,3 +100,45 @@ for cmd in "print -o dummy" "info --count"; do
 		notok "parts: $cmd in 3 parts differs" "${bad[@]:0:5}"
 	fi
 done
+
+# check in parts: a clean trace gives the summary alone; a trace whose clock
+# goes back across a cut (a trace.dat page moved to the middle of the page
+# ahead of it: the pages' times stay in order, so the cut falls between them,
+# but the stream's events go back there) must be read again on one thread,
+# which lists each event out of order
+f=$D/ftrace/funcs-v6.dat
+if [ -e "$f" ]; then
+	cp "$f" "$TMP/back.dat"
+	"$TIO" print --style json "$f" | python3 -c '
+import json, struct, sys
+pages = {}
+for l in sys.stdin:
+    o = json.loads(l)
+    if o["type"] == "event":
+        pages.setdefault((o["stream_id"], o["offset"] // 4096 * 4096), []).append(o["ns"])
+cpu0 = sorted(k for k in pages if k[0] == 0)
+first, second = cpu0[0], cpu0[1]
+mid = (pages[first][0] + pages[first][-1]) // 2  # the second page begins there
+delta = pages[second][0] - mid
+with open(sys.argv[1], "r+b") as f:
+    f.seek(second[1]); ts = struct.unpack("<Q", f.read(8))[0]
+    f.seek(second[1]); f.write(struct.pack("<Q", ts - delta))
+' "$TMP/back.dat"
+	TIO_THREADS=1 "$TIO" check "$TMP/back.dat" >"$TMP/c1" 2>&1
+	r1=$?
+	TIO_THREADS=3 "$TIO" check "$TMP/back.dat" >"$TMP/c3" 2>&1
+	r3=$?
+	if [ $r1 -eq 1 ] && [ $r3 -eq 1 ] && cmp -s "$TMP/c1" "$TMP/c3" && grep -q "clock went backwards" "$TMP/c3"; then
+		ok "parts: check of a trace.dat whose clock goes back across a cut = one thread ($(grep -c "went backwards" "$TMP/c3") events listed; parts: $("$EX" -t 3 "$TMP/back.dat" 2>&1 >/dev/null | sed -n 's/^part \([0-9]\) of 3: \([0-9]*\) messages$/\1:\2/p' | sort | tr '\n' ' '))"
+	else
+		notok "parts: check of a clock going back across a cut" "exit $r1/$r3" "$(diff "$TMP/c1" "$TMP/c3" | head -3)" "$(head -3 "$TMP/c3")"
+	fi
+	TIO_THREADS=3 "$TIO" check "$f" >"$TMP/c3" 2>&1
+	r3=$?
+	if [ $r3 -eq 0 ] && [ "$(wc -l <"$TMP/c3")" -eq 2 ]; then
+		ok "parts: check of a clean trace in 3 parts: its summary"
+	else
+		notok "parts: check of a clean trace in 3 parts" "exit $r3" "$(head -3 "$TMP/c3")"
+	fi
+fi
+
