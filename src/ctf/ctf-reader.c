@@ -177,6 +177,7 @@ typedef struct ctf_stream {
 	bool has_stop;
 	uint32_t stop_file;
 	uint64_t stop_off;
+	bool no_ahead; /* a part: the other parts keep the CPUs busy, no read-ahead helper */
 } ctf_stream;
 
 /* ---------------------------------------------------------------- decoding */
@@ -1178,7 +1179,7 @@ static int begin_packet(ctf_stream *s)
 	tio_map *map = &s->files[s->cur].map;
 	if (s->ahead_file != s->cur || s->ahead_upto < s->pkt_off + pkt_bits / 8)
 		tio_map_populate(map, s->pkt_off, (content_bits + 7) / 8);
-	if (s->ahead_file != s->cur || s->ahead_upto < s->pkt_off + 2 * (pkt_bits / 8)) {
+	if (!s->no_ahead && (s->ahead_file != s->cur || s->ahead_upto < s->pkt_off + 2 * (pkt_bits / 8))) {
 		uint64_t from = s->pkt_off + pkt_bits / 8;
 		if (s->ahead_file == s->cur && s->ahead_upto > from)
 			from = s->ahead_upto;
@@ -2039,6 +2040,8 @@ static int ctf_part_keep(tio_stream *base, int64_t lo, int64_t hi)
 				   s->base.name ? s->base.name : "stream");
 	uint32_t a = pk_cut(s, lo), b = pk_cut(s, hi);
 	goto_packet(s, a);
+	/* measured: 2 parts on 2 CPUs, 0.186 s with the helper, 0.171 s without */
+	s->no_ahead = true;
 	s->has_stop = b < s->npk && b > a;
 	if (b <= a)
 		s->cur = s->nfiles; /* nothing: next() ends */
@@ -2077,8 +2080,8 @@ static uint64_t sample_events(ctf_stream *s, uint64_t *bits)
 		if (begin_packet(&c) < 0)
 			break;
 		uint64_t from = c.d.pos, got = 0;
-		while (c.d.pos < c.content_bits && !decode_event(&c))
-			got++;
+		while (c.d.pos < c.content_bits && n + got < 10000 && !decode_event(&c))
+			got++; /* a big packet: its first 10000 events say its density */
 		/* file-backed pages: a read of them later maps them again (the
 		   packet the stream is in is left alone, it is being decoded) */
 		if (c.cur != s->cur || c.pkt_off != s->pkt_off || s->state != ST_IN_PACKET)
