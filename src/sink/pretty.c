@@ -4,6 +4,7 @@
  * scopes, escaping, enum labels, discarded-record warnings on stderr).
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <ctype.h>
 #include <errno.h>
 #include <float.h>
@@ -57,11 +58,8 @@ static void plain_init(void);
 
 static int pretty_init(tio_sink *s)
 {
-	static bool ready;
-	if (!ready) { /* idempotent: two threads building it write the same bytes */
-		plain_init();
-		ready = true;
-	}
+	static pthread_once_t once = PTHREAD_ONCE_INIT; /* sinks may be made on several threads */
+	pthread_once(&once, plain_init);
 	pretty *p = (pretty *)s;
 	memcpy(p->field, field_defaults, sizeof(p->field));
 	memcpy(p->name, name_defaults, sizeof(p->name));

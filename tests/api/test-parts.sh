@@ -142,3 +142,46 @@ with open(sys.argv[1], "r+b") as f:
 	fi
 fi
 
+
+# damaged traces: bytes of the data files of suite traces changed at random
+# (a fixed seed: the same mutants every run); each read in 2 and 3 parts
+# must still give the whole read's lines (every message once) and fail
+# when it fails
+python3 - "$TIO" "$EX" "$TMP/mut" "$D/ctf/lttng-ust-discard" "$D/ftrace/funcs-v6.dat" "$D/ctf/wk-heartbeat-u" <<'PYEOF' >"$TMP/mut.out" 2>&1
+import os, random, shutil, subprocess, sys
+tio, ex, work, srcs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+random.seed(20261126)
+runs, bad = 0, []
+for it in range(30):
+    src = srcs[it % len(srcs)]
+    shutil.rmtree(work, ignore_errors=True)
+    if os.path.isdir(src):
+        shutil.copytree(src, work)
+        files = sorted(os.path.join(r, f) for r, _, fs in os.walk(work) for f in fs if f != "metadata" and not f.endswith(".idx"))
+        path = work
+    else:
+        os.makedirs(work)
+        path = os.path.join(work, "t.dat")
+        shutil.copy(src, path)
+        files = [path]
+    f = random.choice(files)
+    data = bytearray(open(f, "rb").read())
+    for _ in range(random.randint(1, 8)):
+        data[random.randrange(len(data))] = random.randrange(256)
+    open(f, "wb").write(data)
+    whole = subprocess.run([tio, "print", "--style", "json", path], capture_output=True, timeout=120)
+    for n in (2, 3):
+        runs += 1
+        p = subprocess.run([ex, "-t", str(n), path], capture_output=True, timeout=120)
+        if sorted(whole.stdout.splitlines()) != sorted(p.stdout.splitlines()) or (whole.returncode != 0) != (p.returncode != 0):
+            bad.append("mutant %d of %s in %d parts: exit %d/%d, %d/%d lines" % (it, os.path.basename(src), n, whole.returncode, p.returncode, len(whole.stdout.splitlines()), len(p.stdout.splitlines())))
+print(runs, len(bad))
+for b in bad[:5]:
+    print(b)
+PYEOF
+read -r mruns mbad < <(head -1 "$TMP/mut.out")
+if [ "${mruns:-0}" -gt 0 ] && [ "${mbad:-1}" -eq 0 ]; then
+	ok "parts: $mruns reads in parts of 30 damaged traces (random bytes changed) = the whole reads"
+else
+	notok "parts: damaged traces read in parts" "$(head -6 "$TMP/mut.out")"
+fi
