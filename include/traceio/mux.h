@@ -43,8 +43,10 @@ void tio_mux_set_skip_hook(tio_mux *m, tio_mux_skip_fn fn, void *arg);
 /*
  * With a skip hook: the event classes whose earlier events the hook needs.
  * `wants` answers once per class and stream: TIO_SKIP_WANT (every event of
- * the class), TIO_SKIP_NONE (none), or TIO_SKIP_ASK (ask again for each
- * event of the class, where any answer but TIO_SKIP_WANT passes over it).
+ * the class), TIO_SKIP_NONE (none), or TIO_SKIP_ASK (ask again for the
+ * events of the class, where any answer but TIO_SKIP_WANT passes over it;
+ * a "no" stands until the hook is next called, since what a hook needs
+ * changes only with what it is shown).
  * tio_sink_skip_wants suits it.  Streams that tell an event's class
  * without decoding it (trace.dat) pass over the unwanted events before the
  * begin bound without decoding them; the others decode them all.  Without

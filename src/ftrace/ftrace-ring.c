@@ -92,6 +92,8 @@ typedef struct td_stream {
 	void *want_arg;
 	uint8_t *want; /* by event id: 0 not asked yet, else 1 + the class's TIO_SKIP_* answer */
 	tio_event_class **want_ec; /* by event id, for TIO_SKIP_ASK */
+	const uint64_t *epoch;	   /* the skip hook's calls (NULL: ask for each record) */
+	uint64_t *no_at;	   /* by event id: 1 + the epoch of a TIO_SKIP_ASK "no" (0: none) */
 } td_stream;
 
 /*
@@ -465,8 +467,17 @@ static bool want_record(td_stream *s, const uint8_t *rec, uint32_t len)
 		*w = (uint8_t)(1 + (a == TIO_SKIP_WANT || a == TIO_SKIP_ASK ? a : TIO_SKIP_NONE));
 		s->want_ec[id] = ec;
 	}
-	if (*w == 1 + TIO_SKIP_ASK)
-		return s->want_fn(s->want_arg, s->want_ec[id]) == TIO_SKIP_WANT;
+	if (*w == 1 + TIO_SKIP_ASK) {
+		/* a "no" stands until the skip hook is called again (trace-cmd's
+		   style: the classes without state, until a function graph entry) */
+		if (s->epoch && s->no_at[id] == *s->epoch + 1)
+			return false;
+		if (s->want_fn(s->want_arg, s->want_ec[id]) == TIO_SKIP_WANT)
+			return true;
+		if (s->epoch)
+			s->no_at[id] = *s->epoch + 1;
+		return false;
+	}
 	return *w == 1 + TIO_SKIP_WANT;
 }
 
@@ -669,12 +680,13 @@ static void td_stream_free(tio_stream *st)
 	free(s->chunk);
 	free(s->want);
 	free(s->want_ec);
+	free(s->no_at);
 	free(s);
 }
 
 /* tio_stream_ops.skip_filter: see want_record. */
 static void td_skip_filter(tio_stream *st, int64_t until_ns, int (*want)(void *arg, const tio_event_class *ec),
-			   void *arg)
+			   void *arg, const uint64_t *epoch)
 {
 	td_stream *s = (td_stream *)st;
 	int64_t off = s->f->ts_offset;
@@ -690,6 +702,9 @@ static void td_skip_filter(tio_stream *st, int64_t until_ns, int (*want)(void *a
 	s->want_until = until_ns == INT64_MAX ? UINT64_MAX : (uint64_t)(until_ns - off);
 	s->want_fn = want;
 	s->want_arg = arg;
+	s->epoch = NULL;
+	if (epoch && (s->no_at || (s->no_at = tio_calloc(UINT16_MAX + 1, sizeof(*s->no_at)))))
+		s->epoch = epoch; /* pages of it touched only for the ids asked */
 	s->filtering = true;
 }
 

@@ -394,10 +394,12 @@ typedef struct tio_stream_ops {
 	 * Optional, before the first next(): until a message at or after
 	 * `until_ns`, the stream may pass over events of the classes `want`
 	 * refuses without decoding them (they are before the mux's begin
-	 * bound, and the skip hook has no use for them).
+	 * bound, and the skip hook has no use for them).  A TIO_SKIP_ASK
+	 * class's "no" stands while *epoch (the skip hook's calls; NULL: ask
+	 * for each event) stays the same.
 	 */
 	void (*skip_filter)(tio_stream *s, int64_t until_ns, int (*want)(void *arg, const tio_event_class *ec),
-			    void *arg);
+			    void *arg, const uint64_t *epoch);
 	/*
 	 * Optional: a reader that has it lets a worker thread run next()
 	 * (src/mux/pipe.c), so it promises that next() shares no mutable state

@@ -35,6 +35,7 @@ struct tio_mux {
 	tio_msg clipped; /* a discarded-records message whose range trimming cut */
 	tio_mux_skip_fn skip_fn; /* sees the events before begin, in order */
 	void *skip_arg;
+	uint64_t skip_epoch; /* calls of skip_fn: a TIO_SKIP_ASK "no" stands until it moves */
 	tio_mux_skip_class_fn skip_class_fn; /* the classes skip_fn needs (NULL: all) */
 	void *skip_class_arg;
 	tio_mux_skip_class_fn class_fn; /* the classes the caller needs (NULL: all) */
@@ -397,7 +398,7 @@ static __attribute__((noinline)) int mux_next_slow(tio_mux *m, const tio_msg **o
 		m->class_set = true;
 		for (size_t i = 0; i < m->nall; i++)
 			if (m->all[i]->ops->skip_filter)
-				m->all[i]->ops->skip_filter(m->all[i], INT64_MAX, m->class_fn, m->class_arg);
+				m->all[i]->ops->skip_filter(m->all[i], INT64_MAX, m->class_fn, m->class_arg, NULL);
 	}
 	if (!m->started && m->has_begin && m->skip_fn && m->skip_class_fn && !m->seeked && !m->class_fn &&
 	    seek_ok()) {
@@ -405,7 +406,8 @@ static __attribute__((noinline)) int mux_next_slow(tio_mux *m, const tio_msg **o
 		m->seeked = true;
 		for (size_t i = 0; i < m->nall; i++)
 			if (m->all[i]->ops->skip_filter)
-				m->all[i]->ops->skip_filter(m->all[i], m->begin, m->skip_class_fn, m->skip_class_arg);
+				m->all[i]->ops->skip_filter(m->all[i], m->begin, m->skip_class_fn, m->skip_class_arg,
+							    &m->skip_epoch);
 	}
 	if (!m->started && m->has_begin && !m->skip_fn && !m->seeked && seek_ok()) {
 		/* a begin bound: every stream goes there through its index first */
@@ -472,8 +474,10 @@ static __attribute__((noinline)) int mux_next_slow(tio_mux *m, const tio_msg **o
 		}
 		m->top_pending = true;
 		if (before_begin(m, top.m, top.key)) {
-			if (m->skip_fn)
+			if (m->skip_fn) {
+				m->skip_epoch++;
 				m->skip_fn(m->skip_arg, top.m);
+			}
 			continue;
 		}
 		if ((top.m->type == TIO_MSG_DISCARDED_EVENTS || top.m->type == TIO_MSG_DISCARDED_PACKETS) &&

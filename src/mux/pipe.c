@@ -478,11 +478,11 @@ static int proxy_index(tio_stream *st, tio_stream_index *out)
 }
 
 static void proxy_skip_filter(tio_stream *st, int64_t until_ns, int (*want)(void *arg, const tio_event_class *ec),
-			      void *arg)
+			      void *arg, const uint64_t *epoch)
 {
 	proxy *x = (proxy *)st;
 	mt_pause(x->real);
-	x->real->ops->skip_filter(x->real, until_ns, want, arg);
+	x->real->ops->skip_filter(x->real, until_ns, want, arg, epoch);
 	mt_resume(x->real);
 }
 

@@ -122,6 +122,29 @@ STYLES="trace-cmd"
 for t in "$D"/ftrace/*.dat "$PEER"/tracedat/samples/*.dat; do
 	[ -e "$t" ] && begin_same "trace-cmd style, $(basename "$t")" "$t"
 done
+# classes the style needs only once a function graph entry came before
+# --begin (asked again once the skip hook has seen another event:
+# tests/unit/unit-skip-ask.c checks that rule): funcgraph-v6 with every other
+# sched_switch record made an ftrace print record (id 5)
+if [ -e "$D/ftrace/funcgraph-v6.dat" ]; then
+	cp "$D/ftrace/funcgraph-v6.dat" "$TMP/fgmix.dat"
+	"$TIO" print --style json "$D/ftrace/funcgraph-v6.dat" | python3 -c '
+import json, sys
+with open(sys.argv[1], "r+b") as f:
+    n = 0
+    for l in sys.stdin:
+        o = json.loads(l)
+        if o.get("event_class") == "sched_switch":
+            n += 1
+            if n % 2:
+                f.seek(o["offset"]); f.write((5).to_bytes(2, "little"))
+' "$TMP/fgmix.dat"
+	if "$TIO" info --count "$TMP/fgmix.dat" | grep -q " print (id 5)"; then
+		begin_same "trace-cmd style, funcgraph-v6 with print records" "$TMP/fgmix.dat"
+	else
+		notok "trace-cmd style, funcgraph-v6 with print records: not made"
+	fi
+fi
 
 # the index's answers against a full read: range within the events' (CTF:
 # packet bounds hold every event; trace.dat: the first and last events), the
