@@ -45,10 +45,10 @@ static void print_help(void)
 	       "Exit status: 0 when every trace is clean (notes only), 1 when a problem was\n"
 	       "found, 2 on bad usage.\n"
 	       "\n"
-	       "A big trace (32 MiB or more per CPU in its packet index, or TIO_THREADS=N)\n"
-	       "is read in parts on every core first; when a part finds anything to list,\n"
-	       "or a stream's times go back where the parts meet, it is read again on one\n"
-	       "thread, which lists the problems in order.\n",
+	       "A big trace (32 MiB or more per CPU in its packet index, 8 CPUs at most,\n"
+	       "or TIO_THREADS=N) is read in parts on every core first; when a part finds\n"
+	       "anything to list, or a stream's times go back where the parts meet, it is\n"
+	       "read again on one thread, which lists the problems in order.\n",
 	       cli_format_list());
 }
 

@@ -141,8 +141,8 @@ void cli_decode_only_threads(tio_mux *mux);
 /*
  * print -o dummy and info --count on every core (src/cli/parts.c): how
  * many parts to read the traces in, one thread each (TIO_THREADS, else
- * the CPUs online when the packet indexes hold 32 MiB or more per part;
- * 1: none), and the read itself: each part opens the inputs again and
+ * the CPUs online, 8 at most, when the packet indexes hold 32 MiB or more
+ * per part; 1: none), and the read itself: each part opens the inputs again and
  * reads its part through its own merge into its own `sink_name` sink
  * (tio_mux_set_part); the sinks are merged (tio_sink_merge) and the first
  * finishes.  Returns the exit status, or -1 when nothing was printed and

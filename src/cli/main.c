@@ -45,7 +45,7 @@ static void usage(FILE *f)
 		"(default: the CPUs online; 1: all on one thread; CTF and trace.dat\n"
 		"streams; the output is the same); print -o dummy, info --count (one\n"
 		"trace) and check read the traces in N parts, one thread each, when there\n"
-		"is 32 MiB or more per part or TIO_THREADS says N;\n"
+		"is 32 MiB or more per part (8 parts at most) or TIO_THREADS says N;\n"
 		"TIO_PQ_THREADS=0 makes convert --to\n"
 		"parquet compress its pages and write events.parquet on the decoding\n"
 		"thread instead of a worker (used when there are 2 CPUs or more; the\n"

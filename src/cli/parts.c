@@ -102,8 +102,10 @@ unsigned cli_parts(tio_trace **traces, size_t n)
 		if (!tio_trace_index(traces[i], &ii))
 			bytes += ii.bytes;
 	}
+	/* and no more than 8 by default: each part maps its packets (some 17 MB of RSS) */
 	uint64_t most = bytes / (32u << 20);
-	return most < 2 ? 1 : most < (uint64_t)cpus ? (unsigned)most : cpus > 64 ? 64 : (unsigned)cpus;
+	unsigned cap = cpus > 8 ? 8 : (unsigned)cpus;
+	return most < 2 ? 1 : most < cap ? (unsigned)most : cap;
 }
 
 int cli_run_parts(char **inputs, size_t ninputs, const char *format, const cli_reader_opts *ropts,
