@@ -1,6 +1,7 @@
 #!/bin/bash
 # Parquet conversion speed, one run: `traceio convert --to parquet` against
-# traceio's decode-only time (`print -o dummy`) of the same trace, output
+# traceio's decode-only time (`print -o dummy` on one thread, and as it runs
+# by default: in parts on every core) of the same trace, output
 # size against the input's, peak RSS, then DuckDB queries on the output
 # (count(*) GROUP BY name on events.parquet; a GROUP BY on a class file).
 # Usage: bench/parquet.sh [TRACE...]
@@ -54,17 +55,23 @@ run() {
 for t in "${traces[@]}"; do
 	n=$("$TIO" info --count "$t" | awk '/^  events:/ {s += $2} END {print s + 0}')
 	echo "== $t: $n events, $(du -sh "$t" | cut -f1) ($COMPRESSION)"
-	run decode "$TIO" print -o dummy "$t"
+	# decode-only on one thread (the figure this bench has compared with), and
+	# as print -o dummy runs by default (in parts on every core: src/cli/parts.c)
+	run decode env TIO_THREADS=1 "$TIO" print -o dummy "$t"
 	dcpu=$cpu dwall=$wall drss=$rss
-	printf '%-28s %7.2f s wall %7.2f s CPU %6.2f M ev/s %7d KiB peak RSS\n' "decode (print -o dummy)" "$dwall" "$dcpu" \
+	printf '%-28s %7.2f s wall %7.2f s CPU %6.2f M ev/s %7d KiB peak RSS\n' "decode, one thread" "$dwall" "$dcpu" \
 		"$(echo "$n / $dwall / 1000000" | bc -l)" "$drss"
+	run decode "$TIO" print -o dummy "$t"
+	pwall=$wall
+	printf '%-28s %7.2f s wall %7.2f s CPU %6.2f M ev/s %7d KiB peak RSS\n' "decode, default (in parts)" "$wall" "$cpu" \
+		"$(echo "$n / $wall / 1000000" | bc -l)" "$rss"
 	run convert "$TIO" convert -q --to parquet --compression "$COMPRESSION" -o "$work/out" "$t"
 	printf '%-28s %7.2f s wall %7.2f s CPU %6.2f M ev/s %7d KiB peak RSS\n' "convert --to parquet" "$wall" "$cpu" \
 		"$(echo "$n / $wall / 1000000" | bc -l)" "$rss"
 	in_b=$(du -sb "$t" | cut -f1)
 	out_b=$(du -sb "$work/out" | cut -f1)
-	printf 'ratio to decode: %.2fx wall, %.2fx CPU; output %s (%.1f%% of the input, %d files); peak RSS %d MiB\n' \
-		"$(echo "$wall / $dwall" | bc -l)" "$(echo "$cpu / $dcpu" | bc -l)" "$(du -sh "$work/out" | cut -f1)" \
+	printf 'ratio to decode on one thread: %.2fx wall, %.2fx CPU (to the default decode: %.2fx wall); output %s (%.1f%% of the input, %d files); peak RSS %d MiB\n' \
+		"$(echo "$wall / $dwall" | bc -l)" "$(echo "$cpu / $dcpu" | bc -l)" "$(echo "$wall / $pwall" | bc -l)" "$(du -sh "$work/out" | cut -f1)" \
 		"$(echo "100 * $out_b / $in_b" | bc -l)" "$(find "$work/out" -name '*.parquet' | wc -l)" $((rss / 1024))
 	if nm=$("$top/tests/parquet/duckdb-setup.sh" 2> /dev/null); then
 		big=$(ls -S "$work/out"/*.parquet | grep -v '/events.parquet$' | head -1)
