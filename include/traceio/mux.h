@@ -112,9 +112,9 @@ void tio_mux_set_threads(tio_mux *m, unsigned n);
  * consumers whose result does not depend on that order: counts, sums,
  * checks of each value.  A stream that cannot be cut (no packet index,
  * damaged packet headers, compressed trace.dat) is read whole by part 0.
- * A part decodes on its caller's thread.  Not with a begin bound or
- * tio_mux_seek (the first tio_mux_next fails with TIO_ERR_USAGE).
- * Returns 0, or TIO_ERR_USAGE when k >= n.
+ * A part decodes on its caller's thread.  Not with a begin bound (the
+ * first tio_mux_next fails with TIO_ERR_USAGE) or tio_mux_seek (which
+ * fails so).  Returns 0, or TIO_ERR_USAGE when k >= n.
  */
 int tio_mux_set_part(tio_mux *m, unsigned k, unsigned n);
 

@@ -48,7 +48,7 @@ struct tio_mux {
 	tio_pipe *pipe;
 	/* tio_mux_set_part: this mux reads part `part` of `nparts` (applied by the first tio_mux_next) */
 	unsigned part, nparts;
-	bool parted;
+	bool parted, part_failed; /* part_failed: nothing is read (no part would be what was asked) */
 };
 
 static int kind_rank(tio_msg_type t)
@@ -312,15 +312,12 @@ static int64_t part_time(const tio_mux *m, const uint64_t *whole, uint64_t targe
 static int apply_part(tio_mux *m)
 {
 	m->parted = true;
-	if (m->has_begin || m->begin_tod || m->seeked) {
-		m->npending = 0; /* nothing is read: no part would be what was asked */
+	m->part_failed = true; /* until the streams are cut */
+	if (m->has_begin || m->begin_tod || m->seeked)
 		return tio_err_set(TIO_ERR_USAGE, "tio_mux_set_part: not with a begin bound or a seek");
-	}
 	uint64_t *whole = tio_calloc(m->nall ? m->nall : 1, sizeof(uint64_t));
-	if (!whole) {
-		m->npending = 0;
+	if (!whole)
 		return TIO_ERR_NOMEM;
-	}
 	uint64_t total = 0;
 	for (size_t i = 0; i < m->nall; i++) {
 		const tio_stream_ops *o = m->all[i]->ops;
@@ -350,8 +347,9 @@ static int apply_part(tio_mux *m)
 	free(whole);
 	m->nall = keep;
 	m->npending = 0;
-	for (size_t i = 0; !ret && i < m->nall; i++) /* after an error, nothing is read */
+	for (size_t i = 0; i < m->nall; i++)
 		m->pending[m->npending++] = m->all[i];
+	m->part_failed = ret != 0;
 	return ret;
 }
 
@@ -374,6 +372,8 @@ static __attribute__((noinline)) int mux_next_slow(tio_mux *m, const tio_msg **o
 		if (r)
 			return r;
 	}
+	if (TIO_UNLIKELY(m->part_failed))
+		return 0;
 	if (!m->mt_decided) {
 		/* workers read the streams ahead, unless a skip hook must see what
 		   comes before the begin bound (its class answers come from the readers),
@@ -577,6 +577,8 @@ void tio_mux_set_end_time_of_day(tio_mux *m, int64_t ns, bool utc)
  */
 int tio_mux_seek(tio_mux *m, int64_t ns)
 {
+	if (m->nparts > 1) /* a seek would leave the part's packets */
+		return tio_err_set(TIO_ERR_USAGE, "tio_mux_seek: not on a mux that reads a part (tio_mux_set_part)");
 	m->has_begin = true;
 	m->begin = ns;
 	m->begin_tod = false;
