@@ -128,10 +128,8 @@ static void *check_part(void *arg)
 	if (tio_trace_open_all(p->in, p->o->format, &v, &nv) || nv != p->ntr)
 		goto out;
 	tr = v[p->ti];
-	if ((p->o->ropts.clock_exact && tio_trace_set(tr, "clock-exact", "1")) ||
-	    (p->o->ropts.ltt_tsc && !strcmp(tio_trace_format(tr), "lttng0") &&
-	     tio_trace_set(tr, "ltt-tsc", p->o->ropts.ltt_tsc)) ||
-	    tio_trace_index(tr, &ix) || tio_trace_warning(tr, 0) || ix.streams != p->nstreams ||
+	if (cli_set_reader_opts(&tr, 1, &p->o->ropts) || tio_trace_index(tr, &ix) || tio_trace_warning(tr, 0) ||
+	    ix.streams != p->nstreams ||
 	    tio_mux_new(&tr, 1, &mux) || tio_mux_set_part(mux, p->k, p->n))
 		goto out;
 	for (;;) {

@@ -52,6 +52,14 @@ int cli_reader_opt(int argc, char **argv, int *i, cli_reader_opts *o);
 
 /* Apply `o` to every trace whose reader takes it.  Prints errors; 0 or 1. */
 int cli_apply_reader_opts(tio_trace **traces, size_t n, const cli_reader_opts *o);
+/* The same without a word (the error stays set). */
+int cli_set_reader_opts(tio_trace **traces, size_t n, const cli_reader_opts *o);
+/*
+ * cli_open_inputs then cli_set_reader_opts, printing nothing (the inputs
+ * were opened once already, which said it all): 0 or 1.
+ */
+int cli_open_inputs_quiet(char **paths, size_t npaths, const char *format, const cli_reader_opts *o,
+			  tio_trace ***traces, size_t *ntraces);
 
 /* Print the traces' warnings (tio_trace_warning) to stderr, "traceio: warning: ...". */
 void cli_print_warnings(tio_trace **traces, size_t n);

@@ -35,8 +35,9 @@ void cli_error(const char *what)
 		fprintf(stderr, "traceio: %s\n", *m ? m : (what ? what : "error"));
 }
 
-int cli_open_inputs(char **paths, size_t npaths, const char *format, tio_trace ***traces,
-		    size_t *ntraces)
+/* Open `paths` (merged, warnings printed, unless quiet: then nothing is printed at all). */
+static int open_inputs(char **paths, size_t npaths, const char *format, bool quiet, tio_trace ***traces,
+		       size_t *ntraces)
 {
 	tio_trace **all = NULL;
 	size_t n = 0;
@@ -44,13 +45,15 @@ int cli_open_inputs(char **paths, size_t npaths, const char *format, tio_trace *
 		tio_trace **v;
 		size_t k;
 		if (tio_trace_open_all(paths[i], format, &v, &k)) {
-			cli_error(NULL);
+			if (!quiet)
+				cli_error(NULL);
 			cli_free_traces(all, n);
 			return 1;
 		}
 		tio_trace **nall = realloc(all, (n + k) * sizeof(*all));
 		if (!nall) {
-			fprintf(stderr, "traceio: out of memory\n");
+			if (!quiet)
+				fprintf(stderr, "traceio: out of memory\n");
 			cli_free_traces(v, k);
 			cli_free_traces(all, n);
 			return 1;
@@ -61,14 +64,35 @@ int cli_open_inputs(char **paths, size_t npaths, const char *format, tio_trace *
 		free(v);
 	}
 	if (tio_traces_merge(all, &n)) {
-		cli_error(NULL);
+		if (!quiet)
+			cli_error(NULL);
 		cli_free_traces(all, n);
 		return 1;
 	}
-	cli_print_warnings(all, n);
+	if (!quiet)
+		cli_print_warnings(all, n);
 	*traces = all;
 	*ntraces = n;
 	return 0;
+}
+
+int cli_open_inputs(char **paths, size_t npaths, const char *format, tio_trace ***traces,
+		    size_t *ntraces)
+{
+	return open_inputs(paths, npaths, format, false, traces, ntraces);
+}
+
+int cli_open_inputs_quiet(char **paths, size_t npaths, const char *format, const cli_reader_opts *o,
+			  tio_trace ***traces, size_t *ntraces)
+{
+	if (open_inputs(paths, npaths, format, true, traces, ntraces))
+		return 1;
+	if (!cli_set_reader_opts(*traces, *ntraces, o))
+		return 0;
+	cli_free_traces(*traces, *ntraces);
+	*traces = NULL;
+	*ntraces = 0;
+	return 1;
 }
 
 void cli_free_traces(tio_trace **traces, size_t n)
@@ -133,20 +157,22 @@ int cli_reader_opt(int argc, char **argv, int *i, cli_reader_opts *o)
 	return 1;
 }
 
+int cli_set_reader_opts(tio_trace **traces, size_t n, const cli_reader_opts *o)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((o->clock_exact && tio_trace_set(traces[i], "clock-exact", "1")) ||
+		    (o->ltt_tsc && !strcmp(tio_trace_format(traces[i]), "lttng0") &&
+		     tio_trace_set(traces[i], "ltt-tsc", o->ltt_tsc)))
+			return 1;
+	return 0;
+}
+
 int cli_apply_reader_opts(tio_trace **traces, size_t n, const cli_reader_opts *o)
 {
-	for (size_t i = 0; i < n; i++) {
-		if (o->clock_exact && tio_trace_set(traces[i], "clock-exact", "1")) {
-			cli_error(NULL);
-			return 1;
-		}
-		if (o->ltt_tsc && !strcmp(tio_trace_format(traces[i]), "lttng0") &&
-		    tio_trace_set(traces[i], "ltt-tsc", o->ltt_tsc)) {
-			cli_error(NULL);
-			return 1;
-		}
-	}
-	return 0;
+	if (!cli_set_reader_opts(traces, n, o))
+		return 0;
+	cli_error(NULL);
+	return 1;
 }
 
 void cli_print_warnings(tio_trace **traces, size_t n)

@@ -11,7 +11,6 @@
  */
 #include <pthread.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -31,45 +30,11 @@ typedef struct part {
 	pthread_t th;
 } part;
 
-/* cli_open_inputs and cli_apply_reader_opts without a word on stderr (the caller's open said it). */
-static int open_quiet(const part *p, tio_trace ***out, size_t *nout)
-{
-	tio_trace **all = NULL;
-	size_t n = 0;
-	for (size_t i = 0; i < p->ninputs; i++) {
-		tio_trace **v;
-		size_t k;
-		if (tio_trace_open_all(p->inputs[i], p->format, &v, &k))
-			goto fail;
-		tio_trace **nall = realloc(all, (n + k) * sizeof(*all));
-		if (!nall) {
-			cli_free_traces(v, k);
-			goto fail;
-		}
-		all = nall;
-		memcpy(all + n, v, k * sizeof(*v));
-		n += k;
-		free(v);
-	}
-	if (tio_traces_merge(all, &n))
-		goto fail;
-	for (size_t i = 0; i < n; i++)
-		if ((p->ropts->clock_exact && tio_trace_set(all[i], "clock-exact", "1")) ||
-		    (p->ropts->ltt_tsc && !strcmp(tio_trace_format(all[i]), "lttng0") &&
-		     tio_trace_set(all[i], "ltt-tsc", p->ropts->ltt_tsc)))
-			goto fail;
-	*out = all;
-	*nout = n;
-	return 0;
-fail:
-	cli_free_traces(all, n);
-	return 1;
-}
-
 static void *run_part(void *arg)
 {
 	part *p = arg;
-	if (open_quiet(p, &p->traces, &p->ntraces) || tio_mux_new(p->traces, p->ntraces, &p->mux) ||
+	if (cli_open_inputs_quiet(p->inputs, p->ninputs, p->format, p->ropts, &p->traces, &p->ntraces) ||
+	    tio_mux_new(p->traces, p->ntraces, &p->mux) ||
 	    tio_mux_set_part(p->mux, p->k, p->n) || tio_sink_new(p->sink_name, stdout, stderr, &p->sink))
 		return NULL;
 	for (;;) {

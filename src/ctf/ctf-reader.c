@@ -1971,35 +1971,7 @@ static void goto_packet(ctf_stream *s, uint32_t k)
 		tio_map_rewind(&s->files[s->cur].map, s->pkt_off);
 }
 
-/*
- * tio_stream_ops.seek: the last packet that begins before `ns` (binary
- * search of the index): the packets after it begin at or after `ns`, so
- * its events are the only earlier ones that can reach `ns`.
- */
-static int ctf_seek(tio_stream *base, int64_t ns)
-{
-	ctf_stream *s = (ctf_stream *)base;
-	uint32_t k = 0;
-	if (ns != INT64_MIN) {
-		if (!s->pk_state)
-			build_packets(s);
-		if (s->pk_state > 0) {
-			uint32_t lo = 0, hi = s->npk;
-			while (lo < hi) {
-				uint32_t mid = lo + (hi - lo) / 2;
-				if (s->pk[mid].begin_ns < ns)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			k = lo ? lo - 1 : 0;
-		}
-	}
-	goto_packet(s, k);
-	return 0;
-}
-
-/* The packets that begin before `ns`: a count (tio_stream_ops.part_bytes). */
+/* The packets that begin before `ns`: a count (ctf_seek, tio_stream_ops.part_bytes). */
 static uint32_t pk_cut(const ctf_stream *s, int64_t ns)
 {
 	if (ns == INT64_MAX)
@@ -2013,6 +1985,27 @@ static uint32_t pk_cut(const ctf_stream *s, int64_t ns)
 			hi = mid;
 	}
 	return lo;
+}
+
+/*
+ * tio_stream_ops.seek: the last packet that begins before `ns` (binary
+ * search of the index): the packets after it begin at or after `ns`, so
+ * its events are the only earlier ones that can reach `ns`.
+ */
+static int ctf_seek(tio_stream *base, int64_t ns)
+{
+	ctf_stream *s = (ctf_stream *)base;
+	uint32_t k = 0;
+	if (ns != INT64_MIN) {
+		if (!s->pk_state)
+			build_packets(s);
+		if (s->pk_state > 0) {
+			uint32_t c = pk_cut(s, ns);
+			k = c ? c - 1 : 0;
+		}
+	}
+	goto_packet(s, k);
+	return 0;
 }
 
 /* tio_stream_ops.part_bytes: the bytes of the packets before pk_cut(ns). */

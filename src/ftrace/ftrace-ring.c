@@ -734,9 +734,10 @@ static uint64_t page_key(const td_stream *s, const uint8_t *data, uint64_t dsize
  * earlier than `ts` (records at or after `ts` cannot be in an earlier
  * page), or 0: binary search on page headers, O(log pages).
  */
-static uint64_t page_before(const td_stream *s, const uint8_t *data, uint64_t dsize, uint64_t ts)
+/* The number of leading pages of data[0, dsize) whose page_key is before `ts` (binary search). */
+static uint64_t pages_before(const td_stream *s, const uint8_t *data, uint64_t dsize, uint64_t ts)
 {
-	uint64_t lo = 0, hi = dsize / s->b->page_size, at = 0;
+	uint64_t lo = 0, hi = dsize / s->b->page_size, at;
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 		if (page_key(s, data, dsize, mid, &at) < ts)
@@ -744,6 +745,12 @@ static uint64_t page_before(const td_stream *s, const uint8_t *data, uint64_t ds
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+static uint64_t page_before(const td_stream *s, const uint8_t *data, uint64_t dsize, uint64_t ts)
+{
+	uint64_t lo = pages_before(s, data, dsize, ts), at = 0;
 	if (lo == 0 || page_key(s, data, dsize, lo - 1, &at) == UINT64_MAX)
 		return 0;
 	return at;
@@ -845,15 +852,7 @@ static uint64_t td_cut(const td_stream *s, int64_t ns)
 	if (ns == INT64_MIN || (off > 0 && ns < INT64_MIN + off) || (off < 0 && ns > INT64_MAX + off) ||
 	    ns - off <= 0)
 		return 0;
-	uint64_t ts = (uint64_t)(ns - off), lo = 0, hi = s->dsize / ps, at;
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-		if (page_key(s, s->data, s->dsize, mid, &at) < ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return pages_before(s, s->data, s->dsize, (uint64_t)(ns - off));
 }
 
 /* tio_stream_ops.part_bytes: not for compressed data (its chunks would need inflating to be cut). */
