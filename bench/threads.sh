@@ -2,7 +2,7 @@
 # Decoding on several cores: `traceio print -o dummy` (decode only) with
 # TIO_THREADS=1 and with more threads, next to `babeltrace2 -o dummy` on the
 # same CTF trace (and, for trace.dat, events per second); also `info
-# --count`, the text and JSON styles (print -o dummy and info --count with
+# --count`, `check`, the text and JSON styles (print -o dummy, info --count and check with
 # TIO_THREADS=N > 1 read the trace in N parts, one thread each: src/cli/parts.c;
 # the others hand messages from worker threads to the caller's: src/mux/pipe.c).
 # Elapsed time (the figure threads
@@ -67,6 +67,10 @@ if [ -e "$ctf" ]; then
 		line "traceio info --count, TIO_THREADS=$t" "$ev"
 	done
 	for t in $THREADS; do
+		best env TIO_THREADS="$t" "$TIO" check "$ctf"
+		line "traceio check, TIO_THREADS=$t" "$ev"
+	done
+	for t in $THREADS; do
 		best env TIO_THREADS="$t" "$TIO" print "$ctf"
 		line "traceio print (text), TIO_THREADS=$t" "$ev"
 	done
@@ -77,6 +81,10 @@ if [ -e "$dat" ]; then
 	for t in $THREADS; do
 		best env TIO_THREADS="$t" "$TIO" print -o dummy "$dat"
 		line "traceio print -o dummy, TIO_THREADS=$t" "$ev"
+	done
+	for t in $THREADS; do
+		best env TIO_THREADS="$t" "$TIO" check "$dat"
+		line "traceio check, TIO_THREADS=$t" "$ev"
 	done
 	for t in $THREADS; do
 		best env TIO_THREADS="$t" "$TIO" print --style trace-cmd "$dat"
