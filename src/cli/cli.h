@@ -141,13 +141,16 @@ int cli_run(tio_mux *mux, tio_sink *sink, bool strict, cli_filter *cf);
 
 /*
  * Commands that do little with each message (print -o dummy, info --count,
- * check) decode on one thread unless TIO_THREADS says otherwise: handing
- * messages between threads costs them more than it saves (bench/threads.sh).
+ * check), when they read through one mux (not in parts, or again after a
+ * part's error), use no worker thread unless TIO_THREADS says otherwise:
+ * handing messages between threads costs them more than it saves
+ * (bench/threads.sh).  On big traces they read in parts instead (below).
  */
 void cli_decode_only_threads(tio_mux *mux);
 
 /*
- * print -o dummy and info --count on every core (src/cli/parts.c): how
+ * print -o dummy and info --count on every core (src/cli/parts.c; check.c
+ * cuts its traces with cli_parts too, with a loop of its own): how
  * many parts to read the traces in, one thread each (TIO_THREADS, else
  * the CPUs online, 8 at most, when the packet indexes hold 32 MiB or more
  * per part; 1: none), and the read itself: each part opens the inputs again and

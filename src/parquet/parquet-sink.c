@@ -1242,11 +1242,11 @@ static bool msg_cpu(psink *s, const tio_msg *m, uint64_t *cpu)
 }
 
 /* One row's fixed columns (`ctb`: the class's table, for its name). */
-static void put_fixed(psink *s, ptrace *t, ptable *tb, const ptable *ctb, const tio_msg *m,
-		      bool has_cpu, uint64_t cpu)
+static inline void put_fixed(ptrace *t, ptable *tb, const ptable *ctb, bool has_ts, int64_t ns, uint32_t stream,
+			     bool has_cpu, uint64_t cpu)
 {
-	if (m->has_ts)
-		pq_i64(tb->c_ts, m->ns, 0);
+	if (has_ts)
+		pq_i64(tb->c_ts, ns, 0);
 	else
 		pq_null(tb->c_ts, 0, 0);
 	if (tb->c_name)
@@ -1255,7 +1255,7 @@ static void put_fixed(psink *s, ptrace *t, ptable *tb, const ptable *ctb, const 
 		pq_i64(tb->c_cpu, (int64_t)cpu, 0);
 	else
 		pq_null(tb->c_cpu, 0, 0);
-	pq_i64(tb->c_stream, m->stream->index, 0);
+	pq_i64(tb->c_stream, stream, 0);
 	if (tb->c_trace)
 		pq_str_stable(tb->c_trace, t->name, strlen(t->name), 0);
 }
@@ -1276,18 +1276,7 @@ static void ev_rows(void *arg, const void *bytes, size_t len)
 	const evrow *e = bytes, *end = e + len / sizeof(evrow);
 	for (; e < end && !s->ev_err; e++) {
 		ptable *tb = e->t->events;
-		if (e->has_ts)
-			pq_i64(tb->c_ts, e->ns, 0);
-		else
-			pq_null(tb->c_ts, 0, 0);
-		pq_str_stable(tb->c_name, e->ctb->ename, e->ctb->ename_len, 0);
-		if (e->has_cpu)
-			pq_i64(tb->c_cpu, (int64_t)e->cpu, 0);
-		else
-			pq_null(tb->c_cpu, 0, 0);
-		pq_i64(tb->c_stream, e->stream, 0);
-		if (tb->c_trace)
-			pq_str_stable(tb->c_trace, e->t->name, strlen(e->t->name), 0);
+		put_fixed(e->t, tb, e->ctb, e->has_ts, e->ns, e->stream, e->has_cpu, e->cpu);
 		pq_row(&tb->f);
 		tb->rows++;
 		int r = tb->f.rows >= s->rg_rows ? pq_flush(&tb->f, false) : 0;
@@ -1337,7 +1326,7 @@ static int add_row(psink *s, ptrace *t, ptable *tb, const ptable *ctb, const tio
 		   bool has_cpu, uint64_t cpu)
 {
 	pq_file *f = &tb->f;
-	put_fixed(s, t, tb, ctb, m, has_cpu, cpu);
+	put_fixed(t, tb, ctb, m->has_ts, m->ns, m->stream->index, has_cpu, cpu);
 	if (tb->ec) {
 		if (tb->c_comm) {
 			const tio_val *cc = m->scope[TIO_SCOPE_EV_COMMON_CTX];
