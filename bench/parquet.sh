@@ -12,7 +12,8 @@
 #   COMPRESSION=none|zstd|snappy (default zstd); REPS=N keeps the run with
 #   the least CPU time of N (default 1).  TIO_PQ_THREADS=0: pages compressed
 #   on the decoding thread; TIO_THREADS=1: no decoding worker (both apply to
-#   the decode-only run too when they concern it).
+#   the decode-only run too when they concern it).  CACHE=disk: the traces
+#   read back as from disk first (bench/pagecache.sh).
 # DuckDB comes from tests/parquet/duckdb-setup.sh (npm @duckdb/node-api).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,6 +32,8 @@ if [ ${#traces[@]} -eq 0 ]; then
 fi
 [ ${#traces[@]} -gt 0 ] || { echo "no trace: record one with ../shared/tools/make-lttng.sh" >&2; exit 1; }
 [ -x "$TIO" ] || { echo "build first: make build" >&2; exit 1; }
+"$top/bench/pagecache.sh" "${CACHE:-keep}" "${traces[@]}"
+echo "page cache: ${CACHE:-keep}"
 work=$(mktemp -d "${TMPDIR:-/tmp}/tio-bench-parquet.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 

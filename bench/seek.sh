@@ -11,7 +11,8 @@
 #    state: straight through the index);
 #  - traceio info (from the index) against info --count, on both traces.
 # Usage: bench/seek.sh [CTF_TRACE_DIR [BIG_V6_DAT]]
-# Env: BUILD (default build), REPS (traceio runs, best kept; default 3).
+# Env: BUILD (default build), REPS (traceio runs, best kept; default 3),
+#   CACHE=disk (the traces read back as from disk first: bench/pagecache.sh).
 # Prints wall and CPU seconds and peak RSS of each command, then the ratios
 # (CPU time: on a shared machine the figure to trust).
 set -euo pipefail
@@ -24,6 +25,8 @@ ctf=${1:-$top/bench/.data/lttng/ust-big}
 dat=${2:-/tmp/tio-bench/big-v6.dat}
 [ -d "$ctf" ] || { mkdir -p "$top/bench/.data"; bash "$top/../shared/tools/make-lttng.sh" "$top/bench/.data/lttng" >/dev/null; }
 [ -f "$dat" ] || bash "$top/bench/tracedat.sh" "$dat" >/dev/null
+"$top/bench/pagecache.sh" "${CACHE:-keep}" "$ctf" "$dat"
+echo "page cache: ${CACHE:-keep}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

@@ -12,6 +12,8 @@
 #   defaults: bench/.data/lttng/ust-big (../shared/tools/make-lttng.sh) and
 #   /tmp/tio-bench/big-v6.dat (bench/tracedat.sh records it)
 #   THREADS="1 2" the thread counts to run (default: 1, 2 and the CPUs online)
+#   CACHE=disk: the traces dropped from the page cache and read back first
+#   (bench/pagecache.sh; default CACHE=keep: as they are)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 TIO=${TIO:-$top/build/traceio}
@@ -48,7 +50,11 @@ line() { # LABEL EVENTS [REF_WALL]
 		"$(echo "$2 / $wall / 1000000" | bc -l)" "$rss" "$ratio"
 }
 
-echo "machine: $ncpu CPUs online; $(date -u +%F)"
+CACHE=${CACHE:-keep}
+for p in "$ctf" "$dat"; do
+	if [ -e "$p" ]; then "$top/bench/pagecache.sh" "$CACHE" "$p"; fi
+done
+echo "machine: $ncpu CPUs online; $(date -u +%F); page cache: $CACHE"
 if [ -e "$ctf" ]; then
 	ev=$(TIO_THREADS=1 "$TIO" info --count "$ctf" | awk '/^  events:/ {s += $2} END {print s + 0}')
 	echo "CTF: $ctf ($ev events, $(du -sh "$ctf" | cut -f1))"

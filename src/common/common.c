@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -379,6 +380,12 @@ int tio_map_open(tio_map *m, const char *path)
 			return tio_err_set(TIO_ERR_IO, "%s: cannot map: %s", path, strerror(e));
 		}
 		m->p = p;
+#ifdef MADV_HUGEPAGE
+		/* pages not yet cached are read in 2 MiB folios, which a fault maps
+		   at once (ten times less kernel time than 4 KiB pages) */
+		if (m->size >= (4u << 20))
+			(void)madvise(p, m->size, MADV_HUGEPAGE);
+#endif
 	}
 	close(fd);
 	return 0;
@@ -561,12 +568,54 @@ void tio_map_prefetch(tio_map *m, uint64_t off, uint64_t len)
 		m->ahead = true;
 }
 
+/*
+ * What one fault may map around the byte it is for: a huge page when the
+ * page cache holds the file in huge folios (a file read from disk, on
+ * kernels with large folios), else the fault-around window (64 KiB).
+ */
+static uint64_t fault_unit(void)
+{
+	static uint64_t unit; /* filled by whichever thread asks first, with the same value */
+	uint64_t u = __atomic_load_n(&unit, __ATOMIC_RELAXED);
+	if (!u) {
+		u = 64u << 10;
+		FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", "re");
+		unsigned long long v = 0;
+		if (f) {
+			if (fscanf(f, "%llu", &v) == 1 && v > u && v <= (32u << 20) && !(v & (v - 1)))
+				u = v;
+			fclose(f);
+		}
+		if (u < page_size())
+			u = page_size();
+		__atomic_store_n(&unit, u, __ATOMIC_RELAXED);
+	}
+	return u;
+}
+
+/*
+ * Dropping only the pages read would leave the rest of what their faults
+ * mapped: with huge folios, 2 MiB around each packet header an index
+ * reads (seen: `info` at 123 MB of RSS instead of 9 on a 258 MB trace).
+ * So the range is widened to whole fault units.  The mapping is read-only
+ * and file-backed: pages dropped that are still in use are read again.
+ */
 void tio_map_drop(tio_map *m, uint64_t off, uint64_t len)
 {
-	uintptr_t at;
-	size_t n;
-	if (map_range(m, off, len, &at, &n))
-		(void)madvise((void *)at, n, MADV_DONTNEED);
+	if (!m->p || off >= m->size || !len)
+		return;
+	if (len > m->size - off)
+		len = m->size - off;
+	/* whole units of the address space (a huge page is mapped at an aligned address) */
+	uintptr_t u = (uintptr_t)fault_unit(), lo = (uintptr_t)m->p,
+		  hi = lo + (uintptr_t)((m->size + page_size() - 1) & ~(page_size() - 1));
+	uintptr_t a = (lo + (uintptr_t)off) & ~(u - 1), e = lo + (uintptr_t)(off + len);
+	e = e > hi - u ? hi : (e + u - 1) & ~(u - 1);
+	if (a < lo)
+		a = lo;
+	if (e > hi)
+		e = hi;
+	(void)madvise((void *)a, e - a, MADV_DONTNEED);
 }
 
 void tio_map_rewind(tio_map *m, uint64_t off)

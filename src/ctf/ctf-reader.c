@@ -1810,6 +1810,25 @@ static void ctf_stream_free(tio_stream *base)
  */
 static void cross_check_idx(ctf_stream *s, uint32_t fi, uint32_t first, uint32_t n);
 
+/*
+ * Give back the pages of [from, to) of file fi that reading packet headers
+ * mapped (with large folios, a header read maps much more than its page),
+ * but for the packet being decoded.
+ */
+static void drop_headers(ctf_stream *s, uint32_t fi, uint64_t from, uint64_t to)
+{
+	tio_map *m = &s->files[fi].map;
+	if (fi != s->cur || s->state != ST_IN_PACKET) {
+		tio_map_drop(m, from, to - from);
+		return;
+	}
+	uint64_t at = s->pkt_off, end = s->pkt_off + s->pkt_bits / 8;
+	if (from < at)
+		tio_map_drop(m, from, (to < at ? to : at) - from);
+	if (end < to)
+		tio_map_drop(m, end > from ? end : from, to - (end > from ? end : from));
+}
+
 static void build_packets(ctf_stream *s)
 {
 	s->pk_state = -1;
@@ -1818,10 +1837,14 @@ static void build_packets(ctf_stream *s)
 	int64_t last_begin = INT64_MIN;
 	for (uint32_t fi = 0; ok && fi < s->nfiles; fi++) {
 		ctf_file *f = &s->files[fi];
-		uint64_t off = 0;
+		uint64_t off = 0, dropped = 0;
 		uint32_t first = s->npk;
 		while (off < f->map.size) {
 			uint64_t pkt, content;
+			if (off - dropped >= (8u << 20)) { /* RSS stays flat while the headers are read */
+				drop_headers(s, fi, dropped, off);
+				dropped = off;
+			}
 			if (!packet_head(s, fi, off, &pkt, &content)) {
 				ok = false;
 				break;
@@ -1868,16 +1891,7 @@ static void build_packets(ctf_stream *s)
 		}
 		if (ok)
 			cross_check_idx(s, fi, first, s->npk - first);
-		/* the headers' pages given back (with large folios, a header read
-		   maps much more than its page), but for the packet being decoded */
-		if (fi != s->cur || s->state != ST_IN_PACKET) {
-			tio_map_drop(&f->map, 0, f->map.size);
-		} else {
-			uint64_t at = s->pkt_off, len = s->pkt_bits / 8;
-			tio_map_drop(&f->map, 0, at);
-			if (at + len < f->map.size)
-				tio_map_drop(&f->map, at + len, f->map.size - at - len);
-		}
+		drop_headers(s, fi, dropped, f->map.size);
 	}
 	if (ok)
 		s->pk_state = 1;

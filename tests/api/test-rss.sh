@@ -1,0 +1,75 @@
+#!/bin/bash
+# Resident memory stays flat whatever the trace size, in both page cache
+# states a trace is met in: as its writer left it, and read back from disk
+# (on kernels with large folios, the page cache then holds it in 2 MiB
+# folios, and each fault maps 2 MiB).  A 64 MiB CTF trace of padded 2 MiB
+# packets (tests/api/mk-big-ctf.py) against the same trace of one packet:
+# the peak RSS of each command may grow by less than 24 MiB.  Before the
+# index gave back the pages of the packet headers as it read them (rather
+# than at its end), `info` kept the whole file mapped; reading in parts
+# kept some 90 MiB.
+. "$(dirname "$0")/../lib.sh"
+
+python3 "$TIO_TOP/tests/api/mk-big-ctf.py" "$TMP/big" 32 &&
+	python3 "$TIO_TOP/tests/api/mk-big-ctf.py" "$TMP/one" 1 || {
+	notok rss "cannot write the traces"
+	exit 0
+}
+
+python3 - "$TIO" "$TMP/big" "$TMP/one" <<'PYEOF'
+import os, sys
+
+tio, big, one = sys.argv[1:4]
+LIMIT = 24  # MiB
+
+
+def peak(trace, args, threads):
+    """Peak RSS (MiB) and exit status of `traceio ARGS TRACE`."""
+    env = dict(os.environ)
+    if threads:
+        env["TIO_THREADS"] = threads
+    pid = os.fork()
+    if pid == 0:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        os.execve(tio, [tio] + args + [trace], env)
+    _, status, ru = os.wait4(pid, 0)
+    return ru.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)
+
+
+def read_back(d):
+    """Drop the files from the page cache, then read them as from disk."""
+    for n in os.listdir(d):
+        fd = os.open(os.path.join(d, n), os.O_RDONLY)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        while os.read(fd, 1 << 20):
+            pass
+        os.close(fd)
+
+
+cmds = [
+    (["info"], None),
+    (["info", "--count"], "2"),
+    (["check"], "2"),
+    (["print", "-o", "dummy"], "2"),
+    (["print", "-o", "dummy"], "1"),
+    (["print", "--begin", "1.000031", "-o", "dummy"], None),
+]
+for state in ("as written", "read back"):
+    if state == "read back":
+        read_back(big)
+        read_back(one)
+    for args, threads in cmds:
+        name = "rss %s %s%s" % (state.replace(" ", "-"), "-".join(a.strip("-") for a in args[:2]),
+                                 "-T" + threads if threads else "")
+        b, rb = peak(big, args, threads)
+        o, ro = peak(one, args, threads)
+        if rb != 0 or ro != 0:
+            print("not ok %s\nexit status %d (64 MiB trace), %d (one packet)" % (name, rb, ro))
+        elif b - o >= LIMIT:
+            print("not ok %s\npeak RSS %.1f MiB on the 64 MiB trace, %.1f on one packet: %.1f MiB more"
+                  % (name, b, o, b - o))
+        else:
+            print("ok %s (%.1f MiB, %.1f on one packet)" % (name, b, o))
+PYEOF
