@@ -27,26 +27,30 @@ export TZ=UTC LC_ALL=C
 work=$(mktemp -d "${TMPDIR:-/tmp}/tio-bench-threads.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# best CMD...: the fastest of REPS runs (elapsed); sets wall, cpu, rss
+# best CMD...: the fastest of REPS runs (elapsed, to the ms: time(1)'s %e
+# has 10 ms steps); sets wall, cpu, rss
 best() {
-	local k w u s m
+	local k w u s m t0 t1
 	wall= cpu= rss=
 	for ((k = 0; k < REPS; k++)); do
+		t0=$(date +%s%N)
 		/usr/bin/time -f '%e %U %S %M' -o "$work/time" "$@" >/dev/null 2>"$work/err" ||
 			{ echo "failed: $* $(tail -2 "$work/err")" >&2; exit 1; }
+		t1=$(date +%s%N)
 		read -r w u s m < <(tail -1 "$work/time")
+		w=$(echo "($t1 - $t0) / 1000000000" | bc -l)
 		if [ -z "$wall" ] || [ "$(echo "$w < $wall" | bc -l)" = 1 ]; then
 			wall=$w cpu=$(echo "$u + $s" | bc -l) rss=$m
 		fi
 	done
-	[ "$(echo "$wall < 0.01" | bc -l)" = 1 ] && wall=0.01
+	[ "$(echo "$wall < 0.001" | bc -l)" = 1 ] && wall=0.001
 	return 0
 }
 
 line() { # LABEL EVENTS [REF_WALL]
 	local ratio=""
 	[ -n "${3:-}" ] && ratio=$(printf '  %5.1fx babeltrace2' "$(echo "$3 / $wall" | bc -l)")
-	printf '  %-44s %6.2f s %6.2f s CPU %6.1f M ev/s %7d KiB%s\n' "$1" "$wall" "$cpu" \
+	printf '  %-44s %6.3f s %6.2f s CPU %6.1f M ev/s %7d KiB%s\n' "$1" "$wall" "$cpu" \
 		"$(echo "$2 / $wall / 1000000" | bc -l)" "$rss" "$ratio"
 }
 
