@@ -380,12 +380,6 @@ int tio_map_open(tio_map *m, const char *path)
 			return tio_err_set(TIO_ERR_IO, "%s: cannot map: %s", path, strerror(e));
 		}
 		m->p = p;
-#ifdef MADV_HUGEPAGE
-		/* pages not yet cached are read in 2 MiB folios, which a fault maps
-		   at once (ten times less kernel time than 4 KiB pages) */
-		if (m->size >= (4u << 20))
-			(void)madvise(p, m->size, MADV_HUGEPAGE);
-#endif
 	}
 	close(fd);
 	return 0;
