@@ -612,6 +612,14 @@ void tio_map_drop(tio_map *m, uint64_t off, uint64_t len)
 	(void)madvise((void *)a, e - a, MADV_DONTNEED);
 }
 
+void tio_map_sparse(tio_map *m, uint64_t off, uint64_t len, bool on)
+{
+	uintptr_t at;
+	size_t n;
+	if (map_range(m, off, len, &at, &n))
+		(void)madvise((void *)at, n, on ? MADV_RANDOM : MADV_NORMAL);
+}
+
 void tio_map_rewind(tio_map *m, uint64_t off)
 {
 	uint64_t start = off & ~(page_size() - 1);

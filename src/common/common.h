@@ -152,6 +152,13 @@ void tio_map_populate(tio_map *m, uint64_t off, uint64_t len);
 void tio_map_prefetch(tio_map *m, uint64_t off, uint64_t len);
 /* Drop the pages of [off, off + len) now (a hint: they are read again if needed). */
 void tio_map_drop(tio_map *m, uint64_t off, uint64_t len);
+/*
+ * Reads here and there in [off, off + len) (sparse: an index's packet
+ * headers, a binary search) from now until tio_map_sparse(m, off, len,
+ * false): a fault on a page not cached then reads that page, not the
+ * read-ahead window (which can be 8 MiB: a cold index would read the file).
+ */
+void tio_map_sparse(tio_map *m, uint64_t off, uint64_t len, bool on);
 /* The reader goes back to `off` (a seek): tio_map_release drops from there again. */
 void tio_map_rewind(tio_map *m, uint64_t off);
 

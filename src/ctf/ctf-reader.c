@@ -1839,6 +1839,7 @@ static void build_packets(ctf_stream *s)
 		ctf_file *f = &s->files[fi];
 		uint64_t off = 0, dropped = 0;
 		uint32_t first = s->npk;
+		tio_map_sparse(&f->map, 0, f->map.size, true);
 		while (off < f->map.size) {
 			uint64_t pkt, content;
 			if (off - dropped >= (8u << 20)) { /* RSS stays flat while the headers are read */
@@ -1889,6 +1890,7 @@ static void build_packets(ctf_stream *s)
 			last_begin = e.begin_ns;
 			off = end;
 		}
+		tio_map_sparse(&f->map, 0, f->map.size, false);
 		if (ok)
 			cross_check_idx(s, fi, first, s->npk - first);
 		drop_headers(s, fi, dropped, f->map.size);
@@ -2079,6 +2081,9 @@ static uint64_t sample_events(ctf_stream *s, uint64_t *bits)
 	c.d.slots = tio_calloc(s->ct->nslots ? s->ct->nslots : 1, sizeof(uint64_t));
 	uint64_t n = 0;
 	*bits = 0;
+	/* a few hundred KiB: not the read-ahead window of each (8 MiB on some machines) */
+	for (uint32_t fi = 0; fi < s->nfiles; fi++)
+		tio_map_sparse(&s->files[fi].map, 0, s->files[fi].map.size, true);
 	for (uint32_t k = 0, used = 0; c.d.slots && k < s->npk && used < 8 && n < 10000; k++) {
 		c.cur = s->pk[k].file;
 		c.pkt_off = s->pk[k].off;
@@ -2099,6 +2104,8 @@ static uint64_t sample_events(ctf_stream *s, uint64_t *bits)
 		*bits += c.d.pos - from;
 		used++;
 	}
+	for (uint32_t fi = 0; fi < s->nfiles; fi++)
+		tio_map_sparse(&s->files[fi].map, 0, s->files[fi].map.size, false);
 	tio_err_clear();
 	free(c.d.vals);
 	free(c.d.slots);

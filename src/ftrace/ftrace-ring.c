@@ -762,6 +762,8 @@ static uint64_t search_key(td_stream *s, const uint8_t *data, uint64_t dsize, ui
 static uint64_t pages_before(td_stream *s, const uint8_t *data, uint64_t dsize, uint64_t ts)
 {
 	uint64_t lo = 0, hi = dsize / s->b->page_size, at;
+	if (!s->compressed)
+		tio_map_sparse(&s->f->map, s->data_file_off, s->dsize, true);
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 		if (search_key(s, data, dsize, mid, &at) < ts)
@@ -769,6 +771,8 @@ static uint64_t pages_before(td_stream *s, const uint8_t *data, uint64_t dsize, 
 		else
 			hi = mid;
 	}
+	if (!s->compressed)
+		tio_map_sparse(&s->f->map, s->data_file_off, s->dsize, false);
 	return lo;
 }
 
@@ -1001,6 +1005,7 @@ static int td_index(tio_stream *st, tio_stream_index *out)
 	uint64_t pages = total / ps, counted = 0, sampled = 0;
 	if (!s->compressed) {
 		uint64_t k = pages < 64 ? pages : 64;
+		tio_map_sparse(&s->f->map, s->data_file_off, s->dsize, true);
 		for (uint64_t j = 0; j < k; j++) {
 			uint64_t i = j * pages / k;
 			td_scan_init(s, &c);
@@ -1013,6 +1018,7 @@ static int td_index(tio_stream *st, tio_stream_index *out)
 			if (!s->in_page || s->pos != (i + 1) * ps)
 				tio_map_drop(&s->f->map, s->data_file_off + i * ps, ps);
 		}
+		tio_map_sparse(&s->f->map, s->data_file_off, s->dsize, false);
 	} else {
 		uint32_t k = s->nchunk_ok < 8 ? s->nchunk_ok : 8;
 		for (uint32_t j = 0; j < k; j++) {

@@ -2,9 +2,10 @@
 """Write a CTF 1.8 trace of NPACKETS packets of 2 MiB each: one stream file,
 every packet's first 256 KiB holding events (all of the packet at the same
 time, packets 1 us apart), the rest padding, as a tracer that flushes its
-sub-buffers early writes them.  For tests/api/test-rss.sh.
+sub-buffers early writes them; with "full", events fill every packet.  For
+tests/api/test-rss.sh.
 
-usage: mk-big-ctf.py DIR NPACKETS"""
+usage: mk-big-ctf.py DIR NPACKETS [full]"""
 import os
 import struct
 import sys
@@ -40,11 +41,12 @@ event { name = "tick"; id = 0; stream_id = 0; fields := struct { uint32_t v; }; 
 
 def main():
     out, npk = sys.argv[1], int(sys.argv[2])
+    full = len(sys.argv) > 3 and sys.argv[3] == "full"
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "metadata"), "w") as f:
         f.write(METADATA)
     head = 8 + 32
-    nev = (EVENTS_BYTES - head) // 13
+    nev = ((PACKET if full else EVENTS_BYTES) - head) // 13
     with open(os.path.join(out, "stream_0"), "wb") as f:
         for k in range(npk):
             ts = 1000000000 + k * 1000
