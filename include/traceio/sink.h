@@ -76,7 +76,11 @@ int tio_sink_filtered(tio_sink *s, const tio_msg *m);
  * tio_sink_finish then tells the whole.  The parts' traces must stay open
  * until then (`into` may print from them).  The "info" sink (its counts,
  * for traces opened the same way in every part) and "dummy" take it; the
- * others return TIO_ERR_UNSUPPORTED.
+ * others return TIO_ERR_UNSUPPORTED.  Merge the parts in order (1, 2...
+ * into 0): "info" prints several traces in the order a whole read first
+ * sees them, and returns TIO_ERR_UNSUPPORTED when the parts cannot tell
+ * that order (a trace's first message without a time, two at the same
+ * time): read on one thread then.
  */
 int tio_sink_merge(tio_sink *into, tio_sink *from);
 

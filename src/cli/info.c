@@ -22,8 +22,8 @@ int cli_info(int argc, char **argv)
 			       "LTTng layout and new LTT have no index: use --count.\n\n"
 			       "  -c, --count           read every TRACE to the end instead: events per\n"
 			       "                        stream and event class, the first and last event's\n"
-			       "                        times, discarded events and packets (one TRACE: read\n"
-			       "                        in parts on every core when it is big, TIO_THREADS)\n"
+			       "                        times, discarded events and packets (read in parts\n"
+			       "                        on every core when it is big, TIO_THREADS)\n"
 			       "  -i, --format FMT      read the inputs as FMT (%s) instead of guessing\n"
 			       CLI_READER_OPTS_HELP, cli_format_list());
 			return 0;
@@ -64,10 +64,10 @@ int cli_info(int argc, char **argv)
 	}
 	cli_decode_only_threads(mux);
 	if (count) {
-		/* one trace: in parts on every core when it is big (counts do not
-		   depend on the order; with several traces, the order they are
-		   printed in does) */
-		unsigned np = ntraces == 1 ? cli_parts(traces, ntraces) : 1;
+		/* in parts on every core when it is big: counts do not depend on
+		   the order; the order traces are printed in does, and when the
+		   parts cannot tell it (tio_sink_merge), all is read on one thread */
+		unsigned np = cli_parts(traces, ntraces);
 		if (np > 1 && (status = cli_run_parts(inputs, (size_t)n, format, &ropts, "info", np)) >= 0)
 			goto out;
 		status = cli_run(mux, sink, false, NULL);

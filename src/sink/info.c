@@ -18,6 +18,10 @@ typedef struct tstat {
 	bool has_ts;
 	int64_t first, last;
 	uint64_t *stream_events; /* per stream index */
+	/* the message that made it known (traces are printed in that order):
+	   its time, when it has one (tio_sink_merge checks the parts' order) */
+	bool seen_ts;
+	int64_t seen_ns;
 } tstat;
 
 typedef struct info {
@@ -48,9 +52,14 @@ static tstat *stat_of(info *in, const tio_trace *t)
 static int info_consume(tio_sink *sk, const tio_msg *m)
 {
 	info *in = (info *)sk;
+	size_t known = in->n;
 	tstat *s = stat_of(in, m->stream->trace);
 	if (!s)
 		return TIO_ERR_NOMEM;
+	if (in->n > known) {
+		s->seen_ts = m->has_ts;
+		s->seen_ns = m->ns;
+	}
 	switch (m->type) {
 	case TIO_MSG_EVENT:
 		s->events++;
@@ -199,9 +208,20 @@ static void td_summary(FILE *f, const tio_trace *t)
  * tio_sink_merge: counts of the same traces (by their place among the
  * mux's inputs) added up; a trace `into` has not seen is taken with
  * `from`'s open of it.  Classes are matched by place, so both opens must
- * have the same (the same files opened the same way).  Traces come in the
- * order `into` first saw them, then `from`'s new ones.
+ * have the same (the same files opened the same way).  Traces are printed
+ * in the order a whole read first sees them: each part's first message of
+ * a trace is its earliest there (a part is in time order), so a trace's
+ * first message is the earliest of its parts' first ones, and the traces
+ * are put in the order of those.  When that cannot be told (a first
+ * message without a time, two at the same time) it is an error, and the
+ * caller reads everything again on one thread.
  */
+static int seen_cmp(const void *a, const void *b)
+{
+	const tstat *x = a, *y = b;
+	return x->seen_ns < y->seen_ns ? -1 : x->seen_ns > y->seen_ns;
+}
+
 static int info_merge(tio_sink *isk, tio_sink *fsk)
 {
 	info *into = (info *)isk, *from = (info *)fsk;
@@ -222,6 +242,10 @@ static int info_merge(tio_sink *isk, tio_sink *fsk)
 		}
 		if (d->t == f->t)
 			continue;
+		if (!f->seen_ts || !d->seen_ts)
+			d->seen_ts = false;
+		else if (f->seen_ns < d->seen_ns)
+			d->seen_ns = f->seen_ns;
 		const tio_trace_class *dc = d->t->tc, *fc = f->t->tc;
 		bool same = d->t->nstreams == f->t->nstreams && dc->nscs == fc->nscs;
 		for (uint32_t k = 0; same && k < dc->nscs; k++)
@@ -245,6 +269,17 @@ static int info_merge(tio_sink *isk, tio_sink *fsk)
 			d->has_ts = true;
 		}
 	}
+	if (into->n < 2)
+		return 0;
+	for (size_t k = 0; k < into->n; k++)
+		if (!into->ts[k].seen_ts)
+			return tio_err_set(TIO_ERR_UNSUPPORTED, "info: %s: its first message has no time: the parts cannot tell the traces' order",
+					   into->ts[k].t->path ? into->ts[k].t->path : "trace");
+	qsort(into->ts, into->n, sizeof(tstat), seen_cmp);
+	for (size_t k = 1; k < into->n; k++)
+		if (into->ts[k].seen_ns == into->ts[k - 1].seen_ns)
+			return tio_err_set(TIO_ERR_UNSUPPORTED, "info: %s: its first message is at the same time as another trace's: the parts cannot tell the traces' order",
+					   into->ts[k].t->path ? into->ts[k].t->path : "trace");
 	return 0;
 }
 

@@ -101,6 +101,37 @@ for cmd in "print -o dummy" "info --count"; do
 	fi
 done
 
+# several traces at once: `info --count` prints them in the order a whole
+# read first sees them, which the merged parts must tell (or, when they
+# cannot, read again on one thread): LTTng's kernel + UST session, CTF with
+# trace.dat, trace.dat files together, LTTng 0.x with CTF
+bad=()
+n=0
+ltt=$(ls -d "$PEER"/ltt0x/traces/*/ 2>/dev/null | head -1)
+for c in "$B/2/succeed/multi-domains" "$D/ftrace/funcs-v6.dat $D/ctf/wk-heartbeat-u" \
+	"$D/ftrace/funcs-v6.dat $D/ftrace/funcgraph-v6.dat" "$D/ctf/lttng-ust-discard $D/ctf/lttng-ust-cyg" \
+	"$D/ctf/wk-heartbeat-u $D/ctf/lttng-ust-cyg $D/ftrace/funcs-v6.dat" "$ltt $D/ctf/wk-heartbeat-u" \
+	"$(echo "$PEER"/tracedat/samples/*.dat)"; do
+	# shellcheck disable=SC2086
+	set -- $c
+	[ -e "$1" ] || continue
+	n=$((n + 1))
+	# shellcheck disable=SC2086
+	TIO_THREADS=1 timeout 120 "$TIO" info --count $c >"$TMP/one" 2>&1
+	r1=$?
+	# shellcheck disable=SC2086
+	TIO_THREADS=3 timeout 120 "$TIO" info --count $c >"$TMP/three" 2>&1
+	r3=$?
+	if [ $r1 -ne $r3 ] || ! cmp -s "$TMP/one" "$TMP/three"; then
+		bad+=("$c: exit $r1/$r3 $(diff "$TMP/one" "$TMP/three" | head -3 | cut -c1-200)")
+	fi
+done
+if [ ${#bad[@]} -eq 0 ]; then
+	ok "parts: info --count of several traces in 3 parts = one thread on $n sets"
+else
+	notok "parts: info --count of several traces in 3 parts differs" "${bad[@]:0:5}"
+fi
+
 # check in parts: a clean trace gives the summary alone; a trace whose clock
 # goes back across a cut (a trace.dat page moved to the middle of the page
 # ahead of it: the pages' times stay in order, so the cut falls between them,
