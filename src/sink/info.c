@@ -273,12 +273,16 @@ static int info_merge(tio_sink *isk, tio_sink *fsk)
 		return 0;
 	for (size_t k = 0; k < into->n; k++)
 		if (!into->ts[k].seen_ts)
-			return tio_err_set(TIO_ERR_UNSUPPORTED, "info: %s: its first message has no time: the parts cannot tell the traces' order",
+			return tio_err_set(TIO_ERR_UNSUPPORTED,
+					   "info: %s: its first message has no time: "
+					   "the parts cannot tell the traces' order",
 					   into->ts[k].t->path ? into->ts[k].t->path : "trace");
 	qsort(into->ts, into->n, sizeof(tstat), seen_cmp);
 	for (size_t k = 1; k < into->n; k++)
 		if (into->ts[k].seen_ns == into->ts[k - 1].seen_ns)
-			return tio_err_set(TIO_ERR_UNSUPPORTED, "info: %s: its first message is at the same time as another trace's: the parts cannot tell the traces' order",
+			return tio_err_set(TIO_ERR_UNSUPPORTED,
+					   "info: %s: its first message is at the same time as another "
+					   "trace's: the parts cannot tell the traces' order",
 					   into->ts[k].t->path ? into->ts[k].t->path : "trace");
 	return 0;
 }
