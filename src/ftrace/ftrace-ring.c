@@ -99,6 +99,8 @@ typedef struct td_stream {
 	struct {
 		uint64_t page1, key, at;
 	} kmemo[128];
+	unsigned probes;	/* keys read since the search's pages were last given back */
+	bool sparse;		/* the data is marked for sparse reads (tio_map_sparse) */
 } td_stream;
 
 /*
@@ -736,9 +738,12 @@ static uint64_t page_key(const td_stream *s, const uint8_t *data, uint64_t dsize
 
 /*
  * page_key for a binary search.  Uncompressed data is the file's mapping:
- * a key read is remembered, and the pages its read mapped are given back
- * at once (with huge folios each read maps 2 MiB: a search's pages would
- * stay mapped, some 160 MB for the cuts of a 228 MB file read in parts).
+ * a key read is remembered (a cut's search asks about the same pages many
+ * times), the data is marked for sparse reads while the search runs (a
+ * cold page is read alone, not with its read-ahead window), and the pages
+ * the reads mapped are given back every 8 keys and when the search is
+ * done (search_done): with huge folios each read maps 2 MiB, and a cut's
+ * search reads some 200 keys a stream.
  */
 static uint64_t search_key(td_stream *s, const uint8_t *data, uint64_t dsize, uint64_t i, uint64_t *at)
 {
@@ -749,21 +754,39 @@ static uint64_t search_key(td_stream *s, const uint8_t *data, uint64_t dsize, ui
 		*at = s->kmemo[h].at;
 		return s->kmemo[h].key;
 	}
-	uint64_t key = page_key(s, data, dsize, i, at), ps = s->b->page_size;
-	uint64_t last = key == UINT64_MAX ? dsize / ps : *at + 1; /* the pages read: [i, last) */
-	tio_map_drop(&s->f->map, s->data_file_off + i * ps, (last - i) * ps);
+	if (!s->sparse) {
+		tio_map_sparse(&s->f->map, s->data_file_off, s->dsize, true);
+		s->sparse = true;
+	}
+	if (s->probes >= 8) {
+		tio_map_drop(&s->f->map, s->data_file_off, s->dsize);
+		s->probes = 0;
+	}
+	uint64_t key = page_key(s, data, dsize, i, at);
+	s->probes++;
 	s->kmemo[h].page1 = i + 1;
 	s->kmemo[h].key = key;
 	s->kmemo[h].at = key == UINT64_MAX ? 0 : *at;
 	return key;
 }
 
+/* A search is done: the data back to sequential reads, the pages its keys mapped given back. */
+static void search_done(td_stream *s)
+{
+	if (s->sparse) {
+		tio_map_sparse(&s->f->map, s->data_file_off, s->dsize, false);
+		s->sparse = false;
+	}
+	if (s->probes) {
+		tio_map_drop(&s->f->map, s->data_file_off, s->dsize);
+		s->probes = 0;
+	}
+}
+
 /* The number of leading pages of data[0, dsize) whose page_key is before `ts` (binary search). */
 static uint64_t pages_before(td_stream *s, const uint8_t *data, uint64_t dsize, uint64_t ts)
 {
 	uint64_t lo = 0, hi = dsize / s->b->page_size, at;
-	if (!s->compressed)
-		tio_map_sparse(&s->f->map, s->data_file_off, s->dsize, true);
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 		if (search_key(s, data, dsize, mid, &at) < ts)
@@ -771,8 +794,6 @@ static uint64_t pages_before(td_stream *s, const uint8_t *data, uint64_t dsize, 
 		else
 			hi = mid;
 	}
-	if (!s->compressed)
-		tio_map_sparse(&s->f->map, s->data_file_off, s->dsize, false);
 	return lo;
 }
 
@@ -852,6 +873,7 @@ static int td_seek(tio_stream *st, int64_t ns)
 	if (!s->compressed) {
 		s->pos = page_before(s, s->data, s->dsize, ts) * s->b->page_size;
 		s->released = s->pos;
+		search_done(s);
 		return 0;
 	}
 	if (!s->chunks_listed)
@@ -906,6 +928,7 @@ static int td_part_keep(tio_stream *st, int64_t lo, int64_t hi)
 		return tio_err_set(TIO_ERR_UNSUPPORTED, "%s: compressed data cannot be cut in parts",
 				   s->base.name ? s->base.name : "stream");
 	uint64_t a = td_cut(s, lo), b = td_cut(s, hi);
+	search_done(s); /* the searches of the cut times (td_part_bytes) are over */
 	td_rewind(s);
 	s->pos = a * s->b->page_size;
 	s->released = s->pos;
