@@ -118,6 +118,21 @@ void tio_mux_set_threads(tio_mux *m, unsigned n);
  */
 int tio_mux_set_part(tio_mux *m, unsigned k, unsigned n);
 
+/*
+ * As tio_mux_set_part, with the parts in order: part `k` returns exactly
+ * the messages that have a time that a whole read returns at or after
+ * the part's first cut time and before its second, in the whole read's
+ * order (every stream goes to the first cut through its index, and stops
+ * before the second; discarded-records messages are not trimmed), so
+ * that the parts one after another are the whole read.  Messages without
+ * a time (packet and stream beginnings and ends) come as with a begin and
+ * end bound.  A part fails (TIO_ERR_FORMAT) when it meets an event without
+ * a time, or a stream whose times go back across its first cut: the parts
+ * would then not be the whole read.  For writers whose output keeps the
+ * order (the Parquet sink, tio_sink_merge).
+ */
+int tio_mux_set_part_in_order(tio_mux *m, unsigned k, unsigned n);
+
 /* Number of errors seen (and skipped) so far. */
 uint64_t tio_mux_errors(const tio_mux *m);
 

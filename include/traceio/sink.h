@@ -75,14 +75,22 @@ int tio_sink_filtered(tio_sink *s, const tio_msg *m);
  * sink per part): add what `from` has gathered into `into`, whose
  * tio_sink_finish then tells the whole.  The parts' traces must stay open
  * until then (`into` may print from them).  The "info" sink (its counts,
- * for traces opened the same way in every part) and "dummy" take it; the
- * others return TIO_ERR_UNSUPPORTED.  Merge the parts in order (1, 2...
+ * for traces opened the same way in every part), "dummy" and "parquet"
+ * (its files, for parts read with tio_mux_set_part_in_order: from's row
+ * groups go after into's) take it; the others return TIO_ERR_UNSUPPORTED.  Merge the parts in order (1, 2...
  * into 0): "info" prints several traces in the order a whole read first
  * sees them, and returns TIO_ERR_UNSUPPORTED when the parts cannot tell
  * that order (a trace's first message without a time, two at the same
  * time): read on one thread then.
  */
 int tio_sink_merge(tio_sink *into, tio_sink *from);
+
+/*
+ * Write out what the sink holds back so far (the Parquet sink: every row
+ * group buffered), so that a part's sink ends its work on the part's
+ * thread before tio_sink_merge.  Nothing for the other sinks.
+ */
+int tio_sink_flush(tio_sink *s);
 
 /* Flush; prints summaries.  Call once after the last message. */
 int tio_sink_finish(tio_sink *s);

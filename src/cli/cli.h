@@ -164,4 +164,15 @@ unsigned cli_parts(tio_trace **traces, size_t n);
 int cli_run_parts(char **inputs, size_t ninputs, const char *format, const cli_reader_opts *ropts,
 		  const char *sink_name, unsigned nparts);
 
+/*
+ * cli_run_parts for a writer whose output keeps the order (convert --to
+ * parquet): the parts are read in order (tio_mux_set_part_in_order), each
+ * part's sink is set up by `setup` (options, inputs added) and flushed on
+ * its thread (tio_sink_flush); a part whose events' times go back fails
+ * the whole (-1).
+ */
+typedef int (*cli_part_setup)(tio_sink *sink, tio_trace **traces, size_t n, unsigned nparts, void *arg);
+int cli_run_parts_in_order(char **inputs, size_t ninputs, const char *format, const cli_reader_opts *ropts,
+			   const char *sink_name, unsigned nparts, cli_part_setup setup, void *arg);
+
 #endif

@@ -271,6 +271,41 @@ static int convert_sqlite(char **inputs, size_t ninputs, const char *format, boo
 	return warnings ? 1 : 0;
 }
 
+/* The writer's options from the command line. */
+typedef struct sopts {
+	const char *out, *packet_size, *ctf_version, *file_version, *compression;
+	bool force, packetize;
+	const char **wvals; /* NWOPTS */
+} sopts;
+
+static int set_options(tio_sink *sink, const sopts *o)
+{
+	if (tio_sink_set(sink, "output", o->out) || (o->force && tio_sink_set(sink, "force", "1")) ||
+	    (o->packet_size && tio_sink_set(sink, "packet-size", o->packet_size)) ||
+	    (o->packetize && tio_sink_set(sink, "packetize-metadata", "1")) ||
+	    (o->ctf_version && tio_sink_set(sink, "ctf-version", o->ctf_version)) ||
+	    (o->file_version && tio_sink_set(sink, "version", o->file_version)) ||
+	    (o->compression && tio_sink_set(sink, "compression", o->compression)))
+		return -1;
+	for (size_t k = 0; k < NWOPTS; k++)
+		if (o->wvals[k] && tio_sink_set(sink, wopts[k].opt + 2, o->wvals[k]))
+			return -1;
+	return 0;
+}
+
+/* A part's sink (convert --to parquet in parts): the same options, its share of the buffer, the inputs. */
+static int part_setup(tio_sink *sink, tio_trace **traces, size_t n, unsigned nparts, void *arg)
+{
+	char b[16];
+	snprintf(b, sizeof(b), "%u", nparts);
+	if (set_options(sink, arg) || tio_sink_set(sink, "parts", b))
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (tio_sink_add_trace(sink, traces[i]))
+			return -1;
+	return 0;
+}
+
 int cli_convert(int argc, char **argv)
 {
 	const char *out = NULL, *to = NULL, *format = NULL, *begin = NULL, *end = NULL, *names = NULL;
@@ -448,22 +483,21 @@ int cli_convert(int argc, char **argv)
 		status = fs;
 		goto done;
 	}
-	if (tio_sink_new(w->sink, stdout, stderr, &sink) || tio_sink_set(sink, "output", out) ||
-	    (force && tio_sink_set(sink, "force", "1")) || (packet_size && tio_sink_set(sink, "packet-size", packet_size)) ||
-	    (packetize && tio_sink_set(sink, "packetize-metadata", "1")) ||
-	    (ctf_version && tio_sink_set(sink, "ctf-version", ctf_version)) ||
-	    (file_version && tio_sink_set(sink, "version", file_version)) ||
-	    (compression && tio_sink_set(sink, "compression", compression))) {
+	sopts so = {.out = out, .force = force, .packet_size = packet_size, .packetize = packetize,
+		    .ctf_version = ctf_version, .file_version = file_version, .compression = compression,
+		    .wvals = wvals};
+	if (tio_sink_new(w->sink, stdout, stderr, &sink) || set_options(sink, &so)) {
 		cli_error(NULL);
 		status = 2;
 		goto done;
 	}
-	for (size_t k = 0; k < NWOPTS; k++) {
-		if (wvals[k] && tio_sink_set(sink, wopts[k].opt + 2, wvals[k])) {
-			cli_error(NULL);
-			status = 2;
+	/* Parquet on every core: the parts' files one after the other (src/cli/parts.c) */
+	if (!strcmp(w->sink, "parquet") && !begin && !end && !names && !cf.f && !cf.cpus) {
+		unsigned np = cli_parts(traces, ntraces);
+		if (np > 1 && (status = cli_run_parts_in_order(inputs, ninputs, format, &ropts, w->sink, np,
+							       part_setup, &so)) >= 0)
 			goto done;
-		}
+		status = 1;
 	}
 	for (size_t i = 0; i < ntraces; i++) {
 		if (tio_sink_add_trace(sink, traces[i])) {

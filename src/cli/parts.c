@@ -8,6 +8,11 @@
  * whole.  When a part meets an error, nothing is printed and the caller
  * reads everything again on one thread as before, so that the errors
  * printed and the exit status are those of a whole read.
+ *
+ * convert --to parquet, whose files keep the order, reads its parts in
+ * order (tio_mux_set_part_in_order: each part exactly a whole read's
+ * messages between two cut times): its sinks' files are put one after the
+ * other by tio_sink_merge.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -26,6 +31,8 @@ typedef struct part {
 	size_t ntraces;
 	tio_mux *mux;
 	tio_sink *sink;
+	cli_part_setup setup; /* in order: the sink's options and inputs */
+	void *setup_arg;
 	bool ok; /* read to the end without an error */
 	pthread_t th;
 } part;
@@ -35,16 +42,29 @@ static void *run_part(void *arg)
 	part *p = arg;
 	if (cli_open_inputs_quiet(p->inputs, p->ninputs, p->format, p->ropts, &p->traces, &p->ntraces) ||
 	    tio_mux_new(p->traces, p->ntraces, &p->mux) ||
-	    tio_mux_set_part(p->mux, p->k, p->n) || tio_sink_new(p->sink_name, stdout, stderr, &p->sink))
+	    (p->setup ? tio_mux_set_part_in_order(p->mux, p->k, p->n) : tio_mux_set_part(p->mux, p->k, p->n)) ||
+	    tio_sink_new(p->sink_name, stdout, stderr, &p->sink) ||
+	    (p->setup && p->setup(p->sink, p->traces, p->ntraces, p->n, p->setup_arg)))
 		return NULL;
+	int64_t last = INT64_MIN;
 	for (;;) {
 		const tio_msg *m;
 		int r = tio_mux_next(p->mux, &m);
 		if (r == 0)
 			break;
-		if (r < 0 || tio_sink_consume(p->sink, m))
+		if (r < 0)
+			return NULL;
+		int64_t ns;
+		if (p->setup && tio_msg_kind(m) == TIO_MSG_KIND_EVENT) { /* in order: the events' times must not go back */
+			if (!tio_msg_time_ns(m, &ns) || ns < last)
+				return NULL;
+			last = ns;
+		}
+		if (tio_sink_consume(p->sink, m))
 			return NULL;
 	}
+	if (tio_sink_flush(p->sink))
+		return NULL;
 	p->ok = true;
 	return NULL;
 }
@@ -73,8 +93,8 @@ unsigned cli_parts(tio_trace **traces, size_t n)
 	return most < 2 ? 1 : most < cap ? (unsigned)most : cap;
 }
 
-int cli_run_parts(char **inputs, size_t ninputs, const char *format, const cli_reader_opts *ropts,
-		  const char *sink_name, unsigned nparts)
+static int run_parts(char **inputs, size_t ninputs, const char *format, const cli_reader_opts *ropts,
+		     const char *sink_name, unsigned nparts, cli_part_setup setup, void *arg)
 {
 	part *ps = calloc(nparts, sizeof(*ps));
 	if (!ps)
@@ -82,7 +102,7 @@ int cli_run_parts(char **inputs, size_t ninputs, const char *format, const cli_r
 	unsigned started = 0;
 	for (unsigned k = 0; k < nparts; k++) {
 		ps[k] = (part){.inputs = inputs, .ninputs = ninputs, .format = format, .ropts = ropts,
-			       .sink_name = sink_name, .k = k, .n = nparts};
+			       .sink_name = sink_name, .k = k, .n = nparts, .setup = setup, .setup_arg = arg};
 		if (k && pthread_create(&ps[k].th, NULL, run_part, &ps[k]))
 			break;
 		started = k + 1;
@@ -106,4 +126,16 @@ int cli_run_parts(char **inputs, size_t ninputs, const char *format, const cli_r
 	}
 	free(ps);
 	return status;
+}
+
+int cli_run_parts(char **inputs, size_t ninputs, const char *format, const cli_reader_opts *ropts,
+		  const char *sink_name, unsigned nparts)
+{
+	return run_parts(inputs, ninputs, format, ropts, sink_name, nparts, NULL, NULL);
+}
+
+int cli_run_parts_in_order(char **inputs, size_t ninputs, const char *format, const cli_reader_opts *ropts,
+			   const char *sink_name, unsigned nparts, cli_part_setup setup, void *arg)
+{
+	return run_parts(inputs, ninputs, format, ropts, sink_name, nparts, setup, arg);
 }

@@ -452,6 +452,7 @@ struct tio_stream {
 	tio_stream_index pk_index;
 	const tio_val *mt_vals;	/* with mt_cut: where the current value array is, after each next() */
 	void *mt;		/* the pipe's proxy while a worker may read the stream (mt_pause) */
+	bool part_past;		/* tio_mux_set_part_in_order: an event at or after the part's begin came */
 };
 
 /*

@@ -49,6 +49,7 @@ struct tio_mux {
 	/* tio_mux_set_part: this mux reads part `part` of `nparts` (applied by the first tio_mux_next) */
 	unsigned part, nparts;
 	bool parted, part_failed; /* part_failed: nothing is read (no part would be what was asked) */
+	bool part_exact; /* tio_mux_set_part_in_order: the part's times only, in a whole read's order */
 };
 
 static int kind_rank(tio_msg_type t)
@@ -216,6 +217,27 @@ static inline int64_t msg_key(const tio_msg *msg)
 }
 
 /*
+ * tio_mux_set_part_in_order: keep a stream's message (1), leave it to the
+ * part before (0), or fail when the parts cannot be the whole read.
+ */
+static __attribute__((noinline)) int part_in_order(tio_mux *m, tio_stream *s, const tio_msg *msg, int64_t key)
+{
+	if (msg->type == TIO_MSG_EVENT && !msg->has_ts)
+		return tio_err_set(TIO_ERR_FORMAT, "%s: an event without a time: the trace cannot be read in parts in order",
+				   s->name ? s->name : "stream");
+	if (m->has_begin && key != INT64_MIN && key < m->begin) {
+		if (s->part_past)
+			return tio_err_set(TIO_ERR_FORMAT,
+					   "%s: times go back across a part's cut: the trace cannot be read in parts in order",
+					   s->name ? s->name : "stream");
+		return 0;
+	}
+	if (msg->type == TIO_MSG_EVENT)
+		s->part_past = true;
+	return 1;
+}
+
+/*
  * The next message of one stream that is in range: 1 with *out filled, 0
  * when the stream has nothing more (in range), or a negative status.
  */
@@ -229,6 +251,15 @@ static inline __attribute__((always_inline)) int fetch(tio_mux *m, tio_stream *s
 		int64_t key = msg_key(msg);
 		if (m->has_end && key != INT64_MIN && key > m->end)
 			return 0; /* streams are in time order: nothing more in range */
+		if (TIO_UNLIKELY(m->part_exact)) {
+			int x = part_in_order(m, s, msg, key);
+			if (x < 0) {
+				*out = (slot){0};
+				return x;
+			}
+			if (!x)
+				continue;
+		}
 		if (!m->skip_fn && before_begin(m, msg, key))
 			continue; /* early drop; with a skip hook the heap orders them first */
 		*out = (slot){s, msg, key};
@@ -331,6 +362,24 @@ static int apply_part(tio_mux *m)
 	int64_t lo = k ? part_time(m, whole, a) : INT64_MIN;
 	int64_t hi = k + 1 < n ? part_time(m, whole, b) : INT64_MAX;
 	int ret = 0;
+	if (m->part_exact) {
+		/* every stream, from the first message at lo (through the indexes) to the last before hi */
+		free(whole);
+		for (size_t i = 0; i < m->nall; i++)
+			m->all[i]->part_past = false;
+		if (k) {
+			m->has_begin = true;
+			m->begin = lo;
+		}
+		if (k + 1 < n) {
+			if (hi == INT64_MIN)
+				return 0; /* an empty part: part_failed stays, nothing is read */
+			m->has_end = true;
+			m->end = hi - 1;
+		}
+		m->part_failed = false;
+		return 0;
+	}
 	size_t keep = 0;
 	for (size_t i = 0; i < m->nall; i++) {
 		tio_stream *s = m->all[i];
@@ -360,6 +409,14 @@ int tio_mux_set_part(tio_mux *m, unsigned k, unsigned n)
 	m->part = k;
 	m->nparts = n;
 	return 0;
+}
+
+int tio_mux_set_part_in_order(tio_mux *m, unsigned k, unsigned n)
+{
+	int r = tio_mux_set_part(m, k, n);
+	if (!r)
+		m->part_exact = n > 1;
+	return r;
 }
 
 /* Everything but the fast path of tio_mux_next; `msg`/`r`: what the root's
@@ -481,7 +538,7 @@ static __attribute__((noinline)) int mux_next_slow(tio_mux *m, const tio_msg **o
 			continue;
 		}
 		if ((top.m->type == TIO_MSG_DISCARDED_EVENTS || top.m->type == TIO_MSG_DISCARDED_PACKETS) &&
-		    top.m->has_range && (m->has_begin || m->has_end)) {
+		    top.m->has_range && (m->has_begin || m->has_end) && !m->part_exact) {
 			/* as babeltrace2's trimmer: keep the part of the range inside the
 			 * bounds; a cut range no longer knows how many were discarded */
 			if ((m->has_begin && top.m->end_ns < m->begin) || (m->has_end && top.m->begin_ns > m->end))

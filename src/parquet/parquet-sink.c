@@ -133,6 +133,7 @@ typedef struct psink {
 	int level; /* zstd level */
 	uint64_t rg_rows;
 	uint64_t budget;
+	unsigned nparts; /* option parts: one of N sinks reading parts at once (budget / N each) */
 	uint64_t dict_max; /* dictionary entries per column chunk at most */
 	uint64_t page_size; /* bytes of values in a page before it is cut */
 	char *tmpdir;
@@ -1194,7 +1195,7 @@ static int check_budget(psink *s)
 				}
 			}
 		}
-		if (total <= s->budget || !big)
+		if (total <= s->budget / (s->nparts ? s->nparts : 1) || !big)
 			return 0;
 		if ((r = pq_flush(&big->f, true)))
 			return r;
@@ -1477,6 +1478,106 @@ static int pq_consume(tio_sink *sk, const tio_msg *m)
 		s->failed = true;
 		tio_err_push(r, "%s@0x%" PRIx64, m->stream->path ? m->stream->path : "", m->offset);
 	}
+	return r;
+}
+
+/* Every row group buffered written now (a part's sink, on its thread, before pq_merge). */
+static int pq_flush_all(tio_sink *sk)
+{
+	psink *s = (psink *)sk;
+	if (s->failed)
+		return tio_err_set(TIO_ERR_USAGE, "Parquet writer: already failed");
+	int r = ev_sync(s);
+	for (size_t i = 0; i < s->ntraces && !r; i++) {
+		ptrace *t = s->traces[i];
+		for (size_t j = 0; j < t->ntables && !r; j++)
+			r = pq_flush(&t->tables[j]->f, true);
+		if (!r && t->events)
+			r = pq_flush(&t->events->f, true);
+	}
+	if (r)
+		s->failed = true;
+	return r;
+}
+
+/* The event class of trace `a` that is `ec` of trace `b`, another open of the same trace; NULL. */
+static const tio_event_class *same_class(const tio_trace *a, const tio_trace *b, const tio_event_class *ec)
+{
+	const tio_trace_class *ta = a->tc, *tb = b->tc;
+	for (uint32_t i = 0; i < tb->nscs && i < ta->nscs; i++) {
+		const tio_stream_class *sa = ta->scs[i], *sb = tb->scs[i];
+		for (uint32_t k = 0; k < sb->necs && k < sa->necs; k++) {
+			if (sb->ecs[k] != ec)
+				continue;
+			const tio_event_class *e = sa->ecs[k];
+			bool same = sa->id == sb->id && e->id == ec->id &&
+				    (e->name && ec->name ? !strcmp(e->name, ec->name) : e->name == ec->name);
+			return same ? e : NULL;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * The files of a later part (`from`, read with tio_mux_set_part_in_order
+ * from other opens of the same inputs, added in the same order) after
+ * those of `into`: each table's row groups appended to the table of the
+ * same class (made when `into` had no event of it: named as a whole read
+ * names it, classes being met in the same order), discarded records
+ * after into's.
+ */
+static int pq_merge(tio_sink *ik, tio_sink *fk)
+{
+	psink *s = (psink *)ik, *o = (psink *)fk;
+	if (s->failed || o->failed)
+		return tio_err_set(TIO_ERR_USAGE, "Parquet writer: a part failed");
+	if (s->ntraces != o->ntraces || s->codec != o->codec || s->partition != o->partition)
+		return tio_err_set(TIO_ERR_UNSUPPORTED, "Parquet writer: parts of other inputs or options");
+	int r = ev_sync(s);
+	if (!r)
+		r = ev_sync(o);
+	for (size_t i = 0; i < s->ntraces && !r; i++) {
+		ptrace *t = s->traces[i], *u = o->traces[i];
+		if (!u->ready)
+			continue;
+		if (!t->ready && (r = prepare(s, t)))
+			break;
+		if ((r = pq_append(&t->events->f, &u->events->f)))
+			break;
+		t->events->rows += u->events->rows;
+		unlink(u->events->f.path);
+		for (size_t j = 0; j < u->ntables && !r; j++) {
+			ptable *ub = u->tables[j], *tb;
+			const tio_event_class *ec = same_class(t->in, u->in, ub->ec);
+			if (!ec) {
+				r = tio_err_set(TIO_ERR_UNSUPPORTED, "Parquet writer: event class '%s' differs between parts",
+						ub->ec->name ? ub->ec->name : "");
+				break;
+			}
+			if (!(tb = lookup(t, ec))) {
+				if ((r = table_new(s, t, ec, &tb)))
+					break;
+				if ((r = insert(t, tb))) {
+					table_free(tb);
+					break;
+				}
+			}
+			if ((r = pq_append(&tb->f, &ub->f)))
+				break;
+			tb->rows += ub->rows;
+			unlink(ub->f.path);
+		}
+		if (!r && u->ndisc) {
+			if (tio_grow(&t->disc, &t->dcap, t->ndisc + u->ndisc, sizeof(pdisc)))
+				r = TIO_ERR_NOMEM;
+			else {
+				memcpy(t->disc + t->ndisc, u->disc, u->ndisc * sizeof(pdisc));
+				t->ndisc += u->ndisc;
+			}
+		}
+	}
+	if (r)
+		s->failed = true;
 	return r;
 }
 
@@ -1797,6 +1898,16 @@ static int pq_set(tio_sink *sk, const char *key, const char *value)
 		return parse_size(key, value, 1, 1u << 20, &s->dict_max);
 	if (!strcmp(key, "buffer-size"))
 		return parse_size(key, value, 1u << 20, 1ull << 40, &s->budget);
+	if (!strcmp(key, "parts")) { /* one of N sinks reading parts at once: its share of the budget */
+		uint64_t n;
+		int r = parse_size(key, value, 1, 64, &n);
+		if (!r) {
+			s->nparts = (unsigned)n;
+			if (n > 1) /* the parts' threads are busy: pages compressed on each */
+				s->sh.threads = false;
+		}
+		return r;
+	}
 	if (!strcmp(key, "partition-by")) {
 		if (value && !strcmp(value, "trace"))
 			s->partition = true;
@@ -1811,7 +1922,7 @@ static int pq_set(tio_sink *sk, const char *key, const char *value)
 	return tio_err_set(TIO_ERR_USAGE,
 			   "sink parquet takes no option '%s' (output, force, compression, "
 			   "row-group-size, buffer-size, "
-			   "dictionary-size, page-size, partition-by)",
+			   "dictionary-size, page-size, partition-by, parts)",
 			   key);
 }
 
@@ -1851,6 +1962,8 @@ const tio_sink_ops tio_sink_parquet_ops = {
     .set = pq_set,
     .add_trace = pq_add_trace,
     .consume = pq_consume,
+    .merge = pq_merge,
+    .flush = pq_flush_all,
     .finish = pq_finish,
     .fini = pq_fini,
 };

@@ -6,12 +6,14 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <snappy-c.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include "parquet/pq.h"
@@ -125,6 +127,22 @@ static void tw_list(tw *w, int16_t id, int elem_type, uint64_t n)
 		tio_buf_addc(w->b, (char)(0xF0 | elem_type));
 		varint(w->b, n);
 	}
+}
+
+/*
+ * An i64/i16 field whose value pq_append may rewrite (a file offset, a row
+ * group ordinal): where its varint is goes in f's patches.
+ */
+static void tw_patch(tw *w, pq_file *f, int16_t id, int type, int64_t v, bool ordinal)
+{
+	tw_field(w, id, type);
+	size_t at = w->b->len;
+	varint(w->b, zigzag(v));
+	if (tio_grow(&f->patches, &f->pcap, f->npatches + 1, sizeof(*f->patches))) {
+		f->oom = true;
+		return;
+	}
+	f->patches[f->npatches++] = (struct pq_patch){.at = at, .len = (uint8_t)(w->b->len - at), .ordinal = ordinal, .v = v};
 }
 
 /* ---------------------------------------------------------------- schema nodes */
@@ -542,6 +560,7 @@ void pq_free(pq_file *f)
 	free(f->due);
 	pq_node_free(f->root);
 	tio_buf_free(&f->rgs);
+	free(f->patches);
 	free(f->path);
 	memset(f, 0, sizeof(*f));
 }
@@ -1548,9 +1567,9 @@ static int write_chunk(pq_file *f, FILE *o, pq_col *c, tw *rg)
 	tw_i64(rg, 5, (int64_t)c->c_levels);
 	tw_i64(rg, 6, (int64_t)usize);
 	tw_i64(rg, 7, (int64_t)csize);
-	tw_i64(rg, 9, (int64_t)data_off);
+	tw_patch(rg, f, 9, T_I64, (int64_t)data_off, false);
 	if (dict)
-		tw_i64(rg, 11, (int64_t)dict_off);
+		tw_patch(rg, f, 11, T_I64, (int64_t)dict_off, false);
 	write_stats(rg, 12, c, &c->cst);
 	tw_end(rg);
 	tw_end(rg);
@@ -1625,7 +1644,7 @@ int pq_flush(pq_file *f, bool release)
 	if (!o)
 		return tio_err_set(TIO_ERR_IO, "%s: cannot open: %s", f->path, strerror(errno));
 	uint64_t start = f->off;
-	size_t rg_at = f->rgs.len;
+	size_t rg_at = f->rgs.len, patch_at = f->npatches;
 	tw rg = {.b = &f->rgs};
 	tw_begin(&rg, 0);
 	tw_list(&rg, 1, T_STRUCT, f->ncols);
@@ -1637,17 +1656,17 @@ int pq_flush(pq_file *f, bool release)
 		r = tio_err_set(TIO_ERR_IO, "%s: write error: %s", f->path, strerror(errno));
 	if (r) {
 		f->rgs.len = rg_at;
+		f->npatches = patch_at;
 		return r;
 	}
 	tw_i64(&rg, 2, (int64_t)f->rg_usize);
 	tw_i64(&rg, 3, (int64_t)f->rows);
-	tw_i64(&rg, 5, (int64_t)start);
+	tw_patch(&rg, f, 5, T_I64, (int64_t)start, false);
 	tw_i64(&rg, 6, (int64_t)(f->off - start));
-	tw_field(&rg, 7, T_I16);
-	varint(rg.b, zigzag((int64_t)f->nrg));
+	tw_patch(&rg, f, 7, T_I16, (int64_t)f->nrg, true);
 	tw_end(&rg);
-	if (!f->rgs.p)
-		return TIO_ERR_NOMEM;
+	if (!f->rgs.p || f->oom)
+		return tio_err_set(TIO_ERR_NOMEM, "%s: out of memory", f->path);
 	f->nrg++;
 	f->total_rows += f->rows;
 	f->rows = 0;
@@ -1657,6 +1676,109 @@ int pq_flush(pq_file *f, bool release)
 		cap += f->cols[k].chunk.cap;
 	}
 	atomic_store(&f->chunk_cap, cap);
+	return 0;
+}
+
+/* Copy `len` bytes at `off` of file `src` to offset `at` of file `dst` (in the kernel when it can). */
+static int copy_bytes(const char *src, uint64_t off, uint64_t len, const char *dst, uint64_t at)
+{
+	int in = open(src, O_RDONLY | O_CLOEXEC), out = in < 0 ? -1 : open(dst, O_WRONLY | O_CLOEXEC);
+	int r = 0;
+	if (in < 0 || out < 0) {
+		r = tio_err_set(TIO_ERR_IO, "%s: cannot open: %s", in < 0 ? src : dst, strerror(errno));
+		goto done;
+	}
+	loff_t o_in = (loff_t)off, o_out = (loff_t)at;
+	bool kernel = true;
+	char *buf = NULL;
+	while (len) {
+		ssize_t n;
+		if (kernel) {
+			n = copy_file_range(in, &o_in, out, &o_out, len > (1u << 30) ? (1u << 30) : len, 0);
+			if (n < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP ||
+				      errno == EBADF)) {
+				kernel = false;
+				continue;
+			}
+		} else {
+			if (!buf && !(buf = malloc(1u << 20))) {
+				r = tio_err_oom();
+				break;
+			}
+			n = pread(in, buf, len < (1u << 20) ? len : (1u << 20), o_in);
+			if (n > 0) {
+				for (ssize_t w = 0; w < n;) {
+					ssize_t k = pwrite(out, buf + w, (size_t)(n - w), o_out);
+					if (k <= 0) {
+						r = tio_err_set(TIO_ERR_IO, "%s: write error: %s", dst,
+								k < 0 ? strerror(errno) : "nothing written");
+						break;
+					}
+					w += k;
+					o_out += k;
+				}
+				if (r)
+					break;
+				o_in += n;
+			}
+		}
+		if (n < 0) {
+			r = tio_err_set(TIO_ERR_IO, "%s: copy to %s: %s", src, dst, strerror(errno));
+			break;
+		}
+		if (n == 0) {
+			r = tio_err_set(TIO_ERR_IO, "%s: shorter than written", src);
+			break;
+		}
+		len -= (uint64_t)n;
+	}
+	free(buf);
+done:
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && close(out) && !r)
+		r = tio_err_set(TIO_ERR_IO, "%s: write error: %s", dst, strerror(errno));
+	return r;
+}
+
+int pq_append(pq_file *f, pq_file *from)
+{
+	int r = pq_flush(f, true);
+	if (!r)
+		r = pq_flush(from, true);
+	if (r || !from->nrg)
+		return r;
+	if (f->ncols != from->ncols || f->codec != from->codec)
+		return tio_err_set(TIO_ERR_USAGE, "%s: a part of another schema (%s)", f->path, from->path);
+	if (f->nrg + from->nrg > 32767)
+		return tio_err_set(TIO_ERR_LIMIT, "%s: more than 32767 row groups", f->path);
+	if ((r = copy_bytes(from->path, 4, from->off - 4, f->path, f->off)))
+		return r;
+	int64_t shift = (int64_t)f->off - 4;
+	size_t pos = 0, rg_at = f->rgs.len, patch_at = f->npatches;
+	for (size_t k = 0; k < from->npatches; k++) {
+		const struct pq_patch *p = &from->patches[k];
+		tio_buf_add(&f->rgs, from->rgs.p + pos, p->at - pos);
+		int64_t v = p->v + (p->ordinal ? (int64_t)f->nrg : shift);
+		size_t at = f->rgs.len;
+		varint(&f->rgs, zigzag(v));
+		if (tio_grow(&f->patches, &f->pcap, f->npatches + 1, sizeof(*f->patches))) {
+			f->oom = true;
+			break;
+		}
+		f->patches[f->npatches++] =
+		    (struct pq_patch){.at = at, .len = (uint8_t)(f->rgs.len - at), .ordinal = p->ordinal, .v = v};
+		pos = p->at + p->len;
+	}
+	tio_buf_add(&f->rgs, from->rgs.p + pos, from->rgs.len - pos);
+	if (!f->rgs.p || f->oom) {
+		f->rgs.len = rg_at;
+		f->npatches = patch_at;
+		return tio_err_set(TIO_ERR_NOMEM, "%s: out of memory", f->path);
+	}
+	f->nrg += from->nrg;
+	f->total_rows += from->total_rows;
+	f->off += from->off - 4;
 	return 0;
 }
 

@@ -163,6 +163,14 @@ typedef struct pq_file {
 	uint32_t ndue;
 	uint32_t pages; /* data pages cut (dictionary stamps) */
 	pq_shared *sh;
+	/* where rgs holds file offsets and row group ordinals (pq_append rewrites them) */
+	struct pq_patch {
+		size_t at;	 /* the varint's first byte in rgs */
+		uint8_t len;	 /* its bytes */
+		bool ordinal;	 /* a RowGroup ordinal (else a file offset) */
+		int64_t v;
+	} *patches;
+	size_t npatches, pcap;
 } pq_file;
 
 /*
@@ -195,6 +203,15 @@ void pq_sync(pq_shared *sh);
  */
 typedef void (*pq_fn)(void *arg, const void *bytes, size_t len);
 void pq_defer(pq_shared *sh, pq_fn fn, void *arg, tio_buf *data);
+/*
+ * Append the row groups of `from` (the same schema, written to its own
+ * file: a part of the rows that come after those of `f`) to `f`: f's
+ * buffered rows are written as a row group first, from's too, then from's
+ * column chunks are copied to the end of f's file and its row groups'
+ * offsets moved.  The bytes are those of f having written both.  from's
+ * file is left as it was (the caller removes it).
+ */
+int pq_append(pq_file *f, pq_file *from);
 /* Flush and write the footer; the file is complete.  `kv` key/value pairs (NULL-terminated list) or
  * NULL. */
 int pq_close(pq_file *f, const char *const *kv);

@@ -107,6 +107,42 @@ else
 	notok "partition-by trace: two inputs converted" "exit $rc" "$(head -3 "$TMP/conv.err")"
 fi
 
+# in parts (TIO_THREADS=3: each part read in order on its own thread, the parts' files put
+# one after the other): pq-compare checks every row and its order against print --style
+# json (manifest); here, meta.json is one thread's and the row groups end where the parts
+# meet (the parts were used, not the one-thread read they fall back to)
+pn=0
+for t in "$UST" "$S/2/succeed/multi-domains" "$LISA" "$DAT/lisa-tests-trace-arm32-v6-large.dat" \
+	"$DAT/langraph-x86_64-v7-zstd.dat" "$PEER/ltt0x/traces/$(ls "$PEER/ltt0x/traces" | head -1)"; do
+	pn=$((pn + 1))
+	mkdir -p "$TMP/p1-$pn" "$OUT/p3-$pn"
+	if ! TIO_THREADS=3 "$TIO" convert -q --to parquet -o "$OUT/p3-$pn/x" "$t" 2> "$TMP/conv.err" ||
+		! TIO_THREADS=1 "$TIO" convert -q --to parquet -o "$TMP/p1-$pn/x" "$t" 2>> "$TMP/conv.err"; then
+		notok "in 3 parts: $t" "$(head -3 "$TMP/conv.err")"
+		continue
+	fi
+	manifest "$t" "$OUT/p3-$pn/x"
+	same=yes
+	for m in $(cd "$TMP/p1-$pn/x" && find . -name meta.json); do
+		cmp -s "$TMP/p1-$pn/x/$m" "$OUT/p3-$pn/x/$m" || same="no: $m"
+	done
+	ev=$(find "$OUT/p3-$pn/x" -name events.parquet | head -1)
+	rg3=$(duck sql "SELECT count(DISTINCT row_group_id) AS n FROM parquet_metadata('$ev')" | $PY -c 'import json,sys; print(json.load(sys.stdin)[0]["n"])')
+	rg1=$(duck sql "SELECT count(DISTINCT row_group_id) AS n FROM parquet_metadata('$TMP/p1-$pn/x${ev#$OUT/p3-$pn/x}')" | $PY -c 'import json,sys; print(json.load(sys.stdin)[0]["n"])')
+	echo "$t: meta.json same: $same; events.parquet row groups: $rg1 on one thread, $rg3 in 3 parts" >> "$TMP/parts.log"
+	if [ "$same" = yes ]; then
+		ok "in 3 parts: meta.json as one thread's; events.parquet in $rg3 row groups (one thread: $rg1): $(basename "$t")"
+	else
+		notok "in 3 parts: meta.json as one thread's: $t" "$same"
+	fi
+	case $t in *ltt0x*) ;; *) [ "$rg3" -gt "$rg1" ] && pparts=$((${pparts:-0} + 1)) ;; esac
+done
+if [ "${pparts:-0}" -ge 4 ]; then
+	ok "in 3 parts: $pparts traces read in parts (more row groups than one thread's)"
+else
+	notok "in 3 parts: traces read in parts" "$(cat "$TMP/parts.log")"
+fi
+
 # a trace damaged mid-stream: the packet is reported and skipped, every other event written
 cp -r "$TIO_TOP/tests/data/ctf/lttng-ust-discard" "$TMP/damaged"
 $PY - "$TMP/damaged" <<'EOF'
