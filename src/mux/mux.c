@@ -27,7 +27,9 @@ struct tio_mux {
 	int64_t begin, end;
 	bool begin_tod, end_tod, tod_utc; /* resolve begin/end against the first message's day */
 	bool started;
-	bool plain; /* started, and no time bounds: the fast path of tio_mux_next may run */
+	bool plain; /* started, and no time bounds (or a part in order's): the fast path of tio_mux_next may run */
+	int64_t fast_lo;   /* the fast path returns messages of times in [fast_lo, fast_lo + fast_span] only */
+	uint64_t fast_span;
 	bool top_pending; /* the root's stream must be advanced before the next pop */
 	bool seeked; /* the streams went to the begin bound (seek_all) */
 	tio_stream **all; /* every stream, for seek_all */
@@ -127,6 +129,8 @@ int tio_mux_new(tio_trace *const *traces, size_t n, tio_mux **out)
 	m->heap = tio_calloc(total, sizeof(slot));
 	m->pending = tio_calloc(total, sizeof(tio_stream *));
 	m->all = tio_calloc(total ? total : 1, sizeof(tio_stream *));
+	m->fast_lo = INT64_MIN;
+	m->fast_span = UINT64_MAX;
 	if (!m->heap || !m->pending || !m->all) {
 		tio_mux_free(m);
 		return TIO_ERR_NOMEM;
@@ -445,6 +449,15 @@ static __attribute__((noinline)) int mux_next_slow(tio_mux *m, const tio_msg **o
 					m->pending[i] = (tio_stream *)m->pending[i]->mt;
 		}
 	}
+	if (fetched && fr > 0 && m->part_exact) { /* the fast path's message out of the part's times */
+		int x = part_in_order(m, m->heap[0].s, msg, msg_key(msg));
+		if (x < 0) {
+			fr = x;
+		} else if (!x) { /* the part before has it: the stream's next one instead */
+			fetched = false;
+			m->top_pending = true;
+		}
+	}
 	if (fetched) {
 		tio_stream *s = m->heap[0].s;
 		m->top_pending = false;
@@ -515,6 +528,11 @@ static __attribute__((noinline)) int mux_next_slow(tio_mux *m, const tio_msg **o
 				}
 			}
 			m->plain = !m->has_begin && !m->has_end;
+			if (m->part_exact && !m->skip_fn) { /* the bounds of a part in order: checked on the fast path */
+				m->plain = true;
+				m->fast_lo = m->has_begin ? m->begin : INT64_MIN;
+				m->fast_span = (uint64_t)(m->has_end ? m->end : INT64_MAX) - (uint64_t)m->fast_lo;
+			}
 			/* --begin: the streams go there through their index, unless a
 			   skip hook must see the events before it */
 			if (m->has_begin && !m->skip_fn && !m->seeked && m->heap[0].key < m->begin && seek_ok()) {
@@ -574,7 +592,7 @@ int tio_mux_next(tio_mux *m, const tio_msg **out)
 		tio_stream *s = m->heap[0].s;
 		const tio_msg *msg = NULL;
 		int r = s->ops->next(s, &msg);
-		if (TIO_LIKELY(r > 0 && msg->has_ts)) {
+		if (TIO_LIKELY(r > 0 && msg->has_ts && (uint64_t)msg->ns - (uint64_t)m->fast_lo <= m->fast_span)) {
 			int64_t k = msg->ns;
 			if (k < m->heap[1].key && (m->n < 3 || k < m->heap[2].key)) {
 				m->heap[0].m = msg;
