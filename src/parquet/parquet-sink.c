@@ -592,6 +592,43 @@ static void put_big(psink *s, pq_col *c, const tio_fc *fc, const tio_val *v, uns
 	pq_bytes(c, b->p ? b->p : "", b->len, rep);
 }
 
+/*
+ * A list's n integers (values e[0..n), each a leaf at the column's maximum
+ * definition level): pq_i64 n times, the levels and values each reserved once.
+ */
+static void put_int_list(pq_col *c, const tio_val *e, uint32_t n, unsigned rep0, unsigned rep)
+{
+	if (c->max_rep && pq_room(c, &c->reps, n)) {
+		c->reps.p[c->reps.len] = (char)rep0;
+		memset(c->reps.p + c->reps.len + 1, (int)rep, n - 1);
+		c->reps.len += n;
+	}
+	if (c->max_def) {
+		if (TIO_LIKELY(!c->defs.len)) {
+			c->nlead += n;
+		} else if (pq_room(c, &c->defs, n)) {
+			memset(c->defs.p + c->defs.len, c->max_def, n);
+			c->defs.len += n;
+		}
+	}
+	c->nlevels += n;
+	if (c->phys == PQ_INT32) {
+		if (pq_room(c, &c->vals, (size_t)n * 4)) {
+			char *o = c->vals.p + c->vals.len;
+			for (uint32_t k = 0; k < n; k++) {
+				int32_t x = (int32_t)e[k].v.i;
+				memcpy(o + 4 * k, &x, 4);
+			}
+			c->vals.len += (size_t)n * 4;
+		}
+	} else if (pq_room(c, &c->vals, (size_t)n * 8)) {
+		char *o = c->vals.p + c->vals.len;
+		for (uint32_t k = 0; k < n; k++)
+			memcpy(o + 8 * k, &e[k].v.i, 8);
+		c->vals.len += (size_t)n * 8;
+	}
+}
+
 /* Append value i of `vals` to the columns of plan p; the index past its subtree. */
 static uint32_t emit(psink *s, pq_file *f, const pnode *p, const tio_val *vals, uint32_t nv,
 		     uint32_t i, unsigned rep)
@@ -658,11 +695,7 @@ static uint32_t emit(psink *s, pq_file *f, const pnode *p, const tio_val *vals, 
 		} else if ((p->kids[0].kind == PN_INT || p->kids[0].kind == PN_UINT) &&
 			   i + 1 + v->n <= nv) {
 			/* integers: one value each, in a row */
-			pq_col *c = p->kids[0].col;
-			const tio_val *e = vals + i + 1;
-			pq_i64(c, e[0].v.i, rep);
-			for (uint32_t k = 1; k < v->n; k++)
-				pq_i64(c, e[k].v.i, p->rep);
+			put_int_list(p->kids[0].col, vals + i + 1, v->n, rep, p->rep);
 		} else {
 			uint32_t j = i + 1;
 			for (uint32_t k = 0; k < v->n; k++)
