@@ -293,6 +293,40 @@ static int set_options(tio_sink *sink, const sopts *o)
 	return 0;
 }
 
+/* wopts' index of --buffer-size. */
+static size_t buffer_size_opt(void)
+{
+	size_t k = 0;
+	while (strcmp(wopts[k].opt, "--buffer-size"))
+		k++;
+	return k;
+}
+
+/*
+ * How many parts to convert to Parquet at once: cli_parts, and at most one
+ * per 32 MiB of the buffer (--buffer-size, the sink's 64 MiB by default,
+ * which the parts share), so that memory does not grow with the CPUs (each
+ * part also holds its pages and its mapped packets: some 30 MB); TIO_THREADS
+ * says it otherwise.
+ */
+static unsigned parquet_parts(tio_trace **traces, size_t n, const char *buffer_size)
+{
+	unsigned np = cli_parts(traces, n);
+	const char *e = getenv("TIO_THREADS");
+	if (e && *e)
+		return np;
+	uint64_t budget = 64u << 20;
+	if (buffer_size) {
+		char *end;
+		unsigned long long v = strtoull(buffer_size, &end, 10);
+		uint64_t mul = *end == 'k' || *end == 'K' ? 1u << 10 : *end == 'm' || *end == 'M' ? 1u << 20
+			     : *end == 'g' || *end == 'G' ? 1u << 30 : 1;
+		budget = v > UINT64_MAX / mul ? UINT64_MAX : v * mul; /* a bad value: the sink refuses it */
+	}
+	uint64_t most = budget / (32u << 20);
+	return most < 1 ? 1 : most < np ? (unsigned)most : np;
+}
+
 /* A part's sink (convert --to parquet in parts): the same options, its share of the buffer, the inputs. */
 static int part_setup(tio_sink *sink, tio_trace **traces, size_t n, unsigned nparts, void *arg)
 {
@@ -491,9 +525,9 @@ int cli_convert(int argc, char **argv)
 		status = 2;
 		goto done;
 	}
-	/* Parquet on every core: the parts' files one after the other (src/cli/parts.c) */
+	/* Parquet on several cores: the parts' files one after the other (src/cli/parts.c) */
 	if (!strcmp(w->sink, "parquet") && !begin && !end && !names && !cf.f && !cf.cpus) {
-		unsigned np = cli_parts(traces, ntraces);
+		unsigned np = parquet_parts(traces, ntraces, wvals[buffer_size_opt()]);
 		if (np > 1 && (status = cli_run_parts_in_order(inputs, ninputs, format, &ropts, w->sink, np,
 							       part_setup, &so)) >= 0)
 			goto done;

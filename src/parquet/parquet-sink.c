@@ -1230,7 +1230,7 @@ static int check_budget(psink *s)
 		}
 		if (total <= s->budget / (s->nparts ? s->nparts : 1) || !big)
 			return 0;
-		if ((r = pq_flush(&big->f, true)))
+		if ((r = pq_flush(&big->f, PQ_KEEP_PAGES))) /* its pages fill again at once */
 			return r;
 	}
 }
@@ -1313,7 +1313,7 @@ static void ev_rows(void *arg, const void *bytes, size_t len)
 		put_fixed(e->t, tb, e->ctb, e->has_ts, e->ns, e->stream, e->has_cpu, e->cpu);
 		pq_row(&tb->f);
 		tb->rows++;
-		int r = tb->f.rows >= s->rg_rows ? pq_flush(&tb->f, false) : 0;
+		int r = tb->f.rows >= s->rg_rows ? pq_flush(&tb->f, PQ_KEEP) : 0;
 		if (r) {
 			s->ev_err = r;
 			snprintf(s->ev_msg, sizeof(s->ev_msg), "%s", tio_error_message());
@@ -1441,7 +1441,7 @@ static int add_row(psink *s, ptrace *t, ptable *tb, const ptable *ctb, const tio
 	pq_row(f);
 	tb->rows++;
 	if (f->rows >= s->rg_rows) {
-		int r = pq_flush(f, false);
+		int r = pq_flush(f, PQ_KEEP);
 		if (r)
 			return r;
 	}
@@ -1524,9 +1524,9 @@ static int pq_flush_all(tio_sink *sk)
 	for (size_t i = 0; i < s->ntraces && !r; i++) {
 		ptrace *t = s->traces[i];
 		for (size_t j = 0; j < t->ntables && !r; j++)
-			r = pq_flush(&t->tables[j]->f, true);
+			r = pq_flush(&t->tables[j]->f, PQ_RELEASE);
 		if (!r && t->events)
-			r = pq_flush(&t->events->f, true);
+			r = pq_flush(&t->events->f, PQ_RELEASE);
 	}
 	if (r)
 		s->failed = true;

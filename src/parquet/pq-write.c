@@ -490,12 +490,13 @@ int pq_open(pq_file *f, const char *path, pq_node *root, int codec, int level, p
 	return 0;
 }
 
-/* Empty a column after its chunk was written (memory kept unless `release`). */
-static void col_reset(pq_col *c, bool release)
+/* Empty a column after its chunk was written (memory given back as `rel` says: enum pq_release). */
+static void col_reset(pq_col *c, int rel)
 {
 	pq_buf *bufs[] = {&c->vals, &c->idx, &c->defs, &c->reps};
 	for (size_t k = 0; k < TIO_ARRAY_LEN(bufs); k++)
-		buf_clear(bufs[k], release, c->file->page_size);
+		buf_clear(bufs[k], rel == PQ_RELEASE, c->file->page_size);
+	bool release = rel != PQ_KEEP;
 	c->nlead = c->nlevels = c->nnull = 0;
 	c->chunk.len = 0;
 	c->dbytes.len = 0;
@@ -1622,7 +1623,7 @@ size_t pq_buffered(const pq_file *f)
 
 /* Write the buffered rows as a row group: a column chunk per column, the RowGroup kept for the
  * footer. */
-int pq_flush(pq_file *f, bool release)
+int pq_flush(pq_file *f, int release)
 {
 	if (f->oom)
 		return tio_err_set(TIO_ERR_NOMEM, "%s: out of memory while buffering a row group",
@@ -1743,9 +1744,9 @@ done:
 
 int pq_append(pq_file *f, pq_file *from)
 {
-	int r = pq_flush(f, true);
+	int r = pq_flush(f, PQ_RELEASE);
 	if (!r)
-		r = pq_flush(from, true);
+		r = pq_flush(from, PQ_RELEASE);
 	if (r || !from->nrg)
 		return r;
 	if (f->ncols != from->ncols || f->codec != from->codec)
@@ -1851,7 +1852,7 @@ static uint32_t count_nodes(const pq_node *n)
 /* Last row group, then the footer: FileMetaData, its length, the magic. */
 int pq_close(pq_file *f, const char *const *kv)
 {
-	int r = pq_flush(f, true);
+	int r = pq_flush(f, PQ_RELEASE);
 	if (r)
 		return r;
 	tio_buf m = {0};

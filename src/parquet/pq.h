@@ -179,11 +179,14 @@ typedef struct pq_file {
  * encoding buffers, shared with other files (outlives them).
  */
 int pq_open(pq_file *f, const char *path, pq_node *root, int codec, int level, pq_shared *sh);
-/*
- * Encode the buffered rows as one row group (nothing when none).  `release`:
- * give back the buffers' memory (else kept for the next row group).
- */
-int pq_flush(pq_file *f, bool release);
+/* What pq_flush gives back of the buffers' memory. */
+enum pq_release {
+	PQ_KEEP,       /* nothing: the next row group reuses it */
+	PQ_KEEP_PAGES, /* the compressed chunks and dictionaries (the bulk), not the page buffers */
+	PQ_RELEASE,    /* everything */
+};
+/* Encode the buffered rows as one row group (nothing when none); `release`: enum pq_release. */
+int pq_flush(pq_file *f, int release);
 /*
  * Bytes of memory the buffered row group holds (buffers' capacities); after
  * pq_sync, so that decisions made on it (and the output) are the same
