@@ -661,11 +661,18 @@ static bool dict_find(pq_col *c, const void *p, uint32_t n, uint32_t *entry, boo
 	if (c->ndict * 2 + 2 > c->nslots) {
 		/* grow the slots (and rehash) */
 		uint32_t ns = c->nslots ? c->nslots * 2 : 256;
-		uint32_t *s = calloc(ns, sizeof(uint32_t));
+		/*
+		 * zeroed by writing, not calloc: a probe would read calloc's fresh
+		 * pages first, mapping the shared zero page, and the insert's write
+		 * then costs a copy-on-write fault, whose TLB flush interrupts every
+		 * other CPU running a thread of the process (parts in parallel)
+		 */
+		uint32_t *s = malloc((size_t)ns * sizeof(uint32_t));
 		if (!s) {
 			c->file->oom = true;
 			return false;
 		}
+		memset(s, 0, (size_t)ns * sizeof(uint32_t));
 		for (uint32_t e = 0; e < c->ndict; e++) {
 			uint32_t k = c->dhash[e] & (ns - 1);
 			while (s[k])
