@@ -43,13 +43,14 @@ static void usage(FILE *f)
 		"TIO_SEEK=0 makes --begin read every trace from its beginning instead of\n"
 		"going there through the packet index; TIO_THREADS=N decodes on N threads\n"
 		"(default: the CPUs online; 1: all on one thread; CTF and trace.dat\n"
-		"streams; the output is the same); print -o dummy, info --count (one\n"
-		"trace) and check read the traces in N parts, one thread each, when there\n"
-		"is 32 MiB or more per part (8 parts at most) or TIO_THREADS says N;\n"
-		"TIO_PQ_THREADS=0 makes convert --to\n"
-		"parquet compress its pages and write events.parquet on the decoding\n"
-		"thread instead of a worker (used when there are 2 CPUs or more; the\n"
-		"same bytes)\n",
+		"streams; the output is the same); print -o dummy, info --count and\n"
+		"check read the traces in N parts, one thread each, when there is 32 MiB\n"
+		"or more per part (8 parts at most) or TIO_THREADS says N; so does\n"
+		"convert --to parquet, with one part per 32 MiB of --buffer-size at most\n"
+		"(the same rows; row groups also end where the parts meet);\n"
+		"TIO_PQ_THREADS=0 makes convert --to parquet (in one part) compress its\n"
+		"pages and write events.parquet on the decoding thread instead of a\n"
+		"worker (used when there are 2 CPUs or more; the same bytes)\n",
 		TRACEIO_VERSION, cli_format_list());
 }
 
