@@ -14,8 +14,11 @@
  * messages between two cut times): its sinks' files are put one after the
  * other by tio_sink_merge.
  */
+#define _GNU_SOURCE
+#include <ftw.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -32,6 +35,8 @@ typedef struct part {
 	tio_mux *mux;
 	tio_sink *sink;
 	cli_part_setup setup; /* in order: the sink's options and inputs */
+	bool warn;	      /* part 0 of traces not opened before: their warnings printed at the end */
+	size_t *nwarn;	      /* warn: each trace's warnings once opened (those a whole open prints) */
 	void *setup_arg;
 	bool ok; /* read to the end without an error */
 	pthread_t th;
@@ -46,6 +51,10 @@ static void *run_part(void *arg)
 	    tio_sink_new(p->sink_name, stdout, stderr, &p->sink) ||
 	    (p->setup && p->setup(p->sink, p->traces, p->ntraces, p->n, p->setup_arg)))
 		return NULL;
+	if (p->warn && (p->nwarn = calloc(p->ntraces ? p->ntraces : 1, sizeof(size_t))))
+		for (size_t i = 0; i < p->ntraces; i++)
+			while (tio_trace_warning(p->traces[i], p->nwarn[i]))
+				p->nwarn[i]++;
 	int64_t last = INT64_MIN;
 	for (;;) {
 		const tio_msg *m;
@@ -69,7 +78,8 @@ static void *run_part(void *arg)
 	return NULL;
 }
 
-unsigned cli_parts(tio_trace **traces, size_t n)
+/* How many parts for `bytes` of packets: TIO_THREADS, else the CPUs (8 at most), 32 MiB each at least. */
+static unsigned parts_for(uint64_t bytes)
 {
 	const char *e = getenv("TIO_THREADS");
 	if (e && *e) {
@@ -81,20 +91,44 @@ unsigned cli_parts(tio_trace **traces, size_t n)
 	if (cpus < 2)
 		return 1;
 	/* a part of less than 32 MiB costs more to set up (a thread, an open) than it saves */
-	uint64_t bytes = 0;
-	for (size_t i = 0; i < n; i++) {
-		tio_index_info ii;
-		if (!tio_trace_index(traces[i], &ii))
-			bytes += ii.bytes;
-	}
 	/* and no more than 8 by default: each part maps its packets (some 17 MB of RSS) */
 	uint64_t most = bytes / (32u << 20);
 	unsigned cap = cpus > 8 ? 8 : (unsigned)cpus;
 	return most < 2 ? 1 : most < cap ? (unsigned)most : cap;
 }
 
+unsigned cli_parts(tio_trace **traces, size_t n)
+{
+	uint64_t bytes = 0;
+	const char *e = getenv("TIO_THREADS");
+	for (size_t i = 0; i < n && !(e && *e); i++) {
+		tio_index_info ii;
+		if (!tio_trace_index(traces[i], &ii))
+			bytes += ii.bytes;
+	}
+	return parts_for(bytes);
+}
+
+static uint64_t tree_bytes; /* sizes_of: the sum so far (nftw has no argument) */
+
+static int add_size(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	if (type == FTW_F && S_ISREG(st->st_mode))
+		tree_bytes += (uint64_t)st->st_size;
+	return 0;
+}
+
+unsigned cli_parts_of_paths(char **paths, size_t n)
+{
+	tree_bytes = 0;
+	const char *e = getenv("TIO_THREADS");
+	for (size_t i = 0; i < n && !(e && *e); i++)
+		nftw(paths[i], add_size, 16, FTW_PHYS);
+	return parts_for(tree_bytes);
+}
+
 static int run_parts(char **inputs, size_t ninputs, const char *format, const cli_reader_opts *ropts,
-		     const char *sink_name, unsigned nparts, cli_part_setup setup, void *arg)
+		     const char *sink_name, unsigned nparts, cli_part_setup setup, void *arg, bool warn)
 {
 	part *ps = calloc(nparts, sizeof(*ps));
 	if (!ps)
@@ -102,7 +136,8 @@ static int run_parts(char **inputs, size_t ninputs, const char *format, const cl
 	unsigned started = 0;
 	for (unsigned k = 0; k < nparts; k++) {
 		ps[k] = (part){.inputs = inputs, .ninputs = ninputs, .format = format, .ropts = ropts,
-			       .sink_name = sink_name, .k = k, .n = nparts, .setup = setup, .setup_arg = arg};
+			       .sink_name = sink_name, .k = k, .n = nparts, .setup = setup, .setup_arg = arg,
+			       .warn = warn && !k};
 		if (k && pthread_create(&ps[k].th, NULL, run_part, &ps[k]))
 			break;
 		started = k + 1;
@@ -117,12 +152,16 @@ static int run_parts(char **inputs, size_t ninputs, const char *format, const cl
 	for (unsigned k = 1; ok && k < nparts; k++)
 		ok = !tio_sink_merge(ps[0].sink, ps[k].sink);
 	int status = -1;
+	for (size_t i = 0; ok && ps[0].nwarn && i < ps[0].ntraces; i++)
+		for (size_t k = 0; k < ps[0].nwarn[i]; k++)
+			fprintf(stderr, "traceio: warning: %s\n", tio_trace_warning(ps[0].traces[i], k));
 	if (ok)
 		status = tio_sink_finish(ps[0].sink) ? (cli_error(NULL), 1) : 0;
 	for (unsigned k = 0; k < nparts; k++) {
 		tio_sink_free(ps[k].sink);
 		tio_mux_free(ps[k].mux);
 		cli_free_traces(ps[k].traces, ps[k].ntraces);
+		free(ps[k].nwarn);
 	}
 	free(ps);
 	return status;
@@ -131,11 +170,17 @@ static int run_parts(char **inputs, size_t ninputs, const char *format, const cl
 int cli_run_parts(char **inputs, size_t ninputs, const char *format, const cli_reader_opts *ropts,
 		  const char *sink_name, unsigned nparts)
 {
-	return run_parts(inputs, ninputs, format, ropts, sink_name, nparts, NULL, NULL);
+	return run_parts(inputs, ninputs, format, ropts, sink_name, nparts, NULL, NULL, false);
+}
+
+int cli_run_parts_unopened(char **inputs, size_t ninputs, const char *format, const cli_reader_opts *ropts,
+			   const char *sink_name, unsigned nparts)
+{
+	return run_parts(inputs, ninputs, format, ropts, sink_name, nparts, NULL, NULL, true);
 }
 
 int cli_run_parts_in_order(char **inputs, size_t ninputs, const char *format, const cli_reader_opts *ropts,
 			   const char *sink_name, unsigned nparts, cli_part_setup setup, void *arg)
 {
-	return run_parts(inputs, ninputs, format, ropts, sink_name, nparts, setup, arg);
+	return run_parts(inputs, ninputs, format, ropts, sink_name, nparts, setup, arg, false);
 }

@@ -303,6 +303,13 @@ int cli_print(int argc, char **argv)
 	}
 
 	status = 1;
+	/* decode only, everything: in parts on every core when the inputs are big, before any open here */
+	if (!strcmp(outfmt, "dummy") && !begin && !end && !fopts.n && !fopts.cpus && !fopts.pids && !fopts.comms) {
+		unsigned np = cli_parts_of_paths(inputs, ninputs);
+		if (np > 1 && (status = cli_run_parts_unopened(inputs, ninputs, format, &ropts, "dummy", np)) >= 0)
+			goto out;
+		status = 1;
+	}
 	if (cli_open_inputs(inputs, ninputs, format, &traces, &ntraces) ||
 	    cli_apply_reader_opts(traces, ntraces, &ropts))
 		goto out;

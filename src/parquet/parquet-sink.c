@@ -1915,8 +1915,11 @@ static int pq_set(tio_sink *sk, const char *key, const char *value)
 			s->codec = PQ_UNCOMPRESSED;
 		else if (value && !strcmp(value, "zstd"))
 			s->codec = PQ_ZSTD;
-		else if (value && !strcmp(value, "snappy"))
+		else if (value && !strcmp(value, "snappy")) {
+			if (pq_snappy())
+				return tio_err_set(TIO_ERR_UNSUPPORTED, "%s", pq_snappy());
 			s->codec = PQ_SNAPPY;
+		}
 		else
 			return tio_err_set(TIO_ERR_USAGE,
 					   "option compression: '%s': none, zstd or snappy",

@@ -179,6 +179,9 @@ typedef struct pq_file {
  * encoding buffers, shared with other files (outlives them).
  */
 int pq_open(pq_file *f, const char *path, pq_node *root, int codec, int level, pq_shared *sh);
+/* NULL when snappy compression can be used (libsnappy loaded), else why not. */
+const char *pq_snappy(void);
+
 /* What pq_flush gives back of the buffers' memory. */
 enum pq_release {
 	PQ_KEEP,       /* nothing: the next row group reuses it */
