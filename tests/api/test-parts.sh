@@ -216,3 +216,22 @@ if [ "${mruns:-0}" -gt 0 ] && [ "${mbad:-1}" -eq 0 ]; then
 else
 	notok "parts: damaged traces read in parts" "$(head -6 "$TMP/mut.out")"
 fi
+
+# print -o dummy reads in parts before it opens the traces itself: a whole
+# open's warnings are printed once, as on one thread (a clock offset out of
+# range), and a missing input is reported as on one thread
+python3 "$TIO_TOP/tests/tools/gen-ctf-clocks.py" bigoffset "$TMP/bigoff" > /dev/null 2>&1
+TIO_THREADS=1 "$TIO" print -o dummy "$TMP/bigoff" > "$TMP/w1.out" 2> "$TMP/w1.err"
+r1=$?
+TIO_THREADS=3 "$TIO" print -o dummy "$TMP/bigoff" > "$TMP/w3.out" 2> "$TMP/w3.err"
+r3=$?
+TIO_THREADS=3 "$TIO" print -o dummy "$TMP/no-such-trace" > /dev/null 2> "$TMP/m3.err"
+rm3=$?
+TIO_THREADS=1 "$TIO" print -o dummy "$TMP/no-such-trace" > /dev/null 2> "$TMP/m1.err"
+rm1=$?
+if [ $r1 -eq $r3 ] && [ "$(grep -c 'warning: .*does not fit' "$TMP/w3.err")" -eq 1 ] && cmp -s "$TMP/w1.err" "$TMP/w3.err" &&
+	[ $rm1 -eq $rm3 ] && [ $rm3 -ne 0 ] && cmp -s "$TMP/m1.err" "$TMP/m3.err"; then
+	ok "print -o dummy in 3 parts: a whole open's warning printed once, a missing input's error, as on one thread"
+else
+	notok "print -o dummy in 3 parts: warnings and errors as on one thread" "exit $r1/$r3, $rm1/$rm3" "$(cat "$TMP/w3.err" "$TMP/m3.err")"
+fi
