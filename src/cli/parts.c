@@ -109,7 +109,7 @@ unsigned cli_parts(tio_trace **traces, size_t n)
 	return parts_for(bytes);
 }
 
-static uint64_t tree_bytes; /* sizes_of: the sum so far (nftw has no argument) */
+static uint64_t tree_bytes; /* cli_parts_of_paths: the sum so far (nftw passes no argument) */
 
 static int add_size(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {

@@ -528,7 +528,8 @@ static __attribute__((noinline)) int mux_next_slow(tio_mux *m, const tio_msg **o
 				}
 			}
 			m->plain = !m->has_begin && !m->has_end;
-			if (m->part_exact && !m->skip_fn) { /* the bounds of a part in order: checked on the fast path */
+			if (m->part_exact && !m->skip_fn && !(m->has_begin && m->has_end && m->end < m->begin)) {
+				/* the bounds of a part in order: checked on the fast path */
 				m->plain = true;
 				m->fast_lo = m->has_begin ? m->begin : INT64_MIN;
 				m->fast_span = (uint64_t)(m->has_end ? m->end : INT64_MAX) - (uint64_t)m->fast_lo;
