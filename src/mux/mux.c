@@ -5,6 +5,7 @@
  * class id, stream id, stream order.
  */
 #define _GNU_SOURCE
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -183,12 +184,14 @@ static inline bool before_begin(const tio_mux *m, const tio_msg *msg, int64_t ke
 /* TIO_SEEK=0 in the environment: begin bounds read and decode every stream from its beginning (to compare). */
 static bool seek_ok(void)
 {
-	static int ok = -1;
-	if (ok < 0) {
+	static _Atomic int ok = -1; /* muxes of parts ask from their threads */
+	int v = atomic_load_explicit(&ok, memory_order_relaxed);
+	if (v < 0) {
 		const char *e = getenv("TIO_SEEK");
-		ok = !(e && !strcmp(e, "0"));
+		v = !(e && !strcmp(e, "0"));
+		atomic_store_explicit(&ok, v, memory_order_relaxed);
 	}
-	return ok;
+	return v;
 }
 
 static int seek_all(tio_mux *m, int64_t ns)
