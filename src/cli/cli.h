@@ -169,7 +169,8 @@ int cli_run_parts(char **inputs, size_t ninputs, const char *format, const cli_r
  * parquet): the parts are read in order (tio_mux_set_part_in_order), each
  * part's sink is set up by `setup` (options, inputs added) and flushed on
  * its thread (tio_sink_flush); a part whose events' times go back fails
- * the whole (-1).
+ * the whole (-1).  `progress`: convert's progress line on stderr (the
+ * events of every part, shown from part 0's thread).
  */
 /*
  * print -o dummy before it opens the traces itself (the open and the index
@@ -183,6 +184,6 @@ int cli_run_parts_unopened(char **inputs, size_t ninputs, const char *format, co
 
 typedef int (*cli_part_setup)(tio_sink *sink, tio_trace **traces, size_t n, unsigned nparts, void *arg);
 int cli_run_parts_in_order(char **inputs, size_t ninputs, const char *format, const cli_reader_opts *ropts,
-			   const char *sink_name, unsigned nparts, cli_part_setup setup, void *arg);
+			   const char *sink_name, unsigned nparts, cli_part_setup setup, void *arg, bool progress);
 
 #endif

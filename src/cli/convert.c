@@ -532,8 +532,8 @@ int cli_convert(int argc, char **argv)
 	/* Parquet on several cores: the parts' files one after the other (src/cli/parts.c) */
 	if (!strcmp(w->sink, "parquet") && !begin && !end && !names && !cf.f && !cf.cpus) {
 		unsigned np = parquet_parts(traces, ntraces, wvals[buffer_size_opt()]);
-		if (np > 1 && (status = cli_run_parts_in_order(inputs, ninputs, format, &ropts, w->sink, np,
-							       part_setup, &so)) >= 0)
+		if (np > 1 && (status = cli_run_parts_in_order(inputs, ninputs, format, &ropts, w->sink, np, part_setup,
+							       &so, !quiet && isatty(STDERR_FILENO))) >= 0)
 			goto done;
 		status = 1;
 	}

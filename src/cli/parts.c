@@ -17,8 +17,11 @@
 #define _GNU_SOURCE
 #include <ftw.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -40,7 +43,37 @@ typedef struct part {
 	void *setup_arg;
 	bool ok; /* read to the end without an error */
 	pthread_t th;
+	struct progress *prog; /* in order, stderr a terminal: the events of every part, shown by part 0 */
 } part;
+
+/* convert's progress line in parts: every part counts, part 0's thread shows the sum twice a second. */
+struct progress {
+	_Atomic uint64_t events;
+	double t0, last;
+	bool shown;
+};
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void progress(part *p, uint64_t add, bool end)
+{
+	struct progress *g = p->prog;
+	uint64_t n = atomic_fetch_add(&g->events, add) + add;
+	if (p->k)
+		return;
+	double t = now();
+	if (end ? g->shown : t - g->last >= 0.5) {
+		g->last = t;
+		g->shown = true;
+		fprintf(stderr, "\rtraceio convert: %llu events, %.1f s%s", (unsigned long long)n, t - g->t0, end ? "\n" : "");
+		fflush(stderr);
+	}
+}
 
 static void *run_part(void *arg)
 {
@@ -56,6 +89,7 @@ static void *run_part(void *arg)
 			while (tio_trace_warning(p->traces[i], p->nwarn[i]))
 				p->nwarn[i]++;
 	int64_t last = INT64_MIN;
+	uint64_t nev = 0;
 	for (;;) {
 		const tio_msg *m;
 		int r = tio_mux_next(p->mux, &m);
@@ -68,10 +102,14 @@ static void *run_part(void *arg)
 			if (!tio_msg_time_ns(m, &ns) || ns < last)
 				return NULL;
 			last = ns;
+			if (p->prog && !(++nev & 0xffff))
+				progress(p, 0x10000, false);
 		}
 		if (tio_sink_consume(p->sink, m))
 			return NULL;
 	}
+	if (p->prog)
+		progress(p, nev & 0xffff, false);
 	if (tio_sink_flush(p->sink))
 		return NULL;
 	p->ok = true;
@@ -128,7 +166,8 @@ unsigned cli_parts_of_paths(char **paths, size_t n)
 }
 
 static int run_parts(char **inputs, size_t ninputs, const char *format, const cli_reader_opts *ropts,
-		     const char *sink_name, unsigned nparts, cli_part_setup setup, void *arg, bool warn)
+		     const char *sink_name, unsigned nparts, cli_part_setup setup, void *arg, bool warn,
+		     struct progress *prog)
 {
 	part *ps = calloc(nparts, sizeof(*ps));
 	if (!ps)
@@ -137,7 +176,7 @@ static int run_parts(char **inputs, size_t ninputs, const char *format, const cl
 	for (unsigned k = 0; k < nparts; k++) {
 		ps[k] = (part){.inputs = inputs, .ninputs = ninputs, .format = format, .ropts = ropts,
 			       .sink_name = sink_name, .k = k, .n = nparts, .setup = setup, .setup_arg = arg,
-			       .warn = warn && !k};
+			       .warn = warn && !k, .prog = prog};
 		if (k && pthread_create(&ps[k].th, NULL, run_part, &ps[k]))
 			break;
 		started = k + 1;
@@ -149,6 +188,8 @@ static int run_parts(char **inputs, size_t ninputs, const char *format, const cl
 		pthread_join(ps[k].th, NULL);
 	for (unsigned k = 0; k < nparts; k++)
 		ok &= ps[k].ok;
+	if (ok && prog)
+		progress(&ps[0], 0, true);
 	for (unsigned k = 1; ok && k < nparts; k++)
 		ok = !tio_sink_merge(ps[0].sink, ps[k].sink);
 	int status = -1;
@@ -170,17 +211,19 @@ static int run_parts(char **inputs, size_t ninputs, const char *format, const cl
 int cli_run_parts(char **inputs, size_t ninputs, const char *format, const cli_reader_opts *ropts,
 		  const char *sink_name, unsigned nparts)
 {
-	return run_parts(inputs, ninputs, format, ropts, sink_name, nparts, NULL, NULL, false);
+	return run_parts(inputs, ninputs, format, ropts, sink_name, nparts, NULL, NULL, false, NULL);
 }
 
 int cli_run_parts_unopened(char **inputs, size_t ninputs, const char *format, const cli_reader_opts *ropts,
 			   const char *sink_name, unsigned nparts)
 {
-	return run_parts(inputs, ninputs, format, ropts, sink_name, nparts, NULL, NULL, true);
+	return run_parts(inputs, ninputs, format, ropts, sink_name, nparts, NULL, NULL, true, NULL);
 }
 
 int cli_run_parts_in_order(char **inputs, size_t ninputs, const char *format, const cli_reader_opts *ropts,
-			   const char *sink_name, unsigned nparts, cli_part_setup setup, void *arg)
+			   const char *sink_name, unsigned nparts, cli_part_setup setup, void *arg, bool show)
 {
-	return run_parts(inputs, ninputs, format, ropts, sink_name, nparts, setup, arg, false);
+	struct progress g = {.t0 = now()};
+	g.last = g.t0;
+	return run_parts(inputs, ninputs, format, ropts, sink_name, nparts, setup, arg, false, show ? &g : NULL);
 }
