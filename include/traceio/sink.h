@@ -79,10 +79,10 @@ int tio_sink_filtered(tio_sink *s, const tio_msg *m);
  * (its files, for parts read with tio_mux_set_part_in_order: from's row
  * groups go after into's) take it; the others return TIO_ERR_UNSUPPORTED.
  * Merge the parts in order (1, 2... into 0): "info" prints several traces
- * in the order a whole read first
- * sees them, and returns TIO_ERR_UNSUPPORTED when the parts cannot tell
- * that order (a trace's first message without a time, two at the same
- * time): read on one thread then.
+ * in the order a whole read first sees them, and returns
+ * TIO_ERR_UNSUPPORTED when the parts cannot tell that order (a trace's
+ * first message without a time, two at the same time): read on one thread
+ * then.
  */
 int tio_sink_merge(tio_sink *into, tio_sink *from);
 
