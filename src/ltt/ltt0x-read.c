@@ -390,7 +390,7 @@ static bool resync(ltt0x_tf *tf, uint64_t from)
 {
 	uint64_t o = (from + LTT0X_PAGE - 1) / LTT0X_PAGE * LTT0X_PAGE;
 	for (; o < tf->map.size && tf->map.size - o >= LTT0X_HDR; o += LTT0X_PAGE) {
-		ltt0x_block b;
+		ltt0x_block b = {0}; /* gcc -O3 sees parse_block maybe not setting it */
 		bool be = tf->tr->be;
 		if (!parse_block(&tf->map, o, &be, false, &b)) {
 			tf->blk = o;
@@ -772,7 +772,7 @@ static void build_bix(ltt0x_tf *tf)
 	int64_t last = INT64_MIN;
 	for (uint64_t off = 0; off < tf->map.size;) {
 		bool be = tf->tr->be;
-		ltt0x_block b;
+		ltt0x_block b = {0}; /* gcc -O3 sees parse_block maybe not setting it */
 		if (parse_block(&tf->map, off, &be, false, &b) || b.sb_size > tf->map.size - off) {
 			tio_err_clear();
 			return;
