@@ -399,7 +399,7 @@ static uint32_t fixed_values(const plan *p, uint32_t from)
 	for (uint32_t k = from; k < p->nlin; k++) {
 		const lin_op *o = &p->lin[k];
 		switch (o->kind) {
-		case LK_SBF: case LK_RUNMEM: case LK_INT: case LK_FINT: case LK_FINT_CLK:
+		case LK_SBF: case LK_SB0: case LK_RUNMEM: case LK_INT: case LK_FINT: case LK_FINT_CLK:
 		case LK_FINT_SAVE: case LK_FINT_SR: case LK_F32: case LK_F64: case LK_STR: case LK_TEXT:
 			nv++;
 			break;
@@ -427,9 +427,9 @@ static int lin_emit(plan *p, size_t *cap, uint32_t i, int depth)
 		if (depth >= LIN_MAX_DEPTH)
 			return TIO_ERR_LIMIT;
 		/* an empty structure reads nothing that would check where it starts:
-		   the tree interpreter does (aligned past the content's end: an error) */
+		   LK_SB0 does (aligned past the content's end: an error) */
 		if (!in->n)
-			return lin_add(p, cap, LK_CALL, i);
+			return lin_add(p, cap, LK_SB0, i);
 		uint32_t sb = p->nlin;
 		if ((r = lin_add(p, cap, LK_SB, i)))
 			return r;
@@ -463,8 +463,19 @@ static int lin_emit(plan *p, size_t *cap, uint32_t i, int depth)
 		return lin_add(p, cap, LK_SE, i);
 	}
 	case OP_U8: case OP_U16LE: case OP_U32LE: case OP_U64LE:
-	case OP_U16BE: case OP_U32BE: case OP_U64BE: case OP_BITSLE: case OP_BITSBE:
-		return lin_add(p, cap, int_kind(in), i);
+	case OP_U16BE: case OP_U32BE: case OP_U64BE: case OP_BITSLE: case OP_BITSBE: {
+		uint8_t kind = int_kind(in);
+		if ((r = lin_add(p, cap, kind, i)))
+			return r;
+		/* the slot and role in the op: no load of the instruction */
+		lin_op *o = &p->lin[p->nlin - 1];
+		if (kind == LK_FINT_SAVE || kind == LK_FINT_SR)
+			o->n = (uint32_t)in->slot;
+		o->aux = in->role;
+		if (kind == LK_FINT_CLK && in->role == TIO_ROLE_EVENT_TS)
+			o->flags &= (uint8_t)~PF_ROLE;
+		return 0;
+	}
 	case OP_F32:
 	case OP_F64:
 		return lin_add(p, cap, in->align % 8 == 0 ? (in->op == OP_F32 ? LK_F32 : LK_F64) : LK_CALL, i);
@@ -552,7 +563,7 @@ static int linearize(plan *p)
 			o->n = after;
 		else if (o->kind == LK_ARR)
 			p->lin[k + 1].n = after; /* its element op: room to reserve after the elements */
-		else if (o->kind == LK_SB || o->kind == LK_SBF || o->kind == LK_RUNMEM || o->kind == LK_INT ||
+		else if (o->kind == LK_SB || o->kind == LK_SBF || o->kind == LK_SB0 || o->kind == LK_RUNMEM || o->kind == LK_INT ||
 			 o->kind == LK_FINT || o->kind == LK_FINT_CLK || o->kind == LK_FINT_SAVE ||
 			 o->kind == LK_FINT_SR || o->kind == LK_F32 ||
 			 o->kind == LK_F64 || o->kind == LK_STR || o->kind == LK_VAR || o->kind == LK_ARR ||
@@ -563,6 +574,17 @@ static int linearize(plan *p)
 	for (uint32_t k = 0; k + 1 < p->nlin; k++)
 		if (p->lin[k].kind == LK_SE && p->lin[k + 1].kind == LK_END)
 			p->lin[k].kind = LK_SE_END; /* one dispatch less a scope */
+	for (uint32_t k = 0; k < p->nlin; k++) { /* a variant's ranges: their option's ops (one load less) */
+		const lin_op *o = &p->lin[k];
+		if (o->kind != LK_VAR)
+			continue;
+		plan_ins *in = &p->ins[o->ins];
+		for (uint32_t j = 0; j < in->n; j++)
+			in->vr[j].lin = p->lin_opt[o->aux + in->vr[j].ord];
+	}
+	for (uint32_t k = 0; k < p->nlin; k++) /* and one less an event header with a variant (LTTng's) */
+		if (p->lin[k].kind == LK_VEND && p->lin[k].n < p->nlin && p->lin[p->lin[k].n].kind == LK_SE_END)
+			p->lin[k].kind = LK_VEND_SE_END;
 	return 0;
 }
 

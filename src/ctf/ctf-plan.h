@@ -51,6 +51,7 @@ typedef struct plan_vrange {
 	uint64_t lo, hi;
 	uint32_t opt; /* instruction index of the option */
 	uint32_t ord; /* option number */
+	uint32_t lin; /* the option's first op in plan.lin (when made) */
 } plan_vrange;
 
 /* 64 bytes, the fields the decoder reads for every value first. */
@@ -112,6 +113,8 @@ enum lin_kind {
 	LK_FINT_SR,  /* is saved and has a role (LTTng's event id) */
 	LK_SBF,	     /* structure of a fixed number of values (aux, itself included):
 			its end is known at its beginning, and no LK_SE follows */
+	LK_SB0,	     /* empty structure: its value (aligned, not past the content's end) */
+	LK_VEND_SE_END, /* LK_VEND to an LK_SE_END: the variant and the scope's root structure end */
 };
 
 typedef struct lin_op {
@@ -122,9 +125,12 @@ typedef struct lin_op {
 	uint32_t amask; /* alignment in bits - 1: the position is rounded up with it (0: none) */
 	uint32_t ins;  /* the plan instruction */
 	uint32_t n;    /* LK_SB: members; LK_RUN: run members; LK_CALL: values still to come in line;
-			  LK_VEND: the op after the variant; LK_ARR: static length */
+			  LK_VEND: the op after the variant; LK_ARR: static length;
+			  LK_FINT_SAVE, LK_FINT_SR: the save slot */
 	uint32_t aux;  /* LK_VAR: first of its options' op indexes in plan.lin_opt;
-			  LK_SBF: its values; LK_ARR with PF_SEQ_TEXT: the length's slot */
+			  LK_SBF: its values; LK_ARR with PF_SEQ_TEXT: the length's slot;
+			  LK_FINT_CLK, LK_FINT_SR: the role (an event's time has PF_ROLE
+			  cleared: nothing reads it) */
 	const tio_fc *fc;
 } lin_op;
 

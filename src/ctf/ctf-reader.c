@@ -24,9 +24,15 @@ typedef struct ctf_trace {
 	bool has_magic;
 } ctf_trace;
 
+/* An event class and its decoding (ec->user), side by side: one load less an event. */
+typedef struct ctf_ec_ent {
+	const tio_event_class *ec;
+	const struct ctf_ec *cec;
+} ctf_ec_ent;
+
 typedef struct ctf_sc {
 	plan pkt_ctx, ev_header, ev_common_ctx;
-	tio_event_class **by_id; /* direct look-up when ids are small, else NULL */
+	ctf_ec_ent *by_id; /* direct look-up when ids are small, else NULL */
 	uint32_t nby_id;
 } ctf_sc;
 
@@ -48,7 +54,7 @@ typedef struct ctf_ec {
 static inline const tio_event_class *ec_by_id(const ctf_sc *csc, const tio_stream_class *sc, uint64_t id)
 {
 	if (csc->by_id)
-		return id < csc->nby_id ? csc->by_id[id] : NULL;
+		return id < csc->nby_id ? csc->by_id[id].ec : NULL;
 	return tio_stream_class_find_ec(sc, id);
 }
 
@@ -778,7 +784,7 @@ static int run_lin(dec *d, const plan *p)
 		[LK_CALL] = &&call, [LK_END] = &&done, [LK_VAR] = &&var, [LK_VEND] = &&vend,
 		[LK_ARR] = &&arr, [LK_TEXT] = &&text, [LK_SE_END] = &&se_end, [LK_FINT] = &&fint,
 		[LK_FINT_CLK] = &&fint_clk, [LK_FINT_SAVE] = &&fint_save, [LK_FINT_SR] = &&fint_sr,
-		[LK_SBF] = &&sbf,
+		[LK_SBF] = &&sbf, [LK_SB0] = &&sb0, [LK_VEND_SE_END] = &&vend_se_end,
 	};
 #define SYNC() (d->pos = pos, d->nvals = nv)
 #define NEXT() goto *go[(++o)->kind]
@@ -794,6 +800,16 @@ sbf:
 	ALIGN();
 	vals[nv].fc = o->fc;
 	SET_END_N(&vals[nv], nv + o->aux, o->n);
+	nv++;
+	NEXT();
+sb0:
+	ALIGN();
+	if (TIO_UNLIKELY((int64_t)pos > iend)) {
+		SYNC();
+		return run(d, p, o->ins, top + 1); /* its own error */
+	}
+	vals[nv].fc = o->fc;
+	SET_END_N(&vals[nv], nv + 1, 0);
 	nv++;
 	NEXT();
 se:
@@ -848,24 +864,22 @@ fint: {
 fint_clk: {
 	FINT_READ();
 	if (o->flags & PF_ROLE) {
-		const plan_ins *in = &p->ins[o->ins];
-		d->role_val[in->role] = u;
-		d->role_set |= 1u << in->role;
+		d->role_val[o->aux] = u;
+		d->role_set |= 1u << o->aux;
 	}
 	clock_update(d, u, o->size);
 	NEXT();
 }
 fint_sr: {
 	FINT_READ();
-	const plan_ins *in = &p->ins[o->ins];
-	d->slots[in->slot] = v->v.u;
-	d->role_val[in->role] = u;
-	d->role_set |= 1u << in->role;
+	d->slots[o->n] = v->v.u;
+	d->role_val[o->aux] = u;
+	d->role_set |= 1u << o->aux;
 	NEXT();
 }
 fint_save: {
 	FINT_READ();
-	d->slots[p->ins[o->ins].slot] = v->v.u;
+	d->slots[o->n] = v->v.u;
 	NEXT();
 }
 #undef FINT_READ
@@ -948,13 +962,17 @@ var: {
 	vals[nv].n = 1;
 	vals[nv].opt = sel->ord;
 	stack[top++] = nv++;
-	o = p->lin + p->lin_opt[o->aux + sel->ord];
+	o = p->lin + sel->lin;
 	goto *go[o->kind];
 }
 vend:
 	vals[stack[--top]].end = nv;
 	o = p->lin + o->n;
 	goto *go[o->kind];
+vend_se_end:
+	vals[stack[--top]].end = nv;
+	vals[stack[--top]].end = nv;
+	goto scope_end;
 arr: {
 	uint64_t len = (o->flags & PF_SEQ_TEXT) ? d->slots[o->aux] : o->n;
 	ALIGN();
@@ -1027,14 +1045,22 @@ scope_end:
 		const ctf_ec *cec;
 		if (d->ev_stage == 1) {
 			uint64_t id = (d->role_set & (1u << TIO_ROLE_EVENT_CLASS_ID)) ? d->role_val[TIO_ROLE_EVENT_CLASS_ID] : 0;
-			const tio_event_class *ec = ec_by_id(d->ev_csc, d->ev_sc, id);
+			const tio_event_class *ec;
+			const ctf_sc *csc = d->ev_csc;
+			if (TIO_LIKELY(csc->by_id != NULL)) {
+				const ctf_ec_ent *e = &csc->by_id[id < csc->nby_id ? id : 0];
+				ec = id < csc->nby_id ? e->ec : NULL;
+				cec = e->cec;
+			} else {
+				ec = ec_by_id(csc, d->ev_sc, id);
+				cec = ec ? ec->user : NULL;
+			}
 			if (TIO_UNLIKELY(!ec)) {
 				d->ev_id = id;
 				SYNC();
 				return DEC_NO_CLASS;
 			}
 			d->ev_ec = ec;
-			cec = ec->user;
 			if (!cec->fused) { /* decode_event runs the rest scope by scope */
 				SYNC();
 				return 0;
@@ -1278,7 +1304,7 @@ static int begin_packet(ctf_stream *s)
 	return 0;
 }
 
-static int decode_event(ctf_stream *s)
+static inline __attribute__((always_inline)) int decode_event(ctf_stream *s)
 {
 	dec *d = &s->d;
 	const tio_stream_class *sc = s->base.sc;
@@ -2294,8 +2320,6 @@ static int compile_all(ctf_trace *ct, tio_trace_class *tc)
 			csc->by_id = tio_calloc(csc->nby_id, sizeof(*csc->by_id));
 			if (!csc->by_id)
 				return TIO_ERR_NOMEM;
-			for (uint32_t j = 0; j < sc->necs; j++)
-				csc->by_id[sc->ecs[j]->id] = sc->ecs[j];
 		}
 		for (uint32_t j = 0; !r && j < sc->necs; j++) {
 			ctf_ec *cec = tio_calloc(1, sizeof(*cec));
@@ -2309,6 +2333,8 @@ static int compile_all(ctf_trace *ct, tio_trace_class *tc)
 				tio_err_push(r, "event class '%s'", sc->ecs[j]->name ? sc->ecs[j]->name : "?");
 			else
 				fuse(csc, cec);
+			if (csc->by_id)
+				csc->by_id[sc->ecs[j]->id] = (ctf_ec_ent){sc->ecs[j], cec};
 		}
 	}
 	return r;
