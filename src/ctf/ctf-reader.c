@@ -927,12 +927,28 @@ str:
 	}
 	{
 		const char *s = (const char *)base + (pos >> 3);
-		const char *z = memchr(s, 0, (end - pos) >> 3);
-		if (TIO_UNLIKELY(!z)) {
-			SYNC();
-			return dec_err(d, p, o->ins, "string not terminated within the packet content");
+		uint64_t len;
+		/* a short string (most are): its NUL found in one or two words read
+		   in the content, without calling memchr (the lowest byte flagged
+		   is the first NUL) */
+		uint64_t z0 = 0, z1 = 0;
+		bool inword = false;
+		if (TIO_LIKELY((int64_t)pos + 64 <= lim64)) {
+			uint64_t w0 = tio_le64(s), w1 = tio_le64(s + 8);
+			z0 = (w0 - 0x0101010101010101ull) & ~w0 & 0x8080808080808080ull;
+			z1 = (w1 - 0x0101010101010101ull) & ~w1 & 0x8080808080808080ull;
+			inword = z0 || z1;
 		}
-		uint64_t len = (uint64_t)(z - s);
+		if (inword) {
+			len = z0 ? (uint64_t)__builtin_ctzll(z0) >> 3 : 8 + ((uint64_t)__builtin_ctzll(z1) >> 3);
+		} else {
+			const char *z = memchr(s, 0, (end - pos) >> 3);
+			if (TIO_UNLIKELY(!z)) {
+				SYNC();
+				return dec_err(d, p, o->ins, "string not terminated within the packet content");
+			}
+			len = (uint64_t)(z - s);
+		}
 		vals[nv].fc = o->fc;
 		SET_END_N(&vals[nv], nv + 1, 0);
 		vals[nv].v.s.p = s;
