@@ -518,6 +518,7 @@ static int lin_emit(plan *p, size_t *cap, uint32_t i, int depth)
 		if ((r = lin_add(p, cap, LK_VAR, i)))
 			return r;
 		p->lin[var].aux = aux;
+		p->lin[var].n = (uint32_t)in->slot; /* the selector's slot, in the op */
 		uint32_t *vends = tio_calloc(nopt ? nopt : 1, sizeof(uint32_t));
 		if (!vends)
 			return TIO_ERR_NOMEM;

@@ -126,7 +126,7 @@ typedef struct lin_op {
 	uint32_t ins;  /* the plan instruction */
 	uint32_t n;    /* LK_SB: members; LK_RUN: run members; LK_CALL: values still to come in line;
 			  LK_VEND: the op after the variant; LK_ARR: static length;
-			  LK_FINT_SAVE, LK_FINT_SR: the save slot */
+			  LK_FINT_SAVE, LK_FINT_SR: the save slot; LK_VAR: the selector's slot */
 	uint32_t aux;  /* LK_VAR: first of its options' op indexes in plan.lin_opt;
 			  LK_SBF: its values; LK_ARR with PF_SEQ_TEXT: the length's slot;
 			  LK_FINT_CLK, LK_FINT_SR: the role (an event's time has PF_ROLE

@@ -24,10 +24,20 @@ typedef struct ctf_trace {
 	bool has_magic;
 } ctf_trace;
 
-/* An event class and its decoding (ec->user), side by side: one load less an event. */
+/*
+ * An event class, its decoding (ec->user) and what run_lin needs to go on
+ * from the header to the class's first scope after it, side by side: loaded
+ * at once rather than one after the other.
+ */
 typedef struct ctf_ec_ent {
 	const tio_event_class *ec;
 	const struct ctf_ec *cec;
+	const plan *first;   /* cec->after[0] (nafter > 0) */
+	const lin_op *lin0;  /* its program */
+	uint32_t vals0;	     /* its lin_vals */
+	uint8_t scope0;	     /* cec->after_scope[0] */
+	uint8_t nafter;
+	bool fused;
 } ctf_ec_ent;
 
 typedef struct ctf_sc {
@@ -282,6 +292,7 @@ static double float_from_bits(uint64_t bits, uint32_t exp_dig, uint32_t mant_dig
 }
 
 static int run(dec *d, const plan *p, uint32_t i, int depth);
+static void ec_ent_fill(ctf_ec_ent *e, const tio_event_class *ec);
 
 /* A variant's option for a selector value (ranges sorted, signed keys biased), or NULL. */
 static inline const plan_vrange *variant_option(const plan_ins *in, uint64_t key)
@@ -968,7 +979,7 @@ call:
 	vals = d->vals;
 	NEXT();
 var: {
-	const plan_vrange *sel = variant_option(&p->ins[o->ins], d->slots[p->ins[o->ins].slot]);
+	const plan_vrange *sel = variant_option(&p->ins[o->ins], d->slots[o->n]);
 	if (TIO_UNLIKELY(!sel)) { /* the tree interpreter says why */
 		SYNC();
 		return run(d, p, o->ins, top + 1);
@@ -1063,13 +1074,16 @@ scope_end:
 			uint64_t id = (d->role_set & (1u << TIO_ROLE_EVENT_CLASS_ID)) ? d->role_val[TIO_ROLE_EVENT_CLASS_ID] : 0;
 			const tio_event_class *ec;
 			const ctf_sc *csc = d->ev_csc;
+			const ctf_ec_ent *e;
+			ctf_ec_ent big;
 			if (TIO_LIKELY(csc->by_id != NULL)) {
-				const ctf_ec_ent *e = &csc->by_id[id < csc->nby_id ? id : 0];
+				e = &csc->by_id[id < csc->nby_id ? id : 0];
 				ec = id < csc->nby_id ? e->ec : NULL;
-				cec = e->cec;
 			} else {
 				ec = ec_by_id(csc, d->ev_sc, id);
-				cec = ec ? ec->user : NULL;
+				if (ec)
+					ec_ent_fill(&big, ec);
+				e = &big;
 			}
 			if (TIO_UNLIKELY(!ec)) {
 				d->ev_id = id;
@@ -1077,14 +1091,29 @@ scope_end:
 				return DEC_NO_CLASS;
 			}
 			d->ev_ec = ec;
-			if (!cec->fused) { /* decode_event runs the rest scope by scope */
+			if (!e->fused) { /* decode_event runs the rest scope by scope */
 				SYNC();
 				return 0;
 			}
 			d->ev_fused = true;
-			d->ev_cec = cec;
-			d->ev_i = 0;
+			d->ev_cec = e->cec;
 			d->ev_root[0] = d->ev_root[1] = d->ev_root[2] = UINT32_MAX;
+			if (e->nafter) { /* the first scope after the header, as below */
+				d->ev_i = 1;
+				d->ev_stage = e->nafter > 1 ? 2 : 0;
+				p = e->first;
+				d->ev_root[e->scope0] = nv;
+				if (TIO_UNLIKELY(nv + e->vals0 > d->cap)) {
+					SYNC();
+					if ((r = grow_vals(d, p, 0, p->lin_vals)))
+						return r;
+					vals = d->vals;
+				}
+				o = e->lin0;
+				goto *go[o->kind];
+			}
+			SYNC();
+			return 0;
 		} else {
 			cec = d->ev_cec;
 		}
@@ -1155,7 +1184,7 @@ static void queue_msg(ctf_stream *s, const tio_msg *m)
 		s->queue[s->nqueue++] = *m;
 }
 
-static int clock_ns(ctf_stream *s, uint64_t cycles, int64_t *ns)
+static inline __attribute__((always_inline)) int clock_ns(ctf_stream *s, uint64_t cycles, int64_t *ns)
 {
 	/* 1 GHz clocks (nearly all): ns = offset in ns + value, checked for overflow */
 	if (TIO_LIKELY(s->fast_clock && cycles <= (uint64_t)(INT64_MAX - s->clock_base))) {
@@ -2312,6 +2341,18 @@ static void fuse(const ctf_sc *csc, ctf_ec *cec)
 	}
 }
 
+static void ec_ent_fill(ctf_ec_ent *e, const tio_event_class *ec)
+{
+	const ctf_ec *cec = ec->user;
+	*e = (ctf_ec_ent){.ec = ec, .cec = cec, .nafter = cec->nafter, .fused = cec->fused};
+	if (cec->nafter) {
+		e->first = cec->after[0];
+		e->lin0 = e->first->lin;
+		e->vals0 = e->first->lin_vals;
+		e->scope0 = cec->after_scope[0];
+	}
+}
+
 static int compile_all(ctf_trace *ct, tio_trace_class *tc)
 {
 	int r = plan_assign_slots(tc, &ct->nslots);
@@ -2350,7 +2391,7 @@ static int compile_all(ctf_trace *ct, tio_trace_class *tc)
 			else
 				fuse(csc, cec);
 			if (csc->by_id)
-				csc->by_id[sc->ecs[j]->id] = (ctf_ec_ent){sc->ecs[j], cec};
+				ec_ent_fill(&csc->by_id[sc->ecs[j]->id], sc->ecs[j]);
 		}
 	}
 	return r;
