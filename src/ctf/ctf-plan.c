@@ -471,7 +471,8 @@ static int lin_emit(plan *p, size_t *cap, uint32_t i, int depth)
 		lin_op *o = &p->lin[p->nlin - 1];
 		if (kind == LK_FINT_SAVE || kind == LK_FINT_SR)
 			o->n = (uint32_t)in->slot;
-		o->aux = in->role;
+		if (kind == LK_FINT_CLK || kind == LK_FINT_SR)
+			o->aux = in->role;
 		if (kind == LK_FINT_CLK && in->role == TIO_ROLE_EVENT_TS)
 			o->flags &= (uint8_t)~PF_ROLE;
 		return 0;
