@@ -536,6 +536,7 @@ static void col_reset(pq_col *c, int rel)
 	}
 	c->c_levels = c->c_usize = c->c_csize = 0;
 	c->c_pages = c->c_dict_pages = c->c_delta_pages = 0;
+	c->c_codec = PQ_Z_UNDECIDED;
 	memset(&c->cst, 0, sizeof(c->cst));
 	c->cmn.len = c->cmx.len = 0;
 	c->ndict = 0;
@@ -1236,7 +1237,7 @@ static int finish_page(pq_col *c, const tio_buf *body, const tio_buf *tail, int 
 	const pq_file *f = c->file;
 	const char *p = body->p ? body->p : "";
 	size_t n = body->len;
-	if (f->codec != PQ_UNCOMPRESSED && body->len) {
+	if (f->codec != PQ_UNCOMPRESSED && body->len && c->c_codec != PQ_Z_STORED) {
 		size_t bound = f->codec == PQ_ZSTD ? ZSTD_compressBound(body->len)
 						   : pq_snappy() ? 0 : snappy.max_len(body->len);
 		if (f->codec == PQ_SNAPPY && pq_snappy()) {
@@ -1264,8 +1265,12 @@ static int finish_page(pq_col *c, const tio_buf *body, const tio_buf *tail, int 
 			}
 			cbuf->len = outlen;
 		}
-		p = cbuf->p;
-		n = cbuf->len;
+		if (c->c_codec == PQ_Z_UNDECIDED) /* the chunk's first page: is the codec worth it? */
+			c->c_codec = cbuf->len > body->len - body->len / 16 ? PQ_Z_STORED : PQ_Z_CODEC;
+		if (c->c_codec == PQ_Z_CODEC) {
+			p = cbuf->p;
+			n = cbuf->len;
+		}
 	}
 	if (body->len > INT32_MAX || n > INT32_MAX) {
 		snprintf(msg, msz, "a page of more than 2 GiB");
@@ -1605,7 +1610,7 @@ static int write_chunk(pq_file *f, FILE *o, pq_col *c, tw *rg)
 		varint(rg->b, l);
 		tio_buf_add(rg->b, c->path[k], l);
 	}
-	tw_i32(rg, 4, f->codec);
+	tw_i32(rg, 4, c->c_codec == PQ_Z_STORED ? PQ_UNCOMPRESSED : f->codec);
 	tw_i64(rg, 5, (int64_t)c->c_levels);
 	tw_i64(rg, 6, (int64_t)usize);
 	tw_i64(rg, 7, (int64_t)csize);

@@ -37,6 +37,14 @@ enum pq_phys {
 enum pq_repetition { PQ_REQUIRED = 0, PQ_OPTIONAL = 1, PQ_REPEATED = 2 };
 enum pq_logical { PQ_LT_NONE = 0, PQ_LT_STRING, PQ_LT_INT, PQ_LT_TIMESTAMP_NS, PQ_LT_LIST };
 enum pq_codec { PQ_UNCOMPRESSED = 0, PQ_SNAPPY = 1, PQ_ZSTD = 6 };
+/*
+ * A column chunk's codec (pq_col.c_codec): the file's codec is tried on the
+ * chunk's first data page; when it saves less than 1/16 of the page
+ * (random 64-bit values, pointers, already-compressed bytes) the chunk is
+ * written UNCOMPRESSED, its later pages not even tried (Parquet names the
+ * codec per column chunk: ColumnMetaData.codec).
+ */
+enum { PQ_Z_UNDECIDED, PQ_Z_CODEC, PQ_Z_STORED };
 
 /* Bytes of values (or levels) in a page before it is cut at the end of the row (default). */
 #define PQ_PAGE (256u << 10)
@@ -111,6 +119,7 @@ typedef struct pq_col {
 	uint32_t c_pages, c_dict_pages;
 	uint32_t c_delta_pages; /* DELTA_BINARY_PACKED pages (set by the page's encoder) */
 	uint32_t delta_skip;	/* integer pages left to write PLAIN without trying DELTA_BINARY_PACKED */
+	uint8_t c_codec;	/* PQ_Z_*: the chunk's pages compressed or stored (decided on its first page) */
 	pq_stats cst;	     /* bounds of the chunk (bmn/bmx point into cmn/cmx) */
 	tio_buf cmn, cmx;    /* BYTE_ARRAY / FLBA chunk bounds, copied */
 	/* dictionary (BYTE_ARRAY with node->dict), for the column chunk: entries PLAIN in dbytes */

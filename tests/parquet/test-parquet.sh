@@ -239,10 +239,18 @@ sql "--page-size 1K: row-group ts statistics (merged from the pages') equal the 
 	  m AS (SELECT row_group_id AS g, stats_min_value AS mn, stats_max_value AS mx
 	        FROM parquet_metadata('$PAGES/sched_switch.parquet') WHERE path_in_schema = 'ts')
 	 SELECT count(*) AS bad FROM s FULL JOIN m USING (g) WHERE s.mn IS DISTINCT FROM m.mn OR s.mx IS DISTINCT FROM m.mx"
-for c in "none UNCOMPRESSED $C_NONE" "snappy SNAPPY $C_SNAPPY" "zstd ZSTD $C_ZSTD"; do
+sql "--compression none: every column chunk UNCOMPRESSED" '[{"compression":"UNCOMPRESSED"}]' \
+	"SELECT DISTINCT compression FROM parquet_metadata('$C_NONE/*.parquet')"
+# zstd, snappy: a chunk whose first page the codec does not shrink by 1/16 is
+# stored (UNCOMPRESSED, its sizes equal): the corpus' random 64-bit integers
+for c in "snappy SNAPPY $C_SNAPPY" "zstd ZSTD $C_ZSTD"; do
 	set -- $c
-	sql "--compression $1: every column chunk $2" "[{\"compression\":\"$2\"}]" \
-		"SELECT DISTINCT compression FROM parquet_metadata('$3/*.parquet')"
+	sql "--compression $1: column chunks $2, or UNCOMPRESSED (random integers) with equal sizes" \
+		"[{\"compression\":\"$2\",\"same\":false},{\"compression\":\"UNCOMPRESSED\",\"same\":true}]" \
+		"SELECT compression, bool_and(total_compressed_size = total_uncompressed_size) AS same
+		 FROM parquet_metadata('$3/*.parquet') GROUP BY compression ORDER BY compression = 'UNCOMPRESSED'"
+	sql "--compression $1: corpus:ints s64 (random) stored" '[{"compression":"UNCOMPRESSED"}]' \
+		"SELECT compression FROM parquet_metadata('$3/corpus_ints.parquet') WHERE path_in_schema = 's64'"
 done
 nrg=$(duck sql "SELECT count(DISTINCT (file_name, row_group_id)) AS n FROM parquet_metadata('$BUDGET/*.parquet')" | $PY -c 'import json,sys; print(json.load(sys.stdin)[0]["n"])')
 nfiles=$(ls "$BUDGET"/*.parquet | wc -l)
@@ -293,7 +301,7 @@ if [ $rc -eq 2 ] && grep -q 'already exists' "$TMP/err"; then ok "existing OUT r
 else notok "existing OUT refused without --force" "exit $rc" "$(cat "$TMP/err")"; fi
 "$TIO" convert -q --to parquet --force --compression snappy -o "$C_ZSTD" "$UST" 2> "$TMP/err"; rc=$?
 left=$(ls -d "$OUT"/*.tmp-* "$OUT"/*.old-* 2> /dev/null | wc -l)
-if [ $rc -eq 0 ] && [ "$left" -eq 0 ] && [ "$(duck sql "SELECT DISTINCT compression FROM parquet_metadata('$C_ZSTD/*.parquet')")" = '[{"compression":"SNAPPY"}]' ]; then
+if [ $rc -eq 0 ] && [ "$left" -eq 0 ] && [ "$(duck sql "SELECT count(*) AS n FROM parquet_metadata('$C_ZSTD/*.parquet') WHERE compression = 'ZSTD'")" = '[{"n":"0"}]' ]; then
 	ok "--force replaces OUT, no temporary directory left"
 else notok "--force replaces OUT, no temporary directory left" "exit $rc, $left left" "$(cat "$TMP/err")"; fi
 mkdir "$TMP/notours" && echo x > "$TMP/notours/keep"
