@@ -19,7 +19,7 @@ cc -O2 -I"$top/include" "$top/bench/api-read.c" -L"$B" -ltraceio -Wl,-rpath,"$B"
 declare -A best out
 for r in $(seq "$REPS"); do
 	for mode in none ref lookup all; do
-		/usr/bin/time -f '%e' -o "$exe.t" "$exe" $mode "$trace" "$cls" "$path" >"$exe.o"
+		"$top/bench/rtime.py" -f '%e' -o "$exe.t" "$exe" $mode "$trace" "$cls" "$path" >"$exe.o"
 		t=$(cat "$exe.t")
 		if [ -z "${best[$mode]:-}" ] || [ "$(echo "$t < ${best[$mode]}" | bc -l)" = 1 ]; then best[$mode]=$t; fi
 		out[$mode]=$(cat "$exe.o")

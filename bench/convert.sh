@@ -45,7 +45,7 @@ run() {
 	local best_cpu= best_wall= best_rss= k
 	for ((k = 0; k < REPS; k++)); do
 		rm -rf "$out"
-		/usr/bin/time -f '%e %U %S %M' -o "$work/time" "$@" >/dev/null 2>"$work/err" ||
+		"$top/bench/rtime.py" -f '%e %U %S %M' -o "$work/time" "$@" >/dev/null 2>"$work/err" ||
 			{ echo "$name failed: $(tail -2 "$work/err")" >&2; exit 1; }
 		read -r w u s m < <(tail -1 "$work/time")
 		local c

@@ -30,7 +30,7 @@ command -v babeltrace2 >/dev/null || { echo "needs babeltrace2" >&2; exit 1; }
 # of the best (lowest wall) run so far
 one() {
 	local var=$1; shift
-	/usr/bin/time -f '%e %U %S %M' -o /tmp/bench.$$ "$@" >/dev/null 2>/tmp/bench.err.$$ ||
+	"$top/bench/rtime.py" -f '%e %U %S %M' -o /tmp/bench.$$ "$@" >/dev/null 2>/tmp/bench.err.$$ ||
 		{ echo "failed: $* ($(tail -2 /tmp/bench.err.$$))" >&2; return 1; }
 	local w u s m best
 	read -r w u s m </tmp/bench.$$
@@ -73,6 +73,6 @@ ratio() { printf '%s: traceio is %.1fx faster than babeltrace2 (wall), %.1fx (CP
 	"$(echo "$2 / $3" | bc -l)" "$(echo "$4 / $5" | bc -l)"; }
 ratio "decode only (-o dummy)" "$bd_wall" "$td_wall" "$bd_cpu" "$td_cpu"
 ratio "text                  " "$bt_wall" "$tt_wall" "$bt_cpu" "$tt_cpu"
-/usr/bin/time -f '%M' -o /tmp/bench.$$ "$TIO" print -o dummy "$small" >/dev/null
+"$top/bench/rtime.py" -f '%M' -o /tmp/bench.$$ "$TIO" print -o dummy "$small" >/dev/null
 echo "memory: traceio peak RSS $(cat /tmp/bench.$$) KiB on $(du -sh --apparent-size "$small" | cut -f1) ($small), $td_rss KiB on the big trace"
 rm -f /tmp/bench.$$

@@ -24,7 +24,7 @@ best() {
 	local k u s w m c
 	cpu= wall= rss=
 	for ((k = 0; k < REPS; k++)); do
-		/usr/bin/time -f '%e %U %S %M' -o "$work/time" "$@" >/dev/null 2>"$work/err" ||
+		"$top/bench/rtime.py" -f '%e %U %S %M' -o "$work/time" "$@" >/dev/null 2>"$work/err" ||
 			{ echo "$name failed: $(tail -2 "$work/err")" >&2; exit 1; }
 		read -r w u s m < <(tail -1 "$work/time")
 		c=$(echo "$u + $s" | bc -l)
@@ -32,7 +32,7 @@ best() {
 			cpu=$c wall=$w rss=$m
 		fi
 	done
-	[ "$(echo "$cpu < 0.01" | bc -l)" = 1 ] && cpu=0.01 # a tiny trace: /usr/bin/time's resolution
+	[ "$(echo "$cpu < 0.01" | bc -l)" = 1 ] && cpu=0.01 # a tiny trace: no ratio to a few ms
 	return 0
 }
 

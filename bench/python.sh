@@ -37,7 +37,7 @@ REPS=${REPS:-3}
 best() {
 	local r line cpu bestcpu=
 	for ((r = 0; r < REPS; r++)); do
-		line=$(/usr/bin/time -f '%M' -o /tmp/pybench.$$ "$@")
+		line=$("$top/bench/rtime.py" -f '%M' -o /tmp/pybench.$$ "$@")
 		cpu=$(echo "$line" | awk '{print $4}')
 		if [ -z "$bestcpu" ] || [ "$(echo "$cpu < $bestcpu" | bc -l)" = 1 ]; then
 			bestcpu=$cpu out=$line rss=$(cat /tmp/pybench.$$)
@@ -71,7 +71,7 @@ for cls in ints enums; do
 	fi
 	[ -d "$d" ] && { best $B columns "$d" corpus:$cls; alone+=("corpus:$cls|$out"); }
 done
-/usr/bin/time -f '%M' -o /tmp/pybench.$$ $PY -c 'import numpy, traceio' ; base_rss=$(cat /tmp/pybench.$$); rm -f /tmp/pybench.$$
+"$top/bench/rtime.py" -f '%M' -o /tmp/pybench.$$ $PY -c 'import numpy, traceio' ; base_rss=$(cat /tmp/pybench.$$); rm -f /tmp/pybench.$$
 show "babeltrace2 bindings: every payload field as a Python value" "$bt"
 show "traceio: for ev in trace: ev.payload" "$tio"
 show "traceio: for ev in trace: ev[k] for k in ev.keys()" "$keys"
@@ -93,7 +93,7 @@ printf 'columns() memory: peak RSS %d KiB = %d KiB (python3 + numpy + traceio im
 if [ -n "$dat" ]; then
 	tcbest=
 	for ((r = 0; r < REPS; r++)); do
-		/usr/bin/time -f '%e %U %S' -o /tmp/pybench.$$ trace-cmd report -i "$dat" >/dev/null 2>&1
+		"$top/bench/rtime.py" -f '%e %U %S' -o /tmp/pybench.$$ trace-cmd report -i "$dat" >/dev/null 2>&1
 		c=$(awk '{print $2 + $3}' /tmp/pybench.$$)
 		if [ -z "$tcbest" ] || [ "$(echo "$c < $tcbest" | bc -l)" = 1 ]; then tcbest=$c tcwall=$(awk '{print $1}' /tmp/pybench.$$); fi
 	done

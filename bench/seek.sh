@@ -37,7 +37,7 @@ run() {
 	[ "$label" = peer ] && reps=1
 	cpu=
 	for ((r = 0; r < reps; r++)); do
-		/usr/bin/time -f '%e %U %S %M' -o "$work/t" "$@" >"$work/out" 2>/dev/null || true
+		"$top/bench/rtime.py" -f '%e %U %S %M' -o "$work/t" "$@" >"$work/out" 2>/dev/null || true
 		c=$(awk '{print $2 + $3}' "$work/t")
 		if [ -z "$cpu" ] || [ "$(echo "$c < $cpu" | bc -l)" = 1 ]; then
 			cpu=$c wall=$(awk '{print $1}' "$work/t") rss=$(awk '{print $4}' "$work/t")

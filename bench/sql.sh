@@ -27,7 +27,7 @@ run() {
 	local name=$1
 	shift
 	for _ in $(seq "$REPS"); do
-		/usr/bin/time -f '%e %M' -o "$tmp/t" "$@" >"$tmp/$name.out" 2>/dev/null
+		"$top/bench/rtime.py" -f '%e %M' -o "$tmp/t" "$@" >"$tmp/$name.out" 2>/dev/null
 		read -r t m <"$tmp/t"
 		if [ -z "${best[$name]:-}" ] || [ "$(echo "$t < ${best[$name]}" | bc -l)" = 1 ]; then
 			best[$name]=$t

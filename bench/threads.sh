@@ -27,18 +27,15 @@ export TZ=UTC LC_ALL=C
 work=$(mktemp -d "${TMPDIR:-/tmp}/tio-bench-threads.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# best CMD...: the fastest of REPS runs (elapsed, to the ms: time(1)'s %e
-# has 10 ms steps); sets wall, cpu, rss
+# best CMD...: the fastest of REPS runs (elapsed, to the microsecond:
+# bench/rtime.py); sets wall, cpu, rss
 best() {
-	local k w u s m t0 t1
+	local k w u s m
 	wall= cpu= rss=
 	for ((k = 0; k < REPS; k++)); do
-		t0=$(date +%s%N)
-		/usr/bin/time -f '%e %U %S %M' -o "$work/time" "$@" >/dev/null 2>"$work/err" ||
+		"$top/bench/rtime.py" -f '%e %U %S %M' -o "$work/time" "$@" >/dev/null 2>"$work/err" ||
 			{ echo "failed: $* $(tail -2 "$work/err")" >&2; exit 1; }
-		t1=$(date +%s%N)
 		read -r w u s m < <(tail -1 "$work/time")
-		w=$(echo "($t1 - $t0) / 1000000000" | bc -l)
 		if [ -z "$wall" ] || [ "$(echo "$w < $wall" | bc -l)" = 1 ]; then
 			wall=$w cpu=$(echo "$u + $s" | bc -l) rss=$m
 		fi

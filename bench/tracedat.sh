@@ -36,7 +36,7 @@ run() {
 	local out=$1; shift
 	local best= line
 	for _ in $(seq "$REPS"); do
-		/usr/bin/time -f '%e %M %U %S' -o "$WORK/time" "$@" > /dev/null 2> /dev/null
+		"$top/bench/rtime.py" -f '%e %M %U %S' -o "$WORK/time" "$@" > /dev/null 2> /dev/null
 		line=$(awk '{ printf "%s %s %.2f\n", $1, $2, $3 + $4 }' "$WORK/time")
 		if [ -z "$best" ] || awk -v a="${line##* }" -v b="${best##* }" 'BEGIN { exit !(a < b) }'; then best=$line; fi
 	done
