@@ -2211,9 +2211,22 @@ static int ctf_index(tio_stream *base, tio_stream_index *out)
 	return 0;
 }
 
+/* tio_stream_ops.bytes_left: the rest of the current file (from the current packet) and the later files. */
+static uint64_t ctf_bytes_left(tio_stream *base)
+{
+	const ctf_stream *s = (const ctf_stream *)base;
+	uint64_t n = 0;
+	for (uint32_t i = s->cur; i < s->nfiles; i++) {
+		uint64_t size = s->files[i].map.size, from = i == s->cur ? s->pkt_off : 0;
+		n += size > from ? size - from : 0;
+	}
+	return n;
+}
+
 static const tio_stream_ops ctf_stream_ops = {.next = ctf_next, .free = ctf_stream_free, .seek = ctf_seek,
 					     .index = ctf_index, .mt_cut = ctf_mt_cut,
-					     .part_bytes = ctf_part_bytes, .part_keep = ctf_part_keep};
+					     .part_bytes = ctf_part_bytes, .part_keep = ctf_part_keep,
+					     .bytes_left = ctf_bytes_left};
 
 /* ---------------------------------------------------------------- opening */
 

@@ -1078,6 +1078,15 @@ static int td_index(tio_stream *st, tio_stream_index *out)
 	return 0;
 }
 
+/* tio_stream_ops.bytes_left: the pages after the current one (compressed data: unknown). */
+static uint64_t td_bytes_left(tio_stream *st)
+{
+	const td_stream *s = (const td_stream *)st;
+	if (s->compressed)
+		return UINT64_MAX;
+	return (s->dsize > s->pos ? s->dsize - s->pos : 0) + (s->in_page ? s->psize : 0);
+}
+
 static const tio_stream_ops td_stream_ops = {
 	.next = td_next,
 	.free = td_stream_free,
@@ -1087,6 +1096,7 @@ static const tio_stream_ops td_stream_ops = {
 	.part_keep = td_part_keep,
 	.skip_filter = td_skip_filter,
 	.mt_cut = td_mt_cut,
+	.bytes_left = td_bytes_left,
 };
 
 int td_stream_new(td_file *f, td_buffer *b, uint32_t i, tio_stream **out)

@@ -130,3 +130,16 @@ if [ -d /proc/self/task ] && [ "$(nproc)" -ge 2 ] && ! is_sanitized; then
 		notok "threads: thread counts" "TIO_THREADS=1: $one threads, TIO_THREADS=3: $three"
 	fi
 fi
+
+# Left to choose (no TIO_THREADS), the mux starts workers only with 8 MiB or
+# more to read from where its streams are: a 360 KB trace and the last 2 MiB
+# of a 16 MiB one are read on the caller's thread, the whole 16 MiB on more
+# (tests/unit/unit-mt-small.c counts the threads; it passes with 1 CPU).
+if [ -x "$TIO_BUILD/unit-mt-small" ] && [ -d /proc/self ]; then
+	if python3 "$TIO_TOP/tests/api/mk-big-ctf.py" "$TMP/big16" 8 full &&
+		env -u TIO_THREADS TIO_TOP="$TIO_TOP" "$TIO_BUILD/unit-mt-small" "$TMP/big16" >"$TMP/mt-small" 2>&1; then
+		ok "threads: workers only with 8 MiB or more left to read (360 KB, the last 2 of 16 MiB: none; 16 MiB: some)"
+	else
+		notok "threads: workers only with 8 MiB or more left to read" "$(cat "$TMP/mt-small")"
+	fi
+fi
