@@ -30,18 +30,6 @@ static int threads_now(void)
 	return n;
 }
 
-static tio_trace *open_one(const char *p)
-{
-	tio_trace **v = NULL;
-	size_t n = 0;
-	CHECK(!tio_trace_open_all(p, NULL, &v, &n) && n == 1, "%s: cannot open", p);
-	tio_trace *tr = n ? v[0] : NULL;
-	for (size_t i = 1; i < n; i++)
-		tio_trace_free(v[i]);
-	free(v);
-	return tr;
-}
-
 /* Threads after the first message of `t` read by a mux (threads: tio_mux_set_threads, 0 not called; seek_ns: a seek first, INT64_MIN none). */
 static int threads_reading(tio_trace *t, unsigned threads, int64_t seek_ns)
 {
@@ -67,7 +55,7 @@ int main(int argc, char **argv)
 	const char *top = getenv("TIO_TOP");
 	char p[4096];
 	snprintf(p, sizeof(p), "%s/tests/data/ctf/lttng-ust-discard", top ? top : ".");
-	tio_trace *t = open_one(p);
+	tio_trace *t = unit_open_one(p);
 	if (!t)
 		return 1;
 	int n = threads_reading(t, 0, INT64_MIN);
@@ -78,7 +66,7 @@ int main(int argc, char **argv)
 
 	/* a trace of 16 MiB of events (argv[1], written by the test script), whole and its last 2 MiB */
 	if (argc > 1) {
-		t = open_one(argv[1]);
+		t = unit_open_one(argv[1]);
 		if (!t)
 			return 1;
 		tio_index_info ii;

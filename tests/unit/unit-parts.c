@@ -20,14 +20,7 @@ static tio_trace *open_trace(void)
 	const char *t = getenv("TIO_TOP");
 	char p[4096];
 	snprintf(p, sizeof(p), "%s/tests/data/ctf/lttng-ust-discard", t ? t : ".");
-	tio_trace **v = NULL;
-	size_t n = 0;
-	CHECK(!tio_trace_open_all(p, NULL, &v, &n) && n == 1, "%s: cannot open", p);
-	tio_trace *tr = n ? v[0] : NULL;
-	for (size_t i = 1; i < n; i++)
-		tio_trace_free(v[i]);
-	free(v);
-	return tr;
+	return unit_open_one(p);
 }
 
 int main(void)
