@@ -176,12 +176,6 @@ static inline bool before_begin(const tio_mux *m, const tio_msg *msg, int64_t ke
 }
 
 /*
- * Every stream to the packet that holds its first message at or after
- * `ns` (tio_stream_ops.seek, O(log packets) with the stream's index), and
- * the heap emptied: each stream is fetched again.  A stream's error is
- * returned after all have moved.
- */
-/*
  * Worker threads for less than this to read in all cost more than they save
  * (their set-up, the batches' memory, the hand-overs): printing the last 1%
  * (2.5 MB) of the UST trace took 21 ms with them, 18 ms without; 2%: 33 and
@@ -212,6 +206,12 @@ static bool worth_threads(tio_mux *m)
 	return false;
 }
 
+/*
+ * Every stream to the packet that holds its first message at or after
+ * `ns` (tio_stream_ops.seek, O(log packets) with the stream's index), and
+ * the heap emptied: each stream is fetched again.  A stream's error is
+ * returned after all have moved.
+ */
 /* TIO_SEEK=0 in the environment: begin bounds read and decode every stream from its beginning (to compare). */
 static bool seek_ok(void)
 {
