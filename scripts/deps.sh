@@ -10,8 +10,9 @@ pkgs="$pkgs libsqlite3-dev libedit-dev"
 pkgs="$pkgs python3-dev python3-numpy python3-setuptools"
 if [ "$1" = test ]; then
 	pkgs="$pkgs babeltrace2 babeltrace trace-cmd xz-utils lttng-tools liblttng-ust-dev python3 bc time man-db groff-base"
-	# protoc reads the Perfetto writer's output (tests/perfetto)
-	pkgs="$pkgs protobuf-compiler"
+	# protoc reads the Perfetto writer's output (tests/perfetto); libprotobuf-dev holds
+	# google/protobuf/descriptor.proto, which protoc only recommends
+	pkgs="$pkgs protobuf-compiler libprotobuf-dev"
 	# the Python module's tests: pytest, DataFrames, babeltrace2's Python bindings to compare with
 	pkgs="$pkgs python3-pytest python3-pandas python3-bt2"
 	# the SQLite extension read by the sqlite3 shell; the prompt on a terminal
