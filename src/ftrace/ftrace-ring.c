@@ -1078,13 +1078,26 @@ static int td_index(tio_stream *st, tio_stream_index *out)
 	return 0;
 }
 
-/* tio_stream_ops.bytes_left: the pages after the current one (compressed data: unknown). */
-static uint64_t td_bytes_left(tio_stream *st)
+/*
+ * tio_stream_ops.bytes_left: the current page and those after it;
+ * compressed, those of the current chunk and the decompressed sizes of the
+ * next ones (their headers, until `cap`).
+ */
+static uint64_t td_bytes_left(tio_stream *st, uint64_t cap)
 {
 	const td_stream *s = (const td_stream *)st;
-	if (s->compressed)
-		return UINT64_MAX;
-	return (s->dsize > s->pos ? s->dsize - s->pos : 0) + (s->in_page ? s->psize : 0);
+	uint64_t n = (s->dsize > s->pos ? s->dsize - s->pos : 0) + (s->in_page ? s->psize : 0);
+	if (!s->compressed)
+		return n;
+	const uint8_t *p = s->next_chunk, *end = s->f->map.p + s->f->map.size;
+	for (uint32_t k = s->chunks_left; k && n < cap && p && end - p >= 8; k--) {
+		uint32_t csize = td_u32(s->f, p);
+		n += td_u32(s->f, p + 4);
+		if ((uint64_t)(end - p - 8) < csize)
+			break;
+		p += 8 + csize;
+	}
+	return n;
 }
 
 static const tio_stream_ops td_stream_ops = {

@@ -434,12 +434,13 @@ typedef struct tio_stream_ops {
 	uint64_t (*part_bytes)(tio_stream *s, int64_t ns);
 	int (*part_keep)(tio_stream *s, int64_t lo, int64_t hi);
 	/*
-	 * Optional, cheap (no read of the data): the bytes of packets from
-	 * where next() is to the stream's end, at least what next() will read;
-	 * UINT64_MAX when unknown.  The mux reads a stream with less than a
-	 * few MiB in all on the caller's thread (src/mux/pipe.c).
+	 * Optional, cheap (no decoding): the bytes of packets from where next()
+	 * is to the stream's end, at least what next() will read (decompressed
+	 * bytes for compressed data), or at least `cap` when there are more;
+	 * UINT64_MAX when unknown.  The mux reads streams with less than a few
+	 * MiB in all on the caller's thread (src/mux/pipe.c).
 	 */
-	uint64_t (*bytes_left)(tio_stream *s);
+	uint64_t (*bytes_left)(tio_stream *s, uint64_t cap);
 } tio_stream_ops;
 
 /* Value arrays a reader keeps for tio_stream_ops.mt_cut. */

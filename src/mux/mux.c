@@ -198,7 +198,7 @@ static bool worth_threads(tio_mux *m)
 		tio_stream *s = m->all[i];
 		if (!s->ops->mt_cut)
 			continue; /* not read by workers */
-		uint64_t b = s->ops->bytes_left ? s->ops->bytes_left(s) : UINT64_MAX;
+		uint64_t b = s->ops->bytes_left ? s->ops->bytes_left(s, MT_MIN_BYTES - left) : UINT64_MAX;
 		if (b >= MT_MIN_BYTES - left)
 			return true;
 		left += b;

@@ -1,9 +1,10 @@
 /*
  * Worker threads only when there is enough to read (src/mux/mux.c,
  * worth_threads): a mux left to choose (no tio_mux_set_threads, no
- * TIO_THREADS) reads a small trace on the caller's thread, and so it does
- * a big trace from a seek near its end; a mux asked for 2 threads starts
- * a worker even on the small trace.  The process's thread count, from
+ * TIO_THREADS) reads a small trace on the caller's thread (CTF, and a
+ * compressed trace.dat, whose chunks' decompressed sizes count), and so it
+ * does a big trace from a seek near its end; a mux asked for 2 threads
+ * starts a worker even on the small traces.  The process's thread count, from
  * /proc/self/status after the first message, tells.  Public headers only;
  * skipped (passes) with fewer than 2 CPUs, where no worker ever runs.
  */
@@ -65,6 +66,15 @@ int main(int argc, char **argv)
 		return 1;
 	int n = threads_reading(t, 0, INT64_MIN);
 	CHECK(n == 1, "a 360 KB trace, threads left to the mux: %d threads", n);
+	n = threads_reading(t, 2, INT64_MIN);
+	CHECK(n >= 2, "the same trace with tio_mux_set_threads(2): %d threads", n);
+	tio_trace_free(t);
+	/* compressed trace.dat: the chunks' decompressed sizes count */
+	snprintf(p, sizeof(p), "%s/tests/data/ftrace/kvm-v7-zstd.dat", top ? top : ".");
+	if (!(t = unit_open_one(p)))
+		return 1;
+	n = threads_reading(t, 0, INT64_MIN);
+	CHECK(n == 1, "a 36 KB zstd trace.dat, threads left to the mux: %d threads", n);
 	n = threads_reading(t, 2, INT64_MIN);
 	CHECK(n >= 2, "the same trace with tio_mux_set_threads(2): %d threads", n);
 	tio_trace_free(t);
