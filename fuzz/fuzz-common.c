@@ -72,7 +72,7 @@ void fz_dir_free(char *dir)
 	free(dir);
 }
 
-int fz_drain(const char *path, const char *format, const char *sink_name)
+int fz_drain(const char *path, const char *format, const char *sink_name, unsigned threads)
 {
 	static FILE *null;
 	if (!null && !(null = fopen("/dev/null", "w")))
@@ -93,6 +93,8 @@ int fz_drain(const char *path, const char *format, const char *sink_name)
 		errors = -1;
 		goto out;
 	}
+	if (threads)
+		tio_mux_set_threads(m, threads);
 	/* bounded: a reader that never ends or never advances is a finding */
 	for (unsigned long n = 0;; n++) {
 		const tio_msg *msg;

@@ -28,9 +28,12 @@ void fz_dir_free(char *dir);
 /*
  * Open `path` with reader `format` and send every message through the sink
  * `sink` (output to /dev/null), going on after errors as `traceio print`
- * does.  Returns the number of errors (-1 when the trace did not open).
+ * does.  `threads`: tio_mux_set_threads (0: left to the mux, which reads
+ * inputs this small on one thread; the targets pass 2 for inputs of odd
+ * size, so that the readers' worker-thread paths (mt_cut) are fuzzed too).
+ * Returns the number of errors (-1 when the trace did not open).
  */
-int fz_drain(const char *path, const char *format, const char *sink);
+int fz_drain(const char *path, const char *format, const char *sink, unsigned threads);
 
 /*
  * A simple container for multi-file inputs: records "NAME\0" + u32 LE size +

@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!fz_write(dir, "trace.dat", data, size)) {
 		char path[4096];
 		snprintf(path, sizeof(path), "%s/trace.dat", dir);
-		fz_drain(path, "tracedat", "trace-cmd");
+		fz_drain(path, "tracedat", "trace-cmd", size % 2 ? 2 : 0);
 	}
 	fz_dir_free(dir);
 	return 0;
