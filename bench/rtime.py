@@ -3,8 +3,8 @@
 # /usr/bin/time's -f/-o for the benches, to the microsecond: GNU time prints
 # seconds with two decimals, a 10 ms step that moves the ratios of 40-100 ms
 # commands (seek, decode in parts) by 10-25%.  FORMAT takes %e (wall seconds),
-# %U and %S (user and system CPU seconds, from the kernel's rusage of the
-# child, which counts in nanoseconds here) and %M (peak RSS, KiB); the
+# %U and %S (user and system CPU seconds, the child's rusage, to the
+# microsecond) and %M (peak RSS, KiB); the
 # child's stdin, stdout and stderr are the caller's.  Exit status: the
 # child's (128 + N when signal N killed it), 127 when it cannot start.
 import os

@@ -438,7 +438,8 @@ typedef struct tio_stream_ops {
 	 * is to the stream's end, at least what next() will read (decompressed
 	 * bytes for compressed data), or at least `cap` when there are more;
 	 * UINT64_MAX when unknown.  The mux reads streams with less than a few
-	 * MiB in all on the caller's thread (src/mux/pipe.c).
+	 * MiB in all on the caller's thread, without the workers of
+	 * src/mux/pipe.c (worth_threads in src/mux/mux.c).
 	 */
 	uint64_t (*bytes_left)(tio_stream *s, uint64_t cap);
 } tio_stream_ops;
