@@ -1294,6 +1294,51 @@ static int finish_page(pq_col *c, const tio_buf *body, const tio_buf *tail, int 
 }
 
 /*
+ * One block of a page's integers for DELTA_BINARY_PACKED, and their bounds,
+ * in one pass over the page: x[0..m) the block's values (x[-1] the value
+ * before it), d[j] = x[j] - x[j-1] wrapped to the type.  b[]: running
+ * state, updated: b[0]/b[1] the smallest/largest delta (signed), b[2] the
+ * deltas' overflow bits (negative when one overflowed the type), b[3]/b[4]
+ * the smallest/largest value XOR `flip` (the type's minimum for unsigned
+ * statistics: compared as signed, that orders them as unsigned).  Built
+ * twice like the bounds.
+ */
+#define DELTA_BLOCK(NAME, T, U)                                                                    \
+	TWICE(NAME, (const T *x, size_t m, U *d, T *b, T flip), (x, m, d, b, flip), {              \
+		T dlo = b[0], dhi = b[1], of = b[2], lo = b[3], hi = b[4];                         \
+		const T *xp = x - 1;                                                               \
+		for (size_t j = 0; j < m; j++) {                                                   \
+			T a = x[j], p = xp[j];                                                     \
+			U dd = (U)a - (U)p;                                                        \
+			T s = (T)dd, o = (T)(a ^ flip);                                            \
+			of |= (a ^ p) & (a ^ s);                                                   \
+			dlo = s < dlo ? s : dlo;                                                   \
+			dhi = s > dhi ? s : dhi;                                                   \
+			lo = o < lo ? o : lo;                                                      \
+			hi = o > hi ? o : hi;                                                      \
+			d[j] = dd;                                                                 \
+		}                                                                                  \
+		b[0] = dlo, b[1] = dhi, b[2] = of, b[3] = lo, b[4] = hi;                           \
+	})
+DELTA_BLOCK(delta_block32, int32_t, uint32_t)
+DELTA_BLOCK(delta_block64, int64_t, uint64_t)
+
+/* Bit-pack 32 values of e[] (each below 2^w, w <= 56) at q, little-endian bit order; q past them. */
+#define PACK32(q, e, w)                                                                            \
+	do {                                                                                       \
+		uint64_t acc_ = 0;                                                                 \
+		unsigned nb_ = 0;                                                                  \
+		for (unsigned j_ = 0; j_ < 32; j_++) {                                             \
+			acc_ |= (uint64_t)(e)[j_] << nb_;                                          \
+			nb_ += (w);                                                                \
+			memcpy((q), &acc_, 8);                                                     \
+			(q) += nb_ >> 3;                                                           \
+			acc_ = nb_ >= 64 ? 0 : acc_ >> (nb_ & ~7u);                                \
+			nb_ &= 7;                                                                  \
+		}                                                                                  \
+	} while (0)
+
+/*
  * The DELTA_BINARY_PACKED encoding (Encodings.md) of a page's integers
  * (INT32 when `i32`, else INT64), appended to `out`: a header (blocks of
  * 128 values, 4 miniblocks of 32, the count, the first value), then per
@@ -1301,111 +1346,131 @@ static int finish_page(pq_col *c, const tio_buf *body, const tio_buf *tail, int 
  * at the miniblock's width.  Used only when it is at most 3/4 of the PLAIN
  * size and no delta overflows the type (readers that add in 64 bits and
  * those that wrap then agree): false (and `out` as it was) otherwise.
+ * Either way the page's bounds are set in `st` (unsigned order when `uns`),
+ * found in the same pass over the values.
  */
-/*
- * The m deltas of v[1..m] (each from the value before it), wrapped in 64
- * bits, into d; their bounds; *of negative when one overflowed.  Built
- * twice like the bounds.
- */
-TWICE(deltas,
-      (const int64_t *v, size_t m, uint64_t *d, int64_t *mn, int64_t *mx, int64_t *of),
-      (v, m, d, mn, mx, of), {
-	      int64_t lo = INT64_MAX, hi = INT64_MIN, o = 0;
-	      for (size_t j = 0; j < m; j++) {
-		      int64_t x = (int64_t)((uint64_t)v[j + 1] - (uint64_t)v[j]);
-		      o |= (v[j + 1] ^ v[j]) & (v[j + 1] ^ x);
-		      d[j] = (uint64_t)x;
-		      lo = x < lo ? x : lo;
-		      hi = x > hi ? x : hi;
-	      }
-	      *mn = lo;
-	      *mx = hi;
-	      *of = o;
-      })
-
-static bool delta_packed(tio_buf *out, const pq_buf *vals, bool i32)
+static bool delta_packed(tio_buf *out, const pq_buf *vals, bool i32, bool uns, pq_stats *st)
 {
-	size_t n = vals->len / (i32 ? 4 : 8), at = out->len;
-	int64_t prev = i32 ? (int64_t)(int32_t)tio_le32(vals->p) : (int64_t)tio_le64(vals->p);
+	size_t n = vals->len / (i32 ? 4 : 8), at = out->len, done = 1;
+	if (!n)
+		return false;
+	int64_t first = i32 ? (int64_t)(int32_t)tio_le32(vals->p) : (int64_t)tio_le64(vals->p);
+	int32_t b32[5], f32 = uns ? INT32_MIN : 0;
+	int64_t b64[5], f64 = uns ? INT64_MIN : 0;
+	b32[3] = b32[4] = (int32_t)first ^ f32;
+	b64[3] = b64[4] = first ^ f64;
 	varint(out, 128);
 	varint(out, 4);
 	varint(out, n);
-	varint(out, zigzag(prev));
-	int64_t v[129]; /* v[0]: the value before the block */
+	varint(out, zigzag(first));
+	bool ok = out->p != NULL;
 	uint64_t d[128];
-	for (size_t k = 1; k < n; k += 128) {
+	uint32_t d32[128];
+	for (size_t k = 1; ok && k < n; k += 128) {
 		size_t m = n - k < 128 ? n - k : 128;
-		v[0] = prev;
-		if (i32) {
-			for (size_t j = 0; j < m; j++)
-				v[j + 1] = (int32_t)tio_le32(vals->p + 4 * (k + j));
-		} else {
-			for (size_t j = 0; j < m; j++)
-				v[j + 1] = (int64_t)tio_le64(vals->p + 8 * (k + j));
-		}
 		int64_t mn, mx, of;
-		deltas(v, m, d, &mn, &mx, &of);
-		prev = v[m];
-		int64_t span;
-		if (of < 0 || (i32 && (mn < INT32_MIN || mx > INT32_MAX)) ||
-		    __builtin_sub_overflow(mx, mn, &span))
-			goto plain;
-		varint(out, zigzag(mn));
-		uint8_t bw[4] = {0};
-		for (size_t j = 0; j < m; j++)
-			d[j] -= (uint64_t)mn;
-		for (unsigned b = 0; b < 4 && 32 * b < m; b++) {
-			uint64_t o = 0;
-			for (size_t j = 32 * b; j < 32 * b + 32 && j < m; j++)
-				o |= d[j];
-			bw[b] = (uint8_t)bit_width(o);
+		if (i32) {
+			b32[0] = INT32_MAX, b32[1] = INT32_MIN, b32[2] = 0;
+			delta_block32((const int32_t *)(const void *)vals->p + k, m, d32, b32, f32);
+			mn = b32[0], mx = b32[1], of = b32[2];
+		} else {
+			b64[0] = INT64_MAX, b64[1] = INT64_MIN, b64[2] = 0;
+			delta_block64((const int64_t *)(const void *)vals->p + k, m, d, b64, f64);
+			mn = b64[0], mx = b64[1], of = b64[2];
 		}
-		for (size_t j = m; j < 128; j++)
-			d[j] = 0; /* the last miniblock's padding */
-		tio_buf_add(out, bw, 4);
-		for (unsigned b = 0; b < 4 && 32 * b < m; b++) {
-			unsigned w = bw[b];
-			if (tio_buf_reserve(out, 4 * (size_t)w + 16))
-				goto plain;
-			uint8_t *q = (uint8_t *)out->p + out->len;
-			const uint64_t *e = d + 32 * b;
-			if (!w) {
-				/* nothing: every delta is the minimum */
-			} else if (w <= 56) {
-				/* up to 7 bits left over + 56 fit in 64: the whole word is
-				   stored each time and the bytes completed are kept (the
-				   reserve above leaves room for the 8 bytes past the end) */
-				uint64_t acc = 0;
-				unsigned nb = 0;
-				for (unsigned j = 0; j < 32; j++) {
-					acc |= e[j] << nb;
-					nb += w;
-					memcpy(q, &acc, 8);
-					q += nb >> 3;
-					acc = nb >= 64 ? 0 : acc >> (nb & ~7u);
-					nb &= 7;
-				}
+		done = k + m;
+		int64_t span;
+		/* room for the block: its minimum, 4 widths, 4 x 32 values of 64 bits, 8 bytes past the end */
+		if (of < 0 || __builtin_sub_overflow(mx, mn, &span) || tio_buf_reserve(out, 10 + 4 + 1024 + 8)) {
+			ok = false;
+			break;
+		}
+		varint(out, zigzag(mn));
+		uint8_t *bw = (uint8_t *)out->p + out->len, *q = bw + 4;
+		memset(bw, 0, 4);
+		for (unsigned c = 0; c < 4 && 32 * c < m; c++) {
+			size_t cnt = m - 32 * c < 32 ? m - 32 * c : 32;
+			unsigned w;
+			if (i32) {
+				uint32_t o = 0, u = (uint32_t)mn, *e = d32 + 32 * c;
+				for (size_t j = 0; j < cnt; j++)
+					o |= e[j] -= u;
+				for (size_t j = cnt; j < 32; j++)
+					e[j] = 0; /* the last miniblock's padding */
+				w = bit_width(o);
+				if (w)
+					PACK32(q, e, w);
 			} else {
-				unsigned __int128 acc = 0;
-				unsigned nb = 0;
-				for (unsigned j = 0; j < 32; j++) {
-					acc |= (unsigned __int128)e[j] << nb;
-					nb += w;
-					while (nb >= 8) {
-						*q++ = (uint8_t)acc;
-						acc >>= 8;
-						nb -= 8;
+				uint64_t o = 0, u = (uint64_t)mn, *e = d + 32 * c;
+				for (size_t j = 0; j < cnt; j++)
+					o |= e[j] -= u;
+				for (size_t j = cnt; j < 32; j++)
+					e[j] = 0;
+				w = bit_width(o);
+				if (w && w <= 56) {
+					/* up to 7 bits left over + 56 fit in 64: the whole word is
+					   stored each time and the bytes completed are kept (the
+					   reserve above leaves room for the 8 bytes past the end) */
+					PACK32(q, e, w);
+				} else if (w) {
+					unsigned __int128 acc = 0;
+					unsigned nb = 0;
+					for (unsigned j = 0; j < 32; j++) {
+						acc |= (unsigned __int128)e[j] << nb;
+						nb += w;
+						while (nb >= 8) {
+							*q++ = (uint8_t)acc;
+							acc >>= 8;
+							nb -= 8;
+						}
 					}
 				}
 			}
-			out->len = (size_t)((char *)q - out->p);
+			bw[c] = (uint8_t)w;
 		}
+		out->len = (size_t)((char *)q - out->p);
 		if (out->len - at > vals->len * 3 / 4)
-			goto plain;
+			ok = false;
 	}
-	if (out->p && out->len - at <= vals->len * 3 / 4)
+	/* the bounds of the values an abandoned encoding did not reach */
+	if (i32) {
+		if (done < n) {
+			int32_t lo, hi;
+			if (uns) {
+				uint32_t a, b;
+				bounds_u32(vals->p + 4 * done, n - done, &a, &b);
+				lo = (int32_t)a ^ f32, hi = (int32_t)b ^ f32;
+			} else {
+				bounds_i32(vals->p + 4 * done, n - done, &lo, &hi);
+			}
+			b32[3] = lo < b32[3] ? lo : b32[3];
+			b32[4] = hi > b32[4] ? hi : b32[4];
+		}
+		if (uns)
+			st->mn.u = (uint32_t)(b32[3] ^ f32), st->mx.u = (uint32_t)(b32[4] ^ f32);
+		else
+			st->mn.i = b32[3], st->mx.i = b32[4];
+	} else {
+		if (done < n) {
+			int64_t lo, hi;
+			if (uns) {
+				uint64_t a, b;
+				bounds_u64(vals->p + 8 * done, n - done, &a, &b);
+				lo = (int64_t)a ^ f64, hi = (int64_t)b ^ f64;
+			} else {
+				bounds_i64(vals->p + 8 * done, n - done, &lo, &hi);
+			}
+			b64[3] = lo < b64[3] ? lo : b64[3];
+			b64[4] = hi > b64[4] ? hi : b64[4];
+		}
+		if (uns)
+			st->mn.u = (uint64_t)(b64[3] ^ f64), st->mx.u = (uint64_t)(b64[4] ^ f64);
+		else
+			st->mn.i = b64[3], st->mx.i = b64[4];
+	}
+	st->has = true;
+	if (ok && out->len - at <= vals->len * 3 / 4)
 		return true;
-plain:
 	out->len = at;
 	return false;
 }
@@ -1423,7 +1488,13 @@ static bool encode_page(pq_col *c, bool dict, const pq_buf *vals, const pq_buf *
 			uint32_t nnull, uint32_t stamp, tio_buf *out, tio_buf *tail)
 {
 	pq_stats st;
-	page_stats(c, dict, vals, idx, nnull, stamp, &st);
+	bool ints = !dict && (c->phys == PQ_INT32 || c->phys == PQ_INT64) && vals->len;
+	if (ints && !c->delta_skip) { /* bounds found while trying DELTA_BINARY_PACKED */
+		memset(&st, 0, sizeof(st));
+		st.nnull = nnull;
+	} else {
+		page_stats(c, dict, vals, idx, nnull, stamp, &st);
+	}
 	bool delta = false;
 	out->len = 0;
 	if (c->max_rep)
@@ -1444,11 +1515,11 @@ static bool encode_page(pq_col *c, bool dict, const pq_buf *vals, const pq_buf *
 				byte |= (uint8_t)((v[k + i] & 1) << i);
 			tio_buf_addc(out, (char)byte);
 		}
-	} else if ((c->phys == PQ_INT32 || c->phys == PQ_INT64) && vals->len && !c->delta_skip &&
-		   delta_packed(out, vals, c->phys == PQ_INT32)) {
+	} else if (ints && !c->delta_skip &&
+		   delta_packed(out, vals, c->phys == PQ_INT32, c->unsigned_order, &st)) {
 		delta = true;
 	} else if (vals->len) {
-		if ((c->phys == PQ_INT32 || c->phys == PQ_INT64) && vals->len)
+		if (ints)
 			c->delta_skip = c->delta_skip ? c->delta_skip - 1 : 15;
 		tio_buf_add(out, vals->p, vals->len);
 	}
