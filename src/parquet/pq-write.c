@@ -1323,6 +1323,28 @@ static int finish_page(pq_col *c, const tio_buf *body, const tio_buf *tail, int 
 DELTA_BLOCK(delta_block32, int32_t, uint32_t)
 DELTA_BLOCK(delta_block64, int64_t, uint64_t)
 
+/*
+ * Do the n values of type T at x all equal x[0]?  (Most pages of a class's
+ * type, flags and syscall number columns do.)  Looked at 64 at a time: a
+ * page that is not ends the scan soon.  Built twice like the bounds.
+ */
+#define ALL_SAME(NAME, T)                                                                          \
+	TWICE(NAME, (const T *x, size_t n, bool *same), (x, n, same), {                            \
+		T x0 = x[0];                                                                       \
+		*same = false;                                                                     \
+		for (size_t k = 0; k < n; k += 64) {                                               \
+			size_t e = n - k < 64 ? n : k + 64;                                        \
+			T acc = 0;                                                                 \
+			for (size_t j = k; j < e; j++)                                             \
+				acc |= x[j] ^ x0;                                                  \
+			if (acc)                                                                   \
+				return;                                                            \
+		}                                                                                  \
+		*same = true;                                                                      \
+	})
+ALL_SAME(all_same32, int32_t)
+ALL_SAME(all_same64, int64_t)
+
 /* Bit-pack 32 values of e[] (each below 2^w, w <= 56) at q, little-endian bit order; q past them. */
 #define PACK32(q, e, w)                                                                            \
 	do {                                                                                       \
@@ -1363,10 +1385,25 @@ static bool delta_packed(tio_buf *out, const pq_buf *vals, bool i32, bool uns, p
 	varint(out, 4);
 	varint(out, n);
 	varint(out, zigzag(first));
-	bool ok = out->p != NULL;
+	bool ok = out->p != NULL, same;
+	if (i32)
+		all_same32((const int32_t *)(const void *)vals->p, n, &same);
+	else
+		all_same64((const int64_t *)(const void *)vals->p, n, &same);
+	if (same) { /* every block: its smallest delta 0, 4 widths 0 (what the loop below writes) */
+		done = n;
+		for (size_t k = 1; ok && k < n; k += 128) {
+			if (tio_buf_reserve(out, 5)) {
+				ok = false;
+				break;
+			}
+			memset(out->p + out->len, 0, 5);
+			out->len += 5;
+		}
+	}
 	uint64_t d[128];
 	uint32_t d32[128];
-	for (size_t k = 1; ok && k < n; k += 128) {
+	for (size_t k = 1; ok && !same && k < n; k += 128) {
 		size_t m = n - k < 128 ? n - k : 128;
 		int64_t mn, mx, of;
 		if (i32) {
