@@ -88,6 +88,12 @@ typedef struct ptable {
 	pq_node *n_ts, *n_cpu, *n_stream, *n_trace, *n_comm, *n_name;
 	pq_col *c_ts, *c_cpu, *c_stream, *c_trace, *c_comm, *c_name;
 	int pid_member;	   /* common context member holding common_pid (trace.dat __comm), -1 */
+	uint32_t pid_off;  /* its value's index from the context's when members before it are scalars, else 0 */
+	bool pid_signed;
+	bool last_set; /* the last row's pid and its comm name */
+	int64_t last_pid;
+	const char *last_comm;
+	size_t last_len;
 	char *file;	   /* file name in the trace's directory */
 	const char *ename; /* the class's name (events.parquet's name column) and its length */
 	size_t ename_len;
@@ -878,7 +884,16 @@ static int fixed_columns(psink *s, ptrace *t, ptable *tb, pq_node *root, bool ev
 		return TIO_ERR_NOMEM;
 	tb->pid_member = -1;
 	if (!events && t->is_tracedat && tb->ec->sc && tb->ec->sc->ev_common_ctx) {
-		tb->pid_member = tio_fc_member_index(tb->ec->sc->ev_common_ctx, "common_pid");
+		const tio_fc *cc = tb->ec->sc->ev_common_ctx;
+		tb->pid_member = tio_fc_member_index(cc, "common_pid");
+		if (tb->pid_member >= 0 && cc->kind == TIO_FC_STRUCT) {
+			const tio_fc *pf = cc->st.members[tb->pid_member].fc;
+			tb->pid_off = pf && (pf->kind == TIO_FC_INT || pf->kind == TIO_FC_ENUM) ? 1 + (uint32_t)tb->pid_member : 0;
+			for (int k = 0; k < tb->pid_member && tb->pid_off; k++)
+				if (!cc->st.members[k].fc || is_compound(cc->st.members[k].fc))
+					tb->pid_off = 0;
+			tb->pid_signed = tb->pid_off && pf->i.is_signed;
+		}
 		if (tb->pid_member >= 0 &&
 		    !(tb->n_comm = fixed(root, "__comm", PQ_OPTIONAL, PQ_BYTE_ARRAY, PQ_LT_STRING,
 					 0, false)))
@@ -1367,23 +1382,33 @@ static int add_row(psink *s, ptrace *t, ptable *tb, const ptable *ctb, const tio
 			const char *comm = NULL;
 			size_t clen = 0;
 			if (cc && m->vals && (uint32_t)tb->pid_member < cc->n) {
-				const tio_val *pv = cc + 1;
-				for (int k = 0; k < tb->pid_member; k++)
-					pv = &m->vals[is_compound(pv->fc)
-							  ? pv->end
-							  : (uint32_t)(pv - m->vals) + 1];
-				int64_t pid = pv->fc->i.is_signed ? pv->v.i : (int64_t)pv->v.u;
-				unsigned h =
-				    (unsigned)((uint64_t)pid * 0x9E3779B97F4A7C15ull >> 56);
-				if (!t->comms[h].set || t->comms[h].pid != pid) {
-					t->comms[h].pid = pid;
-					t->comms[h].comm = tio_trace_comm(t->in, pid);
-					t->comms[h].len =
-					    t->comms[h].comm ? strlen(t->comms[h].comm) : 0;
-					t->comms[h].set = true;
+				int64_t pid;
+				const tio_val *pv = cc + tb->pid_off;
+				if (tb->pid_off && cc->fc == tb->ec->sc->ev_common_ctx && pv < m->vals + m->nvals) {
+					/* members before it are scalars: at a fixed place */
+					pid = tb->pid_signed ? pv->v.i : (int64_t)pv->v.u;
+				} else {
+					pv = cc + 1;
+					for (int k = 0; k < tb->pid_member; k++)
+						pv = &m->vals[is_compound(pv->fc) ? pv->end
+										  : (uint32_t)(pv - m->vals) + 1];
+					pid = pv->fc->i.is_signed ? pv->v.i : (int64_t)pv->v.u;
 				}
-				comm = t->comms[h].comm;
-				clen = t->comms[h].len;
+				if (!tb->last_set || tb->last_pid != pid) { /* a class's rows often come from one task */
+					unsigned h = (unsigned)((uint64_t)pid * 0x9E3779B97F4A7C15ull >> 56);
+					if (!t->comms[h].set || t->comms[h].pid != pid) {
+						t->comms[h].pid = pid;
+						t->comms[h].comm = tio_trace_comm(t->in, pid);
+						t->comms[h].len = t->comms[h].comm ? strlen(t->comms[h].comm) : 0;
+						t->comms[h].set = true;
+					}
+					tb->last_set = true;
+					tb->last_pid = pid;
+					tb->last_comm = t->comms[h].comm;
+					tb->last_len = t->comms[h].len;
+				}
+				comm = tb->last_comm;
+				clen = tb->last_len;
 			}
 			if (comm)
 				pq_str_stable(tb->c_comm, comm, clen, 0);
