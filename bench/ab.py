@@ -61,7 +61,8 @@ def main():
         base = min(cpu[dirs[0]])
         for b, d in zip(builds, dirs):
             print(f"{b:24} CPU least {min(cpu[d]):.3f} s, median {statistics.median(cpu[d]):.3f} s"
-                  f"  wall least {min(wall[d]):.3f} s  ({min(cpu[d]) / base:.3f}x)")
+                  f"  wall least {min(wall[d]):.3f} s, median {statistics.median(wall[d]):.3f} s"
+                  f"  ({min(cpu[d]) / base:.3f}x)")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
