@@ -1361,6 +1361,30 @@ ALL_SAME(all_same64, int64_t)
 	} while (0)
 
 /*
+ * delta_packed's last step for W-bit values: the page's bounds into st, those of
+ * the values an abandoned encoding did not reach (from `done` on) added first.
+ */
+#define PAGE_BOUNDS(W, b, f)                                                                       \
+	do {                                                                                       \
+		if (done < n) {                                                                    \
+			int##W##_t lo, hi;                                                         \
+			if (uns) {                                                                 \
+				uint##W##_t ulo, uhi;                                              \
+				bounds_u##W(vals->p + W / 8 * done, n - done, &ulo, &uhi);         \
+				lo = (int##W##_t)ulo ^ (f), hi = (int##W##_t)uhi ^ (f);            \
+			} else {                                                                   \
+				bounds_i##W(vals->p + W / 8 * done, n - done, &lo, &hi);           \
+			}                                                                          \
+			(b)[3] = lo < (b)[3] ? lo : (b)[3];                                        \
+			(b)[4] = hi > (b)[4] ? hi : (b)[4];                                        \
+		}                                                                                  \
+		if (uns)                                                                           \
+			st->mn.u = (uint##W##_t)((b)[3] ^ (f)), st->mx.u = (uint##W##_t)((b)[4] ^ (f)); \
+		else                                                                               \
+			st->mn.i = (b)[3], st->mx.i = (b)[4];                                      \
+	} while (0)
+
+/*
  * The DELTA_BINARY_PACKED encoding (Encodings.md) of a page's integers
  * (INT32 when `i32`, else INT64), appended to `out`: a header (blocks of
  * 128 values, 4 miniblocks of 32, the count, the first value), then per
@@ -1469,42 +1493,10 @@ static bool delta_packed(tio_buf *out, const pq_buf *vals, bool i32, bool uns, p
 		if (out->len - at > vals->len * 3 / 4)
 			ok = false;
 	}
-	/* the bounds of the values an abandoned encoding did not reach */
-	if (i32) {
-		if (done < n) {
-			int32_t lo, hi;
-			if (uns) {
-				uint32_t a, b;
-				bounds_u32(vals->p + 4 * done, n - done, &a, &b);
-				lo = (int32_t)a ^ f32, hi = (int32_t)b ^ f32;
-			} else {
-				bounds_i32(vals->p + 4 * done, n - done, &lo, &hi);
-			}
-			b32[3] = lo < b32[3] ? lo : b32[3];
-			b32[4] = hi > b32[4] ? hi : b32[4];
-		}
-		if (uns)
-			st->mn.u = (uint32_t)(b32[3] ^ f32), st->mx.u = (uint32_t)(b32[4] ^ f32);
-		else
-			st->mn.i = b32[3], st->mx.i = b32[4];
-	} else {
-		if (done < n) {
-			int64_t lo, hi;
-			if (uns) {
-				uint64_t a, b;
-				bounds_u64(vals->p + 8 * done, n - done, &a, &b);
-				lo = (int64_t)a ^ f64, hi = (int64_t)b ^ f64;
-			} else {
-				bounds_i64(vals->p + 8 * done, n - done, &lo, &hi);
-			}
-			b64[3] = lo < b64[3] ? lo : b64[3];
-			b64[4] = hi > b64[4] ? hi : b64[4];
-		}
-		if (uns)
-			st->mn.u = (uint64_t)(b64[3] ^ f64), st->mx.u = (uint64_t)(b64[4] ^ f64);
-		else
-			st->mn.i = b64[3], st->mx.i = b64[4];
-	}
+	if (i32)
+		PAGE_BOUNDS(32, b32, f32);
+	else
+		PAGE_BOUNDS(64, b64, f64);
 	st->has = true;
 	if (ok && out->len - at <= vals->len * 3 / 4)
 		return true;
