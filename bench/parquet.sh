@@ -9,7 +9,8 @@
 #     recorded with ../shared/tools/make-lttng.sh when missing, see
 #     bench/convert.sh), and /work/cache/ftrace-big/big-v6.dat (or
 #     /tmp/tio-bench/big-v6.dat) when it exists.
-#   COMPRESSION=none|zstd|snappy (default zstd); REPS=N keeps the run with
+#   COMPRESSION=none|zstd|snappy (default zstd; then also converted without
+#   compressing, to show what the codec costs); REPS=N keeps the run with
 #   the least CPU time of N (default 1).  TIO_PQ_THREADS=0: pages compressed
 #   on the decoding thread; TIO_THREADS=1: no decoding worker (both apply to
 #   the decode-only run too when they concern it).  CACHE=disk: the traces
@@ -68,6 +69,12 @@ for t in "${traces[@]}"; do
 	pwall=$wall
 	printf '%-28s %7.2f s wall %7.2f s CPU %6.2f M ev/s %7d KiB peak RSS\n' "decode, default (in parts)" "$wall" "$cpu" \
 		"$(echo "$n / $wall / 1000000" | bc -l)" "$rss"
+	if [ "$COMPRESSION" != none ]; then
+		# the same without compressing: what the codec costs, and what remains without it
+		run convert "$TIO" convert -q --to parquet --compression none -o "$work/out" "$t"
+		printf '%-28s %7.2f s wall %7.2f s CPU (%.2fx the one-thread decode'"'"'s CPU)\n' "convert --compression none" \
+			"$wall" "$cpu" "$(echo "$cpu / $dcpu" | bc -l)"
+	fi
 	run convert "$TIO" convert -q --to parquet --compression "$COMPRESSION" -o "$work/out" "$t"
 	printf '%-28s %7.2f s wall %7.2f s CPU %6.2f M ev/s %7d KiB peak RSS\n' "convert --to parquet" "$wall" "$cpu" \
 		"$(echo "$n / $wall / 1000000" | bc -l)" "$rss"
