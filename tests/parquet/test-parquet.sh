@@ -239,8 +239,9 @@ sql "--page-size 1K: row-group ts statistics (merged from the pages') equal the 
 	  m AS (SELECT row_group_id AS g, stats_min_value AS mn, stats_max_value AS mx
 	        FROM parquet_metadata('$PAGES/sched_switch.parquet') WHERE path_in_schema = 'ts')
 	 SELECT count(*) AS bad FROM s FULL JOIN m USING (g) WHERE s.mn IS DISTINCT FROM m.mn OR s.mx IS DISTINCT FROM m.mx"
-# every integer column's bounds (found while trying DELTA_BINARY_PACKED, and
-# when it is given up mid-page: random values) equal the data's, per row group
+# every integer column's bounds (found while trying DELTA_BINARY_PACKED, when
+# it is given up mid-page (random values) and on pages of one value (a class's
+# common_type)) equal the data's, per row group
 for f in "$PAGES/sched_switch.parquet" "$UST_PAGES/corpus_ints.parquet" "$UST_PAGES/corpus_enums.parquet" "$C_ZSTD/corpus_ints.parquet"; do
 	cols=$(duck sql "SELECT name FROM parquet_schema('$f') WHERE type IN ('INT32', 'INT64') AND repetition_type <> 'REPEATED' AND name NOT IN ('element', 'ts') ORDER BY name" |
 		$PY -c 'import json,sys; print(",".join(json.dumps(r["name"]) for r in json.load(sys.stdin)))')
