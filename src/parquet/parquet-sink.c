@@ -48,6 +48,8 @@ enum pkind {
 	PN_OPTIONAL,
 	OP_I32, /* ops only: an integer of a REQUIRED INT32 column (no levels) */
 	OP_I64, /* ... of a REQUIRED INT64 column */
+	OP_IN,	/* sequential ops only: a structure's own value (its members follow) */
+	OP_LIST_INT, /* sequential ops only: a list of integers (the element column) */
 };
 
 /* The plan of a value class: where its leaves go and at which levels. */
@@ -76,15 +78,19 @@ typedef struct ptable {
 	/*
 	 * A scope made of structures and scalars only (no array, variant or
 	 * optional): its values are at fixed offsets from the scope's root, so
-	 * an event is one pass over `ops` (else the walk of emit()).
+	 * an event is one pass over `ops`.  With lists of integers too
+	 * (`seq`), the ops are taken in order, each value after the one before
+	 * (a list's elements then skipped).  Else the walk of emit().
 	 */
 	struct pop {
 		uint32_t off;
-		uint8_t kind; /* enum pkind, or OP_I32/OP_I64: an integer stored as is */
+		uint8_t kind; /* enum pkind, or OP_*: an integer stored as is, a structure, a list */
+		uint8_t rep, absent_def; /* OP_LIST_INT: its elements' repetition level, an empty list's */
 		pq_col *col;
 	} * ops[NSCOPES];
 	uint32_t nops[NSCOPES];
-	uint32_t nvals[NSCOPES]; /* values of such a scope */
+	uint32_t nvals[NSCOPES]; /* values of such a scope (not `seq`) */
+	bool seq[NSCOPES];
 	pq_node *n_ts, *n_cpu, *n_stream, *n_trace, *n_comm, *n_name;
 	pq_col *c_ts, *c_cpu, *c_stream, *c_trace, *c_comm, *c_name;
 	int pid_member;	   /* common context member holding common_pid (trace.dat __comm), -1 */
@@ -776,6 +782,55 @@ static int flat_ops(ptable *tb, int k)
 	return 0;
 }
 
+/* Count the ops of plan p in order: scalars, structures and lists of integers (false: another kind). */
+static bool seq_leaves(const pnode *p, uint32_t *n)
+{
+	if (p->kind == PN_STRUCT) {
+		++*n;
+		for (uint32_t k = 0; k < p->nkids; k++)
+			if (!seq_leaves(&p->kids[k], n))
+				return false;
+		return true;
+	}
+	if (p->kind == PN_LIST)
+		return p->nkids == 1 && (p->kids[0].kind == PN_INT || p->kids[0].kind == PN_UINT) &&
+		       p->kids[0].col && ++*n;
+	if (p->kind == PN_VARIANT || p->kind == PN_OPTIONAL || p->kind == PN_NONE || p->kind == PN_TEXT)
+		return false;
+	++*n;
+	return true;
+}
+
+static void fill_seq(const pnode *p, struct pop *ops, uint32_t *n)
+{
+	struct pop *o = &ops[(*n)++];
+	*o = (struct pop){.kind = p->kind, .col = p->col};
+	if (p->kind == PN_STRUCT) {
+		o->kind = OP_IN;
+		for (uint32_t k = 0; k < p->nkids; k++)
+			fill_seq(&p->kids[k], ops, n);
+	} else if (p->kind == PN_LIST) {
+		*o = (struct pop){.kind = OP_LIST_INT, .rep = p->rep, .absent_def = p->absent_def, .col = p->kids[0].col};
+	} else if ((p->kind == PN_INT || p->kind == PN_UINT) && !p->col->max_def && !p->col->max_rep) {
+		o->kind = p->col->phys == PQ_INT32 ? OP_I32 : OP_I64;
+	}
+}
+
+/* Scope k as sequential ops (its root's own value first) when it holds lists of integers. */
+static int seq_ops(ptable *tb, int k)
+{
+	uint32_t n = 0;
+	if (!seq_leaves(&tb->scopes[k], &n))
+		return 0;
+	if (!(tb->ops[k] = tio_calloc(n, sizeof(struct pop))))
+		return TIO_ERR_NOMEM;
+	n = 0;
+	fill_seq(&tb->scopes[k], tb->ops[k], &n);
+	tb->nops[k] = n;
+	tb->seq[k] = true;
+	return 0;
+}
+
 /* Replace characters that file systems or engines (Hadoop paths: ':') dislike. */
 static char *safe_name(const char *n)
 {
@@ -1034,7 +1089,7 @@ static int table_new(psink *s, ptrace *t, const tio_event_class *ec, ptable **ou
 #undef COL
 	for (int k = 0; k < NSCOPES; k++) {
 		resolve(&tb->scopes[k], f);
-		if (tb->scopes[k].kind == PN_STRUCT && (r = flat_ops(tb, k)))
+		if (tb->scopes[k].kind == PN_STRUCT && ((r = flat_ops(tb, k)) || (!tb->ops[k] && (r = seq_ops(tb, k)))))
 			goto fail;
 	}
 	*out = tb;
@@ -1309,6 +1364,51 @@ static inline void put_fixed(ptrace *t, ptable *tb, const ptable *ctb, bool has_
 		pq_str_stable(tb->c_trace, t->name, strlen(t->name), 0);
 }
 
+/*
+ * A scope's values by its sequential ops (seq_ops), from vals[j] (the
+ * scope's root); true when the values end before the ops (not expected: a
+ * value tree made for its class).
+ */
+static bool seq_row(psink *s, pq_file *f, const struct pop *op, uint32_t n, const tio_val *vals, uint32_t nv,
+		    uint32_t j)
+{
+	for (uint32_t k = 0; k < n; k++) {
+		if (TIO_UNLIKELY(j >= nv))
+			return true;
+		const tio_val *x = &vals[j];
+		switch (op[k].kind) {
+		case OP_IN:
+			j++;
+			continue;
+		case OP_LIST_INT:
+			if (!x->n)
+				pq_null(op[k].col, op[k].absent_def, 0);
+			else if (j + 1 + x->n <= nv)
+				put_int_list(op[k].col, x + 1, x->n, 0, op[k].rep);
+			else
+				return true;
+			j = x->end;
+			continue;
+		case OP_I32:
+			pq_i32_req(op[k].col, (int32_t)x->v.i);
+			break;
+		case OP_I64:
+			pq_i64_req(op[k].col, x->v.i);
+			break;
+		case PN_INT:
+			pq_i64(op[k].col, x->v.i, 0);
+			break;
+		case PN_UINT:
+			pq_i64(op[k].col, (int64_t)x->v.u, 0);
+			break;
+		default:
+			emit(s, f, &(pnode){.kind = op[k].kind, .col = op[k].col}, vals, nv, j, 0);
+		}
+		j++;
+	}
+	return false;
+}
+
 /* A row of events.parquet, staged (what put_fixed takes from the message). */
 typedef struct evrow {
 	ptrace *t;
@@ -1420,7 +1520,12 @@ static int add_row(psink *s, ptrace *t, ptable *tb, const ptable *ctb, const tio
 			const pnode *p = &tb->scopes[k];
 			if (p->kind == PN_NONE || !p->fc)
 				continue;
-			if (v && m->vals && v->fc == p->fc && tb->ops[k] &&
+			if (v && m->vals && v->fc == p->fc && tb->seq[k]) {
+				if (seq_row(s, f, tb->ops[k], tb->nops[k], m->vals, m->nvals, (uint32_t)(v - m->vals)))
+					return tio_err_set(TIO_ERR_FORMAT,
+							   "Parquet writer: event '%s': the %s value is shorter than its class",
+							   tb->ec->name ? tb->ec->name : "", scope_names[k]);
+			} else if (v && m->vals && v->fc == p->fc && tb->ops[k] &&
 			    v + tb->nvals[k] <= m->vals + m->nvals) {
 				const struct pop *op = tb->ops[k];
 				for (uint32_t j = 0, n = tb->nops[k]; j < n; j++) {
