@@ -11,7 +11,10 @@
  * LISTs, variants a set of optional members (one per option, the chosen
  * one present), CTF 2 optionals optional fields.  An event is one walk
  * over its flat value array that appends each leaf to its column buffer
- * (src/parquet/pq-write.c): nothing is allocated per event.  A class's
+ * (src/parquet/pq-write.c): nothing is allocated per event.  The plan of a
+ * scope of scalars is also a list of ops at fixed offsets, and of scalars
+ * and lists of integers a list of ops taken in order (struct pop); other
+ * scopes are walked by emit().  A class's
  * rows are buffered up to the row-group size, or less when everything
  * buffered goes over the memory budget (then the biggest is written
  * first).  Output goes to OUT.tmp-XXXXXX, renamed to OUT at the end.
