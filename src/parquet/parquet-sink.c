@@ -1367,6 +1367,37 @@ static inline void put_fixed(ptrace *t, ptable *tb, const ptable *ctb, bool has_
 		pq_str_stable(tb->c_trace, t->name, strlen(t->name), 0);
 }
 
+/* A scalar's op: value x of vals. */
+static inline __attribute__((always_inline)) void put_op(psink *s, pq_file *f, const struct pop *op,
+							 const tio_val *vals, uint32_t nv, const tio_val *x)
+{
+	switch (op->kind) {
+	case OP_I32:
+		pq_i32_req(op->col, (int32_t)x->v.i);
+		break;
+	case OP_I64:
+		pq_i64_req(op->col, x->v.i);
+		break;
+	case PN_INT:
+		pq_i64(op->col, x->v.i, 0);
+		break;
+	case PN_UINT:
+		pq_i64(op->col, (int64_t)x->v.u, 0);
+		break;
+	case PN_FLOAT:
+		pq_double(op->col, x->v.d, 0);
+		break;
+	case PN_BOOL:
+		pq_bool(op->col, x->v.u != 0, 0);
+		break;
+	case PN_STR:
+		put_utf8(s, op->col, x->v.s.p, x->v.s.p ? x->v.s.len : 0, 0);
+		break;
+	default:
+		emit(s, f, &(pnode){.kind = op->kind, .col = op->col}, vals, nv, (uint32_t)(x - vals), 0);
+	}
+}
+
 /*
  * A scope's values by its sequential ops (seq_ops), from vals[j] (the
  * scope's root); true when the values end before the ops (not expected: a
@@ -1392,20 +1423,8 @@ static bool seq_row(psink *s, pq_file *f, const struct pop *op, uint32_t n, cons
 				return true;
 			j = x->end;
 			continue;
-		case OP_I32:
-			pq_i32_req(op[k].col, (int32_t)x->v.i);
-			break;
-		case OP_I64:
-			pq_i64_req(op[k].col, x->v.i);
-			break;
-		case PN_INT:
-			pq_i64(op[k].col, x->v.i, 0);
-			break;
-		case PN_UINT:
-			pq_i64(op[k].col, (int64_t)x->v.u, 0);
-			break;
 		default:
-			emit(s, f, &(pnode){.kind = op[k].kind, .col = op[k].col}, vals, nv, j, 0);
+			put_op(s, f, &op[k], vals, nv, x);
 		}
 		j++;
 	}
@@ -1531,37 +1550,8 @@ static int add_row(psink *s, ptrace *t, ptable *tb, const ptable *ctb, const tio
 			} else if (v && m->vals && v->fc == p->fc && tb->ops[k] &&
 			    v + tb->nvals[k] <= m->vals + m->nvals) {
 				const struct pop *op = tb->ops[k];
-				for (uint32_t j = 0, n = tb->nops[k]; j < n; j++) {
-					const tio_val *x = v + op[j].off;
-					switch (op[j].kind) {
-					case OP_I32:
-						pq_i32_req(op[j].col, (int32_t)x->v.i);
-						break;
-					case OP_I64:
-						pq_i64_req(op[j].col, x->v.i);
-						break;
-					case PN_INT:
-						pq_i64(op[j].col, x->v.i, 0);
-						break;
-					case PN_UINT:
-						pq_i64(op[j].col, (int64_t)x->v.u, 0);
-						break;
-					case PN_FLOAT:
-						pq_double(op[j].col, x->v.d, 0);
-						break;
-					case PN_BOOL:
-						pq_bool(op[j].col, x->v.u != 0, 0);
-						break;
-					case PN_STR:
-						put_utf8(s, op[j].col, x->v.s.p,
-							 x->v.s.p ? x->v.s.len : 0, 0);
-						break;
-					default:
-						emit(s, f,
-						     &(pnode){.kind = op[j].kind, .col = op[j].col},
-						     m->vals, m->nvals, (uint32_t)(x - m->vals), 0);
-					}
-				}
+				for (uint32_t j = 0, n = tb->nops[k]; j < n; j++)
+					put_op(s, f, &op[j], m->vals, m->nvals, v + op[j].off);
 			} else if (v && m->vals && v->fc == p->fc)
 				emit(s, f, p, m->vals, m->nvals, (uint32_t)(v - m->vals), 0);
 			else
