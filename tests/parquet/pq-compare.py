@@ -2,13 +2,14 @@
 """Every row and column of converted traces, as DuckDB reads them, against
 `traceio print --style json` of the same traces (docs/formats/json.md).
 
-usage: pq-compare.py TIO DUMP.jsonl MANIFEST
+usage: pq-compare.py TIO DUMP.jsonl MANIFEST [READER]
 
 MANIFEST: lines "INPUTS<TAB>OUTDIR": the inputs of one `traceio convert
 --to parquet` (space-separated) and the directory of one of its traces
 (OUT, or OUT/<trace>/ for several): the events of that trace in
 `traceio print --style json INPUTS` are compared with it.
-DUMP.jsonl: tests/parquet/duck.mjs dump of every .parquet file under them.
+DUMP.jsonl: tests/parquet/duck.mjs dump (or arrow.mjs dump: READER names
+the reader in the lines printed) of every .parquet file under them.
 Prints one "ok"/"not ok" line per trace (tests/lib.sh style).
 
 A column's values come from the event scope path meta.json gives for it
@@ -127,7 +128,7 @@ def same(j, g, ctype, where):
     raise Diff("%s: %r, got %r" % (where, j, g))
 
 
-def compare(tio, trace, outdir, dumps):
+def compare(tio, trace, outdir, dumps, reader):
     meta = json.load(open(os.path.join(outdir, "meta.json"), encoding="utf-8"))
     streams = {}
     for s in meta["streams"]:
@@ -161,7 +162,7 @@ def compare(tio, trace, outdir, dumps):
     # events.parquet: every event in order (ts, name, cpu, stream)
     ev = dumps[os.path.join(outdir, "events.parquet")]
     if "error" in ev:
-        raise Diff("events.parquet: DuckDB: " + ev["error"])
+        raise Diff("events.parquet: %s: %s" % (reader, ev["error"]))
     if len(ev["rows"]) != len(events):
         raise Diff("events.parquet: %d rows, %d events" % (len(ev["rows"]), len(events)))
     names = [c[0] for c in ev["columns"]]
@@ -184,7 +185,7 @@ def compare(tio, trace, outdir, dumps):
             raise Diff("%s: meta.json says %d rows, %d events" % (c["file"], c["rows"], len(evs)))
         d = dumps.get(os.path.join(outdir, c["file"]))
         if d is None or "error" in d:
-            raise Diff("%s: DuckDB: %s" % (c["file"], d and d.get("error")))
+            raise Diff("%s: %s: %s" % (c["file"], reader, d and d.get("error")))
         if len(d["rows"]) != len(evs):
             raise Diff("%s: %d rows, %d events" % (c["file"], len(d["rows"]), len(evs)))
         ctypes = dict((n, t) for n, t in d["columns"])
@@ -215,6 +216,8 @@ def compare(tio, trace, outdir, dumps):
 
 def main():
     tio, dump, manifest = sys.argv[1:4]
+    reader = sys.argv[4] if len(sys.argv) > 4 else "DuckDB"
+    label = "" if reader == "DuckDB" else " (%s)" % reader
     dumps = {}
     with open(dump, encoding="utf-8") as f:
         for line in f:
@@ -228,11 +231,11 @@ def main():
         if not sub.isdigit():
             name += "/" + sub
         try:
-            n, v = compare(tio, trace, outdir, dumps)
-            print("ok parquet values %s: %d events, %d values" % (name, n, v))
+            n, v = compare(tio, trace, outdir, dumps, reader)
+            print("ok parquet values%s %s: %d events, %d values" % (label, name, n, v))
         except Diff as e:
             bad += 1
-            print("not ok parquet values %s (%s)" % (name, trace))
+            print("not ok parquet values%s %s (%s)" % (label, name, trace))
             print("    " + str(e)[:600])
     return 1 if bad else 0
 

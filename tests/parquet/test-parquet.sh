@@ -1,7 +1,9 @@
 #!/bin/bash
 # traceio convert --to parquet, read back by DuckDB (the @duckdb/node-api
-# package from npm, installed by tests/parquet/duckdb-setup.sh):
-#  - every row and column of every file of every converted suite trace (CTF
+# package from npm) and by Apache Arrow's Rust reader (arrow-rs, as the npm
+# package parquet-wasm), both installed by tests/parquet/duckdb-setup.sh:
+#  - every row and column of every file of every converted suite trace, as
+#    each of the two reads it (CTF
 #    1.8: babeltrace's suite, LTTng recordings in tests/data; CTF 2:
 #    babeltrace 2.1's suite; yactfr's CTF 1 / CTF 2 decoding tests; LTTng
 #    0.x; trace.dat v6/v7) equals `traceio print --style json`
@@ -175,6 +177,14 @@ else
 	ok "DuckDB reads all $(wc -l < "$TMP/files") files"
 fi
 $PY "$HERE/pq-compare.py" "$TIO" "$TMP/dump.jsonl" "$TMP/manifest"
+# and by a second reader, Apache Arrow's Rust one (arrow-rs, as parquet-wasm), against the same
+node "$HERE/arrow.mjs" dump "$TMP/arrow.jsonl" $(cat "$TMP/files")
+if grep -q '"error"' "$TMP/arrow.jsonl"; then
+	notok "arrow-rs reads every file" "$(grep '"error"' "$TMP/arrow.jsonl" | head -3 | cut -c1-300)"
+else
+	ok "arrow-rs reads all $(wc -l < "$TMP/files") files"
+fi
+$PY "$HERE/pq-compare.py" "$TIO" "$TMP/arrow.jsonl" "$TMP/manifest" arrow-rs
 
 # the comparer can fail: one value changed in a dump
 $PY - "$TMP/dump.jsonl" "$TMP/bad.jsonl" "$RG" <<'EOF'
