@@ -18,18 +18,21 @@ if [ "$1" = test ]; then
 	# the SQLite extension read by the sqlite3 shell; the prompt on a terminal
 	pkgs="$pkgs sqlite3 tmux"
 fi
-if [ "$1" = test ] && command -v npm >/dev/null; then
-	# DuckDB for the Parquet tests (npm @duckdb/node-api into tests/.node; test-only)
-	sh "$(dirname "$0")/../tests/parquet/duckdb-setup.sh" >/dev/null || echo "deps: DuckDB (npm) not installed" >&2
-fi
+# npm installs the Parquet tests' readers (below); Debian's node and npm when there is none
+[ "$1" = test ] && ! command -v npm >/dev/null && pkgs="$pkgs nodejs npm"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
-echo "installing:$missing" >&2
-SUDO=""
-[ "$(id -u)" = 0 ] || SUDO=sudo
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+if [ -n "$missing" ]; then
+	echo "installing:$missing" >&2
+	SUDO=""
+	[ "$(id -u)" = 0 ] || SUDO=sudo
+	export DEBIAN_FRONTEND=noninteractive
+	$SUDO apt-get update -qq
+	$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+if [ "$1" = test ]; then
+	# the Parquet tests' readers, DuckDB and arrow-rs (npm packages into tests/.node; test-only)
+	sh "$(dirname "$0")/../tests/parquet/duckdb-setup.sh" >/dev/null || echo "deps: the Parquet readers (npm) not installed" >&2
+fi
