@@ -4,6 +4,8 @@
 #   scripts/deps.sh test     also the peers the tests compare with
 set -e
 pkgs="cmake make gcc clang pkg-config zlib1g-dev libzstd-dev libjson-c-dev libxml2-dev libsnappy-dev"
+# clang's sanitizer runtimes (make check's ASan/UBSan build, make fuzz): clang only recommends them
+pkgs="$pkgs libclang-rt-14-dev"
 # SQL over traces (src/sqlite/, traceio sql's prompt)
 pkgs="$pkgs libsqlite3-dev libedit-dev"
 # the Python module (python/, built by `make build` for /usr/bin/python3)
