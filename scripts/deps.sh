@@ -11,7 +11,7 @@ pkgs="$pkgs libsqlite3-dev libedit-dev"
 # the Python module (python/, built by `make build` for /usr/bin/python3)
 pkgs="$pkgs python3-dev python3-numpy python3-setuptools"
 if [ "$1" = test ]; then
-	pkgs="$pkgs babeltrace2 babeltrace trace-cmd xz-utils lttng-tools liblttng-ust-dev python3 bc time man-db groff-base"
+	pkgs="$pkgs babeltrace2 babeltrace trace-cmd xz-utils xxd lttng-tools liblttng-ust-dev python3 bc time man-db groff-base"
 	# protoc reads the Perfetto writer's output (tests/perfetto); libprotobuf-dev holds
 	# google/protobuf/descriptor.proto, which protoc only recommends
 	pkgs="$pkgs protobuf-compiler libprotobuf-dev"
