@@ -163,10 +163,11 @@ typedef struct psink {
 	int cpu_k;	 /* its cpu_id value is at pc + 1 + cpu_k; -1: none; -2: ask tio_msg_cpu */
 	pq_shared sh;	 /* encoding buffers of the class files, the compression thread */
 	/*
-	 * events.parquet is written on the compression thread when there is
-	 * one: its rows are staged here (evrow) and handed over in blocks
-	 * (pq_defer); its pages are compressed there, inline (evsh).  Errors
-	 * met there wait in ev_err/ev_msg for the next pq_sync.
+	 * events.parquet's rows are staged here (evrow) and appended in
+	 * blocks of 64 KiB (ev_rows: runs of rows column by column), on the
+	 * compression thread when there is one (pq_defer), its pages then
+	 * compressed there, inline (evsh).  Errors met there wait in
+	 * ev_err/ev_msg for the next pq_sync.
 	 */
 	pq_shared evsh;
 	tio_buf stage;
@@ -1440,12 +1441,97 @@ typedef struct evrow {
 	bool has_ts, has_cpu;
 } evrow;
 
+/* Levels of k more values of a column outside lists, all present (its page has no lower level yet). */
+static inline void lead_levels(pq_col *c, uint32_t k)
+{
+	if (c->max_def)
+		c->nlead += k;
+	c->nlevels += k;
+}
+
+/* Store integer v at value j of a page's values from `at` (INT32 or INT64 column). */
+static inline void put_at(const pq_col *c, size_t at, size_t j, int64_t v)
+{
+	if (c->phys == PQ_INT32) {
+		int32_t w = (int32_t)v;
+		memcpy(c->vals.p + at + 4 * j, &w, 4);
+	} else {
+		memcpy(c->vals.p + at + 8 * j, &v, 8);
+	}
+}
+
+/*
+ * Staged rows from e appended to events.parquet as put_fixed and pq_row
+ * would, while none is a special case: every buffer has room below its
+ * limit (no page grows or comes due), the row group is not full, each row
+ * has its time and CPU, its class's name is in the dictionary's cache, no
+ * page holds a lower definition level.  The rows are stored column by
+ * column with one check per run instead of one per value.  Returns the
+ * rows appended (0: the next row takes put_fixed).
+ */
+static size_t ev_run(ptable *tb, uint64_t rg_rows, const evrow *e, const evrow *end)
+{
+	pq_col *ts = tb->c_ts, *nm = tb->c_name, *cpu = tb->c_cpu, *st = tb->c_stream;
+	pq_file *f = &tb->f;
+	if (tb->c_trace || !nm || !nm->dict || nm->max_def || ts->defs.len || cpu->defs.len || f->ndue ||
+	    f->rows + 1 >= rg_rows)
+		return 0;
+	size_t n = (size_t)(end - e), w_ts = ts->phys == PQ_INT32 ? 4 : 8, w_cpu = cpu->phys == PQ_INT32 ? 4 : 8,
+	       w_st = st->phys == PQ_INT32 ? 4 : 8;
+#define ROOM(b, w) ((b).len < (b).lim ? ((b).lim - (b).len) / (w) : 0)
+	size_t room[] = {ROOM(ts->vals, w_ts), ROOM(cpu->vals, w_cpu), ROOM(st->vals, w_st), ROOM(nm->idx, 4),
+			 (size_t)(rg_rows - 1 - f->rows)};
+#undef ROOM
+	for (size_t k = 0; k < sizeof(room) / sizeof(room[0]); k++)
+		if (room[k] < n)
+			n = room[k];
+	/* the rows' name entries first: the run ends at a row that is a special case */
+	const ptable *lc = NULL;
+	uint32_t le = 0;
+	size_t j = 0;
+	for (; j < n; j++) {
+		const evrow *r = &e[j];
+		if (!r->has_ts || !r->has_cpu || r->t != e->t)
+			break;
+		if (r->ctb != lc) {
+			const char *p = r->ctb->ename;
+			unsigned sl = pq_seen_slot(p);
+			if (!p || nm->seen[sl].p != p || nm->seen[sl].len != r->ctb->ename_len)
+				break;
+			lc = r->ctb;
+			le = nm->seen[sl].e;
+		}
+		memcpy(nm->idx.p + nm->idx.len + 4 * j, &le, 4);
+	}
+	n = j;
+	for (j = 0; j < n; j++)
+		put_at(ts, ts->vals.len, j, e[j].ns);
+	for (j = 0; j < n; j++)
+		put_at(cpu, cpu->vals.len, j, (int64_t)e[j].cpu);
+	for (j = 0; j < n; j++)
+		put_at(st, st->vals.len, j, (int64_t)e[j].stream);
+	ts->vals.len += n * w_ts;
+	cpu->vals.len += n * w_cpu;
+	st->vals.len += n * w_st;
+	nm->idx.len += n * 4;
+	lead_levels(ts, (uint32_t)n);
+	lead_levels(nm, (uint32_t)n);
+	lead_levels(cpu, (uint32_t)n);
+	lead_levels(st, (uint32_t)n);
+	f->rows += n;
+	tb->rows += n;
+	return n;
+}
+
 /* Append staged rows to events.parquet (on the compression thread when there is one). */
 static void ev_rows(void *arg, const void *bytes, size_t len)
 {
 	psink *s = arg;
 	const evrow *e = bytes, *end = e + len / sizeof(evrow);
 	for (; e < end && !s->ev_err; e++) {
+		e += ev_run(e->t->events, s->rg_rows, e, end);
+		if (e == end)
+			break;
 		ptable *tb = e->t->events;
 		put_fixed(e->t, tb, e->ctb, e->has_ts, e->ns, e->stream, e->has_cpu, e->cpu);
 		pq_row(&tb->f);
@@ -1470,12 +1556,10 @@ static int ev_sync(psink *s)
 static int add_row(psink *s, ptrace *t, ptable *tb, const ptable *ctb, const tio_msg *m,
 		   bool has_cpu, uint64_t cpu);
 
-/* An event's row of events.parquet, staged (written as add_row would). */
+/* An event's row of events.parquet, staged (written as add_row would, by ev_rows). */
 static int add_event(psink *s, ptrace *t, const ptable *ctb, const tio_msg *m, bool has_cpu,
 		     uint64_t cpu)
 {
-	if (!s->sh.threads) /* no worker to hand them to: appended here, as they come */
-		return add_row(s, t, t->events, ctb, m, has_cpu, cpu);
 	if (TIO_UNLIKELY(tio_buf_reserve(&s->stage, sizeof(evrow))))
 		return TIO_ERR_NOMEM;
 	evrow *e = (evrow *)(s->stage.p + s->stage.len);
