@@ -86,7 +86,7 @@ for t in "$S"/2/succeed/*array*/ "$S"/1/succeed/*sequence*/; do
 	[ -d "$t" ] && conv "${t%/}" --page-size 1K
 done
 # the compression worker writes the same bytes as compressing inline (small pages, a small
-# budget; row groups of 1000 rows), events.parquet's rows then appended in runs there (ev_run)
+# budget; row groups of 1000 rows: events.parquet's runs of rows cut at the row-group size)
 for c in "$DAT/langraph-x86_64-v7-zstd.dat --page-size 1K --buffer-size 1M" "$LISA --page-size 1K --row-group-size 1000"; do
 	set -- $c
 	n=$((n + 1))
