@@ -25,8 +25,8 @@ NS=$TIO_SHARED/tools/tc-ns.sh
 [ -x "$NS" ] || NS=
 
 # why_no_recording: prints why trace-cmd cannot record here, nothing when it
-# can (root, tracefs mounted or mountable, no other trace-cmd recording, not
-# the slow sanitizer build).  Only a trace-cmd that uses tracefs counts:
+# can (root, tracefs mounted or mountable, a private mount namespace for
+# tc-ns.sh, no other trace-cmd recording, not the slow sanitizer build).  Only a trace-cmd that uses tracefs counts:
 # `trace-cmd report` and the like, which the other build's pass runs at the
 # same time, read files (counting them skipped recordings in some runs).
 why_no_recording() {
@@ -34,6 +34,9 @@ why_no_recording() {
 	command -v trace-cmd > /dev/null || { echo "no trace-cmd"; return; }
 	[ "$(id -u)" = 0 ] || { echo "not root"; return; }
 	mountpoint -q $t || mount -t tracefs nodev $t 2> /dev/null || { echo "no tracefs"; return; }
+	# ../shared/tools/tc-ns.sh records in a private mount namespace: not in a chroot whose root
+	# is no mount point, nor in most containers
+	unshare -m --propagation private true 2> /dev/null || { echo "no private mount namespace (unshare -m)"; return; }
 	if ps -eo stat=,args= | awk '$1 !~ /Z/ && $2 ~ /(^|\/)trace-cmd$/ &&
 		$3 ~ /^(record|start|stream|extract|profile|agent|listen|stop|restart|reset|set|clear)$/ {f=1} END {exit !f}'; then
 		echo "another trace-cmd is recording"
