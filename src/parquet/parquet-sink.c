@@ -1441,14 +1441,6 @@ typedef struct evrow {
 	bool has_ts, has_cpu;
 } evrow;
 
-/* Levels of k more values of a column outside lists, all present (its page has no lower level yet). */
-static inline void lead_levels(pq_col *c, uint32_t k)
-{
-	if (c->max_def)
-		c->nlead += k;
-	c->nlevels += k;
-}
-
 /* Store integer v at value j of a page's values from `at` (INT32 or INT64 column). */
 static inline void put_at(const pq_col *c, size_t at, size_t j, int64_t v)
 {
@@ -1478,10 +1470,8 @@ static size_t ev_run(ptable *tb, uint64_t rg_rows, const evrow *e, const evrow *
 		return 0;
 	size_t n = (size_t)(end - e), w_ts = ts->phys == PQ_INT32 ? 4 : 8, w_cpu = cpu->phys == PQ_INT32 ? 4 : 8,
 	       w_st = st->phys == PQ_INT32 ? 4 : 8;
-#define ROOM(b, w) ((b).len < (b).lim ? ((b).lim - (b).len) / (w) : 0)
-	size_t room[] = {ROOM(ts->vals, w_ts), ROOM(cpu->vals, w_cpu), ROOM(st->vals, w_st), ROOM(nm->idx, 4),
-			 (size_t)(rg_rows - 1 - f->rows)};
-#undef ROOM
+	size_t room[] = {pq_room_n(&ts->vals, w_ts), pq_room_n(&cpu->vals, w_cpu), pq_room_n(&st->vals, w_st),
+			 pq_room_n(&nm->idx, 4), (size_t)(rg_rows - 1 - f->rows)};
 	for (size_t k = 0; k < sizeof(room) / sizeof(room[0]); k++)
 		if (room[k] < n)
 			n = room[k];
@@ -1494,12 +1484,9 @@ static size_t ev_run(ptable *tb, uint64_t rg_rows, const evrow *e, const evrow *
 		if (!r->has_ts || !r->has_cpu || r->t != e->t)
 			break;
 		if (r->ctb != lc) {
-			const char *p = r->ctb->ename;
-			unsigned sl = pq_seen_slot(p);
-			if (!p || nm->seen[sl].p != p || nm->seen[sl].len != r->ctb->ename_len)
+			if (!pq_seen(nm, r->ctb->ename, r->ctb->ename_len, &le))
 				break;
 			lc = r->ctb;
-			le = nm->seen[sl].e;
 		}
 		memcpy(nm->idx.p + nm->idx.len + 4 * j, &le, 4);
 	}
@@ -1514,10 +1501,10 @@ static size_t ev_run(ptable *tb, uint64_t rg_rows, const evrow *e, const evrow *
 	cpu->vals.len += n * w_cpu;
 	st->vals.len += n * w_st;
 	nm->idx.len += n * 4;
-	lead_levels(ts, (uint32_t)n);
-	lead_levels(nm, (uint32_t)n);
-	lead_levels(cpu, (uint32_t)n);
-	lead_levels(st, (uint32_t)n);
+	pq_levels_present(ts, (uint32_t)n);
+	pq_levels_present(nm, (uint32_t)n);
+	pq_levels_present(cpu, (uint32_t)n);
+	pq_levels_present(st, (uint32_t)n);
 	f->rows += n;
 	tb->rows += n;
 	return n;

@@ -276,6 +276,22 @@ static inline __attribute__((always_inline)) void pq_levels(pq_col *c, unsigned 
 	c->nlevels++;
 }
 
+/*
+ * Runs of values stored by the caller without pq_room (events.parquet's rows):
+ * pq_room_n gives how many values of w bytes fit in b below its limit (no page
+ * grows or comes due before them); pq_levels_present counts the levels of k
+ * present values of a column outside lists whose page holds no lower level
+ * yet (defs empty), as k calls of pq_levels would.
+ */
+static inline size_t pq_room_n(const pq_buf *b, size_t w) { return b->len < b->lim ? (b->lim - b->len) / w : 0; }
+
+static inline void pq_levels_present(pq_col *c, uint32_t k)
+{
+	if (c->max_def)
+		c->nlead += k;
+	c->nlevels += k;
+}
+
 /* A null (or absent) value at definition level `def` < max_def. */
 static inline __attribute__((always_inline)) void pq_null(pq_col *c, unsigned def, unsigned rep)
 {
@@ -353,6 +369,18 @@ static inline unsigned pq_seen_slot(const void *p)
 	return (uint32_t)((uint32_t)((uintptr_t)p >> 3) * 0x9E3779B1u) >> 26;
 }
 
+/* The dictionary entry of a stable string (pq_str_stable) when its pointer is in the cache. */
+static inline __attribute__((always_inline)) bool pq_seen(const pq_col *c, const char *p, size_t n,
+							  uint32_t *e)
+{
+	unsigned sl = pq_seen_slot(p);
+	if (TIO_LIKELY(c->dict && p && c->seen[sl].p == p && c->seen[sl].len == n)) {
+		*e = c->seen[sl].e;
+		return true;
+	}
+	return false;
+}
+
 /*
  * A string whose bytes at `p` never change while the file is written (class
  * names, comm names): a pointer seen before in this column chunk gives its
@@ -361,9 +389,8 @@ static inline unsigned pq_seen_slot(const void *p)
 static inline __attribute__((always_inline)) void pq_str_stable(pq_col *c, const char *p, size_t n,
 								unsigned rep)
 {
-	unsigned sl = pq_seen_slot(p);
-	if (TIO_LIKELY(c->dict && p && c->seen[sl].p == p && c->seen[sl].len == n)) {
-		uint32_t e = c->seen[sl].e;
+	uint32_t e;
+	if (pq_seen(c, p, n, &e)) {
 		pq_levels(c, c->max_def, rep);
 		if (pq_room(c, &c->idx, 4)) {
 			memcpy(c->idx.p + c->idx.len, &e, 4);
