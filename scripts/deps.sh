@@ -19,6 +19,8 @@ if [ "$1" = test ]; then
 	pkgs="$pkgs python3-pytest python3-pandas python3-bt2"
 	# the SQLite extension read by the sqlite3 shell; the prompt on a terminal
 	pkgs="$pkgs sqlite3 tmux"
+	# tests/ftrace/test-probes.sh: btrfs events on a btrfs loop mount (%pU of its fsid)
+	pkgs="$pkgs btrfs-progs"
 fi
 # npm installs the Parquet tests' readers (below); Debian's node and npm when there is none
 [ "$1" = test ] && ! command -v npm >/dev/null && pkgs="$pkgs nodejs npm"

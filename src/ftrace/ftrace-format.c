@@ -16,7 +16,9 @@
  *   - integers of 1/2/4/8 bytes -> TIO_FC_INT (size, `signed:`, the file's
  *     byte order; pointers and `long`s display in hex); `float` of 4 bytes and
  *     `double` of 8 -> TIO_FC_FLOAT (binary32 / binary64);
- *   - char[N] -> TIO_FC_SSTRING of N bytes; other T[N] -> TIO_FC_ARRAY of INT;
+ *   - char[N] -> TIO_FC_SSTRING of N bytes; other T[N] (u8 and unsigned
+ *     char included: bytes, not text) -> TIO_FC_ARRAY of INT; `T[]` of a
+ *     fixed size (probe events) -> size / sizeof(T) elements;
  *   - __data_loc/__rel_loc char[] -> TIO_FC_STRING; other __data_loc T[] ->
  *     TIO_FC_DBLOB (the bytes); zero-size trailing arrays -> the rest of
  *     the record (STRING for char, DBLOB otherwise);
@@ -155,9 +157,51 @@ static int parse_field_line(const char *l, const char *end, line_field *lf)
 	return 0;
 }
 
+/*
+ * Text or bytes?  An array of C `char` (`char comm[16]`, `__data_loc
+ * char[]`, `const char[]`) holds text; one of `u8`, `__u8`, `unsigned
+ * char`, `uint8_t`... holds bytes (addresses, fsids, UUIDs, instruction
+ * bytes) that a NUL does not end.  (libtraceevent prints both kinds as
+ * text when they are printable; its printing is printfmt.c's, not this.)
+ */
 static bool type_is_char(const char *t)
 {
-	return strstr(t, "char") || strstr(t, "u8") || strstr(t, "s8");
+	if (!strncmp(t, "__data_loc ", 11))
+		t += 11;
+	else if (!strncmp(t, "__rel_loc ", 10))
+		t += 10;
+	while (*t == ' ')
+		t++;
+	if (!strncmp(t, "const ", 6))
+		t += 6;
+	size_t n = strcspn(t, "[");
+	while (n && t[n - 1] == ' ')
+		n--;
+	return n == 4 && !memcmp(t, "char", 4);
+}
+
+/*
+ * The size of one element of `T[]` from T's name (the array's type text
+ * without its brackets), 0 when unknown: probe events (uprobe, kprobe,
+ * eprobe) declare their fixed arrays so, `u16 words[]` with `size:8`.
+ */
+static uint32_t elem_size_of(const td_file *f, const char *type)
+{
+	static const struct { const char *name; uint32_t size; } known[] = {
+		{"u8", 1}, {"s8", 1}, {"char", 1}, {"unsigned char", 1}, {"signed char", 1},
+		{"u16", 2}, {"s16", 2}, {"short", 2}, {"unsigned short", 2},
+		{"u32", 4}, {"s32", 4}, {"int", 4}, {"unsigned int", 4}, {"unsigned", 4},
+		{"u64", 8}, {"s64", 8}, {"long long", 8}, {"unsigned long long", 8},
+	};
+	size_t n = strcspn(type, "[");
+	while (n && isspace((unsigned char)type[n - 1]))
+		n--;
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (strlen(known[i].name) == n && !memcmp(known[i].name, type, n))
+			return known[i].size;
+	if ((n == 4 && !memcmp(type, "long", 4)) || (n == 13 && !memcmp(type, "unsigned long", 13)))
+		return f->long_size == 4 ? 4 : 8;
+	return 0;
 }
 
 /* Field class and decode kind for one field line. */
@@ -179,6 +223,13 @@ static tio_fc *field_fc(const td_file *f, const line_field *lf, td_field *tf)
 		bool ch = type_is_char(lf->type);
 		uint32_t n = (uint32_t)lf->arraylen;
 		uint32_t elem = n ? lf->size / n : 0;
+		if (n == 0 && lf->size) { /* `T[]` of a fixed size: size / sizeof(T) elements */
+			uint32_t es = elem_size_of(f, lf->type);
+			if (es && lf->size % es == 0 && lf->size / es <= INT32_MAX) {
+				elem = es;
+				n = lf->size / es;
+			}
+		}
 		if (lf->size == 0 || n == 0) {
 			fc = tio_fc_new(ch ? TIO_FC_STRING : TIO_FC_DBLOB);
 			tf->kind = ch ? TD_RESTSTR : TD_RESTBLOB;

@@ -668,7 +668,7 @@ static int add_leaf(synth *y, const tio_fc *fc, const char *name, bool in_ctx)
 		tio_buf_addf(pa, ", REC->%s", n);
 		break;
 	case SF_ARRAY:
-		/* C99 element names: "u8[]" would read as text (libtraceevent and our reader) */
+		/* C99 element names: libtraceevent reads "u8[]" as text */
 		tio_buf_addf(fl, "\tfield:__data_loc %sint%u_t[] %s;\toffset:%u;\tsize:4;\tsigned:%d;\n",
 			     f.is_signed ? "" : "u", f.size * 8, n, f.offset, f.is_signed);
 		tio_buf_addf(pf, "%s=%%s", n);

@@ -2227,16 +2227,7 @@ static int process_arg_token(pf_event *e, arg *a, char **tok, int type)
 		a->type = A_ATOM;
 		a->atom.atom = atom;
 		break;
-	case TOK_SQUOTE:
-		a->type = A_ATOM;
-		a->atom.atom = xasprintf("%d", token[0]);
-		free(token);
-		if (!a->atom.atom) {
-			*tok = NULL;
-			return TOK_ERROR;
-		}
-		type = read_token_item(e, &token);
-		break;
+	case TOK_SQUOTE: /* as libtraceevent 1.7: the text, so '5' is 5 and 'x' is 0 */
 	case TOK_DQUOTE:
 		a->type = A_ATOM;
 		a->atom.atom = token;
@@ -2685,8 +2676,7 @@ static int parse_arg_format(parse **pp, pf_event *e, const char *format, arg **a
 		case '.':
 		case '0' ... '9':
 		case '-':
-		case '+':
-			break;
+			break; /* '+' is no flag there: ">+<" */
 		case '*':
 			if (!*a || len_arg) {
 				e->flags |= EV_FAILED;
@@ -2716,8 +2706,7 @@ static int parse_arg_format(parse **pp, pf_event *e, const char *format, arg **a
 			*a = (*a)->next;
 			ret++;
 			return ret;
-		case 'c':
-		case 'd':
+		case 'd': /* no 'c': libtraceevent 1.7 prints %c as ">c<" and takes no argument */
 		case 'u':
 		case 'i':
 		case 'x':
@@ -3534,6 +3523,35 @@ static void print_function(tio_buf *s, const char *format, const uint8_t *data, 
 	}
 }
 
+/*
+ * An argument's type as libtraceevent 1.7 numbers it (enum
+ * tep_print_arg_type), for "ARG TYPE NOT FIELD BUT N": this file's enum
+ * orders them otherwise.  A plugin function kept as an operation is its
+ * TEP_PRINT_FUNC.
+ */
+static int tep_type_num(const arg *a)
+{
+	switch (a->type) {
+	case A_NULL: return 0;
+	case A_ATOM: return 1;
+	case A_FIELD: return 2;
+	case A_FLAGS: return 3;
+	case A_SYMBOL: return 4;
+	case A_HEX: return 5;
+	case A_INT_ARRAY: return 6;
+	case A_TYPE: return 7;
+	case A_STRING: return 8;
+	case A_BSTRING: return 9;
+	case A_DYNARRAY: return 10;
+	case A_OP: return a->func ? 12 : 11;
+	case A_BITMASK: return 13;
+	case A_DYNARRAY_LEN: return 14;
+	case A_HEX_STR: return 15;
+	case A_CPUMASK: return 16;
+	}
+	return (int)a->type;
+}
+
 static void print_mac_arg(tio_buf *s, const char *format, const uint8_t *data, int size,
 			  pf_event *e, arg *a)
 {
@@ -3542,7 +3560,7 @@ static void print_mac_arg(tio_buf *s, const char *format, const uint8_t *data, i
 	while (a->type == A_TYPE)
 		a = a->typecast.item;
 	if (a->type != A_FIELD) {
-		seq_printf(s, "ARG TYPE NOT FIELD BUT %d", a->type);
+		seq_printf(s, "ARG TYPE NOT FIELD BUT %d", tep_type_num(a));
 		return;
 	}
 	if (format[0] == 'm')
@@ -3565,6 +3583,42 @@ static void print_mac_arg(tio_buf *s, const char *format, const uint8_t *data, i
 		tio_buf_addf(s, fmt, b[5], b[4], b[3], b[2], b[1], b[0]);
 	else
 		tio_buf_addf(s, fmt, b[0], b[1], b[2], b[3], b[4], b[5]);
+}
+
+/*
+ * %pU of a 16-byte field: 8-4-4-4-12 hex digits, upper case for B/L, the
+ * first three groups byte-swapped for l/L (little-endian UUIDs); another
+ * size is "INVALIDUUID".
+ */
+static void print_uuid_arg(tio_buf *s, const char *format, const uint8_t *data, int size,
+			   pf_event *e, arg *a)
+{
+	static const uint8_t be[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+	static const uint8_t le[16] = {3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15};
+	const char *hex = format[1] == 'B' || format[1] == 'L' ? "0123456789ABCDEF" : "0123456789abcdef";
+	const uint8_t *order = format[1] == 'l' || format[1] == 'L' ? le : be;
+	while (a->type == A_TYPE)
+		a = a->typecast.item;
+	if (a->type != A_FIELD) {
+		seq_printf(s, "ARG TYPE NOT FIELD BUT %d", tep_type_num(a));
+		return;
+	}
+	if (!a->field.field) {
+		a->field.field = find_any_field(e, a->field.name);
+		if (!a->field.field)
+			return;
+	}
+	if (a->field.field->size != 16 || beyond(size, a->field.field->offset, 16)) {
+		seq_puts(s, "INVALIDUUID");
+		return;
+	}
+	const uint8_t *b = data + a->field.field->offset;
+	for (int k = 0; k < 16; k++) {
+		seq_putc(s, hex[b[order[k]] >> 4]);
+		seq_putc(s, hex[b[order[k]] & 15]);
+		if (k == 3 || k == 5 || k == 7 || k == 9)
+			seq_putc(s, '-');
+	}
 }
 
 static void print_ip4(tio_buf *s, char i, bool reverse, const uint8_t *b)
@@ -3664,7 +3718,7 @@ static void print_ip_arg(tio_buf *s, const char *ptr, const uint8_t *data, int s
 	while (a->type == A_TYPE)
 		a = a->typecast.item;
 	if (a->type != A_FIELD) {
-		seq_printf(s, "ARG TYPE NOT FIELD BUT %d", a->type);
+		seq_printf(s, "ARG TYPE NOT FIELD BUT %d", tep_type_num(a));
 		return;
 	}
 	if (!a->field.field) {
@@ -3746,6 +3800,9 @@ static void print_arg_pointer(tio_buf *s, const char *format, int plen, const ui
 	case 'i':
 		print_ip_arg(s, format, data, size, e, a);
 		break;
+	case 'U':
+		print_uuid_arg(s, format, data, size, e, a);
+		break;
 	case 'h': {
 		unsigned offset, arr_len;
 		const char *delim = " ";
@@ -3756,7 +3813,7 @@ static void print_arg_pointer(tio_buf *s, const char *format, int plen, const ui
 		else if (format[1] == 'N')
 			delim = "";
 		if (a->type != A_DYNARRAY) {
-			seq_printf(s, "ARG TYPE NOT FIELD BUT %d", a->type);
+			seq_printf(s, "ARG TYPE NOT FIELD BUT %d", tep_type_num(a));
 			break;
 		}
 		dynamic_offset_field(e->ctx, a->dynarray.field, data, size, &offset, &arr_len);
