@@ -428,8 +428,20 @@ static int handle_option(td_open *o, rd *r, uint16_t id, const uint8_t *d, uint3
 		s.file_off = r->file_off + (uint64_t)(d - r->base);
 	s.base = d;
 	switch (id) {
-	case OPT_DATE:
+	case OPT_DATE: {
+		/* `record --date`: the offset of gettimeofday from the trace clock, in us
+		   (as "0x..." text); trace-cmd adds it to every time stamp, in ns */
+		char tmp[64];
+		size_t l = size < sizeof(tmp) - 1 ? size : sizeof(tmp) - 1;
+		memcpy(tmp, d, l);
+		tmp[l] = 0;
+		long long us = strtoll(tmp, NULL, 0);
+		int64_t sum;
+		if (us > -(INT64_MAX / 1000) && us < INT64_MAX / 1000 &&
+		    !__builtin_add_overflow(f->ts_offset, (int64_t)us * 1000, &sum))
+			f->ts_offset = sum;
 		return env_str(o, "date", (const char *)d, size);
+	}
 	case OPT_UNAME:
 		return env_str(o, "uname", (const char *)d, size);
 	case OPT_VERSION:
@@ -444,7 +456,9 @@ static int handle_option(td_open *o, rd *r, uint16_t id, const uint8_t *d, uint3
 		size_t l = size < sizeof(tmp) - 1 ? size : sizeof(tmp) - 1;
 		memcpy(tmp, d, l);
 		tmp[l] = 0;
-		f->ts_offset += strtoll(tmp, NULL, 0);
+		int64_t sum;
+		if (!__builtin_add_overflow(f->ts_offset, (int64_t)strtoll(tmp, NULL, 0), &sum))
+			f->ts_offset = sum;
 		return 0;
 	}
 	case OPT_CPUCOUNT: {

@@ -1795,8 +1795,7 @@ static void o_common_options(out *o, const twsink *w, tio_buf *tmp)
 	const tio_kv *id = tc ? tio_trace_class_env(tc, "trace_id") : NULL;
 	if (id && id->is_int)
 		o_option_u64(o, 11, (uint64_t)id->ival);
-	if ((s = env_str(tc, "date")))
-		o_option_str(o, 1, s);
+	/* no DATE: the reader added it to the time stamps, which are written as they are */
 }
 
 enum { P_HEADER, P_FTRACE, P_EVENTS, P_KALLSYMS, P_PRINTK, P_CMDLINES };

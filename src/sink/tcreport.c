@@ -35,6 +35,12 @@ typedef struct tc_trace {
 	int prefix_width; /* longest instance name, 0 without instances */
 	bool header_done;
 	bool added; /* learnt through add_trace */
+	/*
+	 * The file's clock is not one trace-cmd 3.1.6 counts in ns (counter,
+	 * x86-tsc, boot...): its time stamps print as "%12llu", with or without
+	 * -t, right after the CPU.
+	 */
+	bool raw_ts;
 	const char *base; /* file name without its directories (several inputs' prefix) */
 	/*
 	 * A funcgraph_entry waits for the next record of its file, as
@@ -184,6 +190,14 @@ static tc_trace *get_trace(tc_sink *k, const tio_trace *t)
 		const char *n = tc->scs[i]->name;
 		if (n && n[0] && (int)strlen(n) > x->prefix_width)
 			x->prefix_width = (int)strlen(n);
+	}
+	/* the clocks trace-cmd 3.1.6 shows as seconds (a file without one: local) */
+	if ((kv = tio_trace_class_env(tc, "trace_clock")) && !kv->is_int && kv->sval && kv->sval[0]) {
+		static const char *const in_ns[] = {"local", "global", "uptime", "perf", "tai", "tsc2nsec"};
+		bool ns = !strncmp(kv->sval, "mono", 4);
+		for (size_t i = 0; i < sizeof(in_ns) / sizeof(in_ns[0]) && !ns; i++)
+			ns = !strcmp(kv->sval, in_ns[i]);
+		x->raw_ts = !ns;
 	}
 	k->ntraces++;
 	return x;
@@ -507,10 +521,20 @@ static int tc_consume(tio_sink *s, const tio_msg *m)
 	memcpy(b->p + b->len, " [", 2);
 	b->len += 2;
 	b->len += put_dec(b->p + b->len, (uint64_t)cpu, 3);
-	memcpy(b->p + b->len, "] ", 2);
-	b->len += 2;
 	uint64_t ts = m->cycles, whole, frac;
 	int fd;
+	if (TIO_UNLIKELY(x->raw_ts)) {
+		b->p[b->len++] = ']';
+		char tmp[24];
+		size_t tl = put_dec(tmp, ts, 0);
+		for (size_t i = tl; i < 12; i++)
+			b->p[b->len++] = ' ';
+		memcpy(b->p + b->len, tmp, tl);
+		b->len += tl;
+		goto time_done;
+	}
+	memcpy(b->p + b->len, "] ", 2);
+	b->len += 2;
 	if (k->ns) {
 		whole = ts / 1000000000;
 		frac = ts % 1000000000;
@@ -535,6 +559,7 @@ static int tc_consume(tio_sink *s, const tio_msg *m)
 	memcpy(b->p + b->len, k->sec_txt, k->sec_len);
 	b->len += k->sec_len;
 	b->len += put_dec(b->p + b->len, frac, fd);
+time_done:
 	b->p[b->len++] = ':';
 	const char *name = e ? pf_event_name(e) : m->ec->name;
 	size_t nl = strlen(name);

@@ -56,6 +56,19 @@ done
 rmdir $T/instances/tio_long_instance_a 2>/dev/null || true
 INSTANCES="tio_a tio_b" rec "$TMP/inst6.dat" --file-version 6 -b 4096 -e sched -B tio_a -b 4096 -e irq -B tio_b -e signal
 live instances-v6 "$TMP/inst6.dat"
+# clocks trace-cmd does not count in ns (time stamps printed as integers),
+# and --date (the gettimeofday offset added to every time stamp)
+for c in counter x86-tsc boot; do
+	grep -qw "$c" $T/trace_clock || continue
+	rec "$TMP/clock.dat" -C $c -b 4096 -e sched -e syscalls:sys_enter_openat
+	live "clock $c" "$TMP/clock.dat"
+done
+rec "$TMP/date.dat" --date -b 4096 -e sched -e irq
+live date "$TMP/date.dat"
+"$TIO" convert --to tracedat -o "$TMP/date-w.dat" "$TMP/date.dat" 2> "$TMP/err"
+trace-cmd report -i "$TMP/date.dat" > "$TMP/exp" 2>/dev/null
+trace-cmd report -i "$TMP/date-w.dat" > "$TMP/got" 2>/dev/null
+same "live date: written back, the same report" "$TMP/exp" "$TMP/got"
 # lossy: a tiny buffer, pages with the missed-events flag
 eval $NS trace-cmd record -o "$TMP/lossy.dat" --compression none -b 8 -s 200000 -e sched -e irq \
 	-e syscalls:sys_enter_read -e syscalls:sys_exit_read -e syscalls:sys_enter_write -e syscalls:sys_exit_write \

@@ -11,7 +11,7 @@ import collections
 import re
 import sys
 
-EV = re.compile(r'^(?:(\S+): )?\s*.*?-(?:\d+|<\.\.\.>)\s+\[(\d+)\]\s+(\d+\.\d+): ([^:]+):')
+EV = re.compile(r"^(?:(\S+): )?\s*.*?-(?:\d+|<\.\.\.>)\s+\[(\d+)\]\s*(\d+(?:\.\d+)?): ([^:]+):")  # seconds, or the integer of a clock not in ns
 DROP = re.compile(r'^(?:(\S+): )?\s*CPU:(\d+) \[(\d+) EVENTS DROPPED\]')
 
 
@@ -32,8 +32,11 @@ def report(path):
             total += 1
             names[(buf, name)] += 1
             cpus[(buf, cpu)] += 1
-            s, ns = ts.split('.')
-            t = int(s) * 10**9 + int(ns.ljust(9, '0'))
+            if '.' in ts:
+                s, ns = ts.split('.')
+                t = int(s) * 10**9 + int(ns.ljust(9, '0'))
+            else:  # a clock trace-cmd does not count in ns: the time stamp itself
+                t = int(ts)
             first = t if first is None else min(first, t)
             last = t if last is None else max(last, t)
     return total, names, cpus, first, last, dropped
