@@ -2401,7 +2401,7 @@ static void compile_spec(parse *p)
 	sp->width = sp->prec = -1;
 	clamp_widths(p->format);
 	if (p->type == P_DIGIT)
-		p->safe = safe_format(p->format, "cdiuxXo");
+		p->safe = safe_format(p->format, "diuxXo");
 	else if (p->type == P_ARGSTR)
 		p->safe = safe_format(p->format, "s");
 	if (!p->safe || strchr(p->format, '*'))
@@ -2438,7 +2438,7 @@ static void pad(tio_buf *s, char c, int n)
 		tio_buf_addc(s, c);
 }
 
-/* printf("%<spec>", v) for d/i/u/x/X/o/c with the C promotions of `ls` applied. */
+/* printf("%<spec>", v) for d/i/u/x/X/o with the C promotions of `ls` applied. */
 static void fmt_int(tio_buf *s, const fspec *sp, int ls, unsigned long long val)
 {
 	char dig[64];
@@ -2446,15 +2446,6 @@ static void fmt_int(tio_buf *s, const fspec *sp, int ls, unsigned long long val)
 	bool neg = false;
 	unsigned long long u;
 	char conv = sp->conv;
-	if (conv == 'c') {
-		int w = sp->width > 1 ? sp->width - 1 : 0;
-		if (!sp->left)
-			pad(s, ' ', w);
-		tio_buf_addc(s, (char)(unsigned char)val);
-		if (sp->left)
-			pad(s, ' ', w);
-		return;
-	}
 	if (conv == 'd' || conv == 'i') {
 		long long v;
 		switch (ls) {
@@ -3863,7 +3854,7 @@ static void print_arg_number(tio_buf *s, const char *format, int plen, const uin
 		return;
 	}
 	/* normalize the length modifiers to what we pass (glibc reads %L/%z as long long/long) */
-	if (!safe_format(format, "cdiuxXo")) {
+	if (!safe_format(format, "diuxXo")) {
 		seq_puts(s, format);
 		return;
 	}
