@@ -63,6 +63,10 @@ for c in counter x86-tsc boot; do
 	rec "$TMP/clock.dat" -C $c -b 4096 -e sched -e syscalls:sys_enter_openat
 	live "clock $c" "$TMP/clock.dat"
 done
+# the top buffer's clock decides for the whole file, instances included
+INSTANCES="tio_clk" rec "$TMP/clock2.dat" -C counter -b 4096 -e sched:sched_switch -B tio_clk -C local -e sched:sched_wakeup -e irq
+live "clock counter, an instance on local" "$TMP/clock2.dat"
+rmdir $T/instances/tio_clk 2>/dev/null || true
 rec "$TMP/date.dat" --date -b 4096 -e sched -e irq
 live date "$TMP/date.dat"
 "$TIO" convert --to tracedat -o "$TMP/date-w.dat" "$TMP/date.dat" 2> "$TMP/err"
