@@ -141,6 +141,11 @@ eval $NS trace-cmd record -o "$TMP/sys.dat" -b 8192 -e irq -e timer -e workqueue
 	-e syscalls:sys_enter_kill -e syscalls:sys_exit_kill "$TMP/wl.sh $TMP $IMG" > "$TMP/rec.log" 2>&1
 mountpoint -q "$TMP/mnt" && umount "$TMP/mnt"
 live systems "$TMP/sys.dat"
+if python3 "$TIO_TOP/tests/tools/cmp-raw-values.py" "$TIO" "$TMP/sys.dat" > "$TMP/diff"; then
+	ok "live systems: every payload value = report -R's field ($(head -1 "$TMP/diff"))"
+else
+	notok "live systems: every payload value = report -R's field" "$(head -8 "$TMP/diff")"
+fi
 n=$("$TIO" info --count "$TMP/sys.dat" 2>/dev/null | sed -n 's/.* event classes, \([0-9]*\) with events$/\1/p')
 ok "live systems recording: ${n:-0} event types with events"
 

@@ -50,6 +50,11 @@ for ver in 6 7; do
 		-e tioprobe "$P" > "$TMP/rec.log" 2>&1
 	if [ ! -s "$TMP/up$ver.dat" ]; then notok "probes v$ver recorded" "$(tail -3 "$TMP/rec.log")"; continue; fi
 	compare "uprobe v$ver" "$TMP/up$ver.dat"
+	if python3 "$TIO_TOP/tests/tools/cmp-raw-values.py" "$TIO" "$TMP/up$ver.dat" > "$TMP/diff"; then
+		ok "probes v$ver: every payload value = report -R's field ($(head -1 "$TMP/diff"))"
+	else
+		notok "probes v$ver: every payload value = report -R's field" "$(head -8 "$TMP/diff")"
+	fi
 	"$TIO" print --style json "$TMP/up$ver.dat" > "$TMP/json" 2> "$TMP/err"
 	if python3 "$TIO_TOP/tests/tools/probe-check.py" values "$TMP/json" > "$TMP/diff"; then
 		ok "probes v$ver: every probed value as the program passed it ($(tail -1 "$TMP/diff"))"
@@ -84,6 +89,11 @@ WL
 	timeout 120 flock /tmp/tio-record.lock $NS trace-cmd record -q -o "$TMP/btrfs.dat" -e btrfs "$TMP/btrfs-wl.sh" > "$TMP/rec.log" 2>&1
 	if [ -s "$TMP/btrfs.dat" ]; then
 		compare btrfs "$TMP/btrfs.dat"
+		if python3 "$TIO_TOP/tests/tools/cmp-raw-values.py" "$TIO" "$TMP/btrfs.dat" > "$TMP/diff"; then
+			ok "probes btrfs: every payload value = report -R's field ($(head -1 "$TMP/diff"))"
+		else
+			notok "probes btrfs: every payload value = report -R's field" "$(head -8 "$TMP/diff")"
+		fi
 		n=$(trace-cmd report "$TMP/btrfs.dat" 2>/dev/null | grep -cE '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}')
 		[ "$n" -gt 100 ] && ok "probes btrfs: $n lines with an fsid" || notok "probes btrfs: lines with an fsid" "$n"
 	else
