@@ -1231,9 +1231,10 @@ static int consolidate_op_arg(int type, arg *a)
 	unsigned long long v;
 	const char *op = a->op.op;
 	switch (op[0]) {
-	/* shifts by 64 or more give 0 (as when a record is printed), not C's undefined result */
-	case '>': v = op[1] == '>' ? (rr < 64 ? l >> rr : 0) : op[1] == '=' ? l >= rr : l > rr; break;
-	case '<': v = op[1] == '<' ? (rr < 64 ? l << rr : 0) : op[1] == '=' ? l <= rr : l < rr; break;
+	/* shift counts taken modulo 64, as libtraceevent's C shifts do on x86-64 (trace-cmd
+	   prints 1 << 70 as 64), without C's undefined behaviour */
+	case '>': v = op[1] == '>' ? l >> (rr & 63) : op[1] == '=' ? l >= rr : l > rr; break;
+	case '<': v = op[1] == '<' ? l << (rr & 63) : op[1] == '=' ? l <= rr : l < rr; break;
 	case '&': v = op[1] == '&' ? (l && rr) : (l & rr); break;
 	case '|': v = op[1] == '|' ? (l || rr) : (l | rr); break;
 	case '-': v = l - rr; break;
@@ -1432,6 +1433,8 @@ static int process_op(pf_event *e, arg *a, char **tok)
 	}
 	if (type == TOK_OP && strcmp(*tok, ":")) {
 		int prio = get_op_prio(*tok);
+		if (prio < 0 && right && !strcmp(*tok, "["))
+			return process_op(e, right, tok); /* `1 + REC->a[2]`: the index binds to the right operand */
 		if (prio < 0) {
 			token = *tok;
 			goto out_free;
@@ -1644,15 +1647,15 @@ static int arg_num_eval(arg *a, long long *val)
 			case '&': *val = a->op.op[1] ? (l && r) : (l & r); break;
 			case '<':
 				if (!a->op.op[1]) *val = l < r;
-				else if (a->op.op[1] == '<') /* by 64 or more (or negative): 0 */
-					*val = (unsigned long long)r < 64 ? (long long)((unsigned long long)l << r) : 0;
+				else if (a->op.op[1] == '<') /* the count modulo 64, as on x86-64 */
+					*val = (long long)((unsigned long long)l << ((unsigned long long)r & 63));
 				else if (a->op.op[1] == '=') *val = l <= r;
 				else ret = 0;
 				break;
 			case '>':
 				if (!a->op.op[1]) *val = l > r;
 				else if (a->op.op[1] == '>')
-					*val = (unsigned long long)r < 64 ? l >> r : (l < 0 ? -1 : 0);
+					*val = l >> ((unsigned long long)r & 63);
 				else if (a->op.op[1] == '=') *val = l >= r;
 				else ret = 0;
 				break;
@@ -2084,19 +2087,7 @@ static int process_sizeof(pf_event *e, arg *a, char **tok)
 			a->atom.atom = strdup(e->ctx->long_size == 4 ? "4" : "8");
 			has_paren = true;
 		}
-	} else if (!strcmp(token, "__u64") || !strcmp(token, "u64") || !strcmp(token, "__s64") ||
-		   !strcmp(token, "s64")) {
-		a->atom.atom = strdup("8");
-	} else if (!strcmp(token, "__u32") || !strcmp(token, "u32") || !strcmp(token, "__s32") ||
-		   !strcmp(token, "s32")) {
-		a->atom.atom = strdup("4");
-	} else if (!strcmp(token, "__u16") || !strcmp(token, "u16") || !strcmp(token, "__s16") ||
-		   !strcmp(token, "s16")) {
-		a->atom.atom = strdup("2");
-	} else if (!strcmp(token, "__u8") || !strcmp(token, "u8") || !strcmp(token, "__8") ||
-		   !strcmp(token, "s8")) {
-		a->atom.atom = strdup("1");
-	} else if (!strcmp(token, "REC")) {
+	} else if (!strcmp(token, "REC")) { /* no u64/u32/u16/u8 in 1.7: the parse fails (dma_*_sgt) */
 		free(token);
 		type = read_token_item(e, &token);
 		if (test_type_token(type, token, TOK_OP, "->"))
@@ -3130,10 +3121,10 @@ static unsigned long long eval_num_arg(const uint8_t *data, int size, pf_event *
 		case OPC_LAND: val = left && right; break;
 		case OPC_BAND: val = left & right; break;
 		case OPC_LT: val = left < right; break;
-		case OPC_SHL: val = right < 64 ? left << right : 0; break;
+		case OPC_SHL: val = left << (right & 63); break; /* the count modulo 64, as on x86-64 */
 		case OPC_LE: val = left <= right; break;
 		case OPC_GT: val = left > right; break;
-		case OPC_SHR: val = right < 64 ? left >> right : 0; break;
+		case OPC_SHR: val = left >> (right & 63); break;
 		case OPC_GE: val = left >= right; break;
 		case OPC_EQ: val = left == right; break;
 		case OPC_SUB: val = left - right; break;
@@ -4808,7 +4799,9 @@ static bool run_handler(pf_event *e, tio_buf *s, const uint8_t *data, int size)
 		}
 		seq_puts(s, "<stack trace >\n");
 		int ls = e->ctx->long_size;
-		for (int off = f->offset; off + ls <= size; off += ls) {
+		/* every entry that starts inside the record, the last one read past it as
+		   trace-cmd does (a record whose length is no multiple of the long size) */
+		for (int off = f->offset; off < size && off + ls <= e->cap; off += ls) {
 			unsigned long long addr = read_num(e->ctx, data + off, ls);
 			if ((ls == 8 && addr == (unsigned long long)-1) || (int)addr == -1)
 				break;
@@ -4953,7 +4946,7 @@ static bool run_handler(pf_event *e, tio_buf *s, const uint8_t *data, int size)
 			seq_puts(s, " reason=");
 			if (val < TIO_ARRAY_LEN(reasons))
 				seq_puts(s, reasons[val]);
-			seq_printf(s, " (%d)", (int)val);
+			seq_printf(s, " (%lld)", (long long)val); /* the field's bytes, not sign-extended */
 		}
 		return false;
 	}
