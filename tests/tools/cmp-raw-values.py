@@ -6,9 +6,11 @@ the texts agree first).
 
 usage: cmp-raw-values.py TIO TRACE
 
-Integers: equal modulo 2^64 (libtraceevent prints a small signed field
-without sign extension: equal modulo its width then); printed in another
-base (hex without 0x, octal) or as a symbol: counted apart, not compared.
+Integers: equal modulo 2^64, or modulo 2^8/2^16/2^32 when trace-cmd's
+value fits that width (-R prints a field with its print fmt's conversion:
+%d shows an unsigned field negative, a narrower conversion its low bits; a
+small signed field is not sign-extended); printed in another base (hex
+without 0x, octal: compared the same way) or as a symbol: counted apart.
 Arrays: trace-cmd's ARRAY[..] bytes against the model's list of integers
 laid out little-endian at its element width.  Strings: equal, unless
 trace-cmd shows them as ARRAY (not printable).  Prints the counts and the
@@ -35,14 +37,19 @@ def same_int(v, j):
     n = num(v)
     if n is not None and (n - j) % (1 << 64) == 0:
         return 'int'
-    if n is not None and any(0 <= n < (1 << w) and (n - j) % (1 << w) == 0 for w in (8, 16, 32)):
+    # -R prints a field with its print fmt's conversion when it has one: an
+    # unsigned field under %d shows negative, a signed one under %x as its bits
+    # (the conversion's width too: equal in the printed value's width)
+    fits = lambda x, w: -(1 << (w - 1)) <= x < (1 << w)
+    if n is not None and any(fits(n, w) and (n - j) % (1 << w) == 0 for w in (8, 16, 32)):
         return 'narrow'
     for base in (16, 8):
         try:
-            if int(v, base) % (1 << 64) == j % (1 << 64):
-                return 'other base'
+            x = int(v, base)
         except ValueError:
-            pass
+            continue
+        if any(fits(x, w) and (x - j) % (1 << w) == 0 for w in (8, 16, 32, 64)):
+            return 'other base'
     if (v == '' and j == 0) or (len(v) == 1 and ord(v) == j % 256):
         return 'char'  # a u8 of a probe's char type prints as the character
     if (v == '(nil)' and j == 0) or re.match(r'^[A-Za-z_.]', v):
@@ -79,7 +86,14 @@ def main(tio, trace):
             elif isinstance(j, int):
                 how = same_int(v, j)
             elif isinstance(j, str):
-                how = 'array text' if v.startswith('ARRAY[') else ('string' if v == j else None)
+                if v.startswith('ARRAY['):
+                    how = 'array text'
+                elif v == j:
+                    how = 'string'
+                elif re.fullmatch(r'\d+', v) and re.fullmatch(r'[0-9a-f]*', j):
+                    how = 'not compared'  # a __data_loc cpumask_t: -R prints the location word
+                else:
+                    how = None
             elif isinstance(j, list) and v.startswith('ARRAY['):
                 bs = bytes(int(x, 16) for x in v[6:].rstrip(']').split(', ') if x)
                 if j and all(isinstance(x, int) for x in j) and len(bs) % len(j) == 0:
