@@ -16,6 +16,17 @@ same() {
 	fi
 }
 
+# report_same NAME FILE: `traceio print` of FILE, plain, -t and -R, against
+# `trace-cmd report` (one check each, named "NAME report[-t|-R] (N lines)").
+report_same() {
+	local v
+	for v in "" -t -R; do
+		trace-cmd report $v -i "$2" > "$TMP/exp" 2> /dev/null
+		"$TIO" print $v "$2" > "$TMP/got" 2> "$TMP/err"
+		same "$1 report$v ($(wc -l < "$TMP/exp") lines)" "$TMP/exp" "$TMP/got"
+	done
+}
+
 # is_sanitized: true when $TIO was built with ASan (slow: skip big inputs).
 is_sanitized() { case "$TIO_BUILD" in *asan*) return 0;; esac; return 1; }
 

@@ -3534,33 +3534,43 @@ static int tep_type_num(const arg *a)
 	return (int)a->type;
 }
 
+/*
+ * The field a %pM/%pI/%pU argument names, typecasts skipped: NULL after
+ * printing "ARG TYPE NOT FIELD BUT N" for another kind of argument, or
+ * nothing when the event has no such field.
+ */
+static pf_field *pointer_field(tio_buf *s, pf_event *e, arg *a)
+{
+	while (a->type == A_TYPE)
+		a = a->typecast.item;
+	if (a->type != A_FIELD) {
+		seq_printf(s, "ARG TYPE NOT FIELD BUT %d", tep_type_num(a));
+		return NULL;
+	}
+	if (!a->field.field)
+		a->field.field = find_any_field(e, a->field.name);
+	return a->field.field;
+}
+
 static void print_mac_arg(tio_buf *s, const char *format, const uint8_t *data, int size,
 			  pf_event *e, arg *a)
 {
 	const char *fmt = "%.2x:%.2x:%.2x:%.2x:%.2x:%.2x";
 	bool reverse = false;
-	while (a->type == A_TYPE)
-		a = a->typecast.item;
-	if (a->type != A_FIELD) {
-		seq_printf(s, "ARG TYPE NOT FIELD BUT %d", tep_type_num(a));
+	pf_field *f = pointer_field(s, e, a);
+	if (!f)
 		return;
-	}
 	if (format[0] == 'm')
 		fmt = "%.2x%.2x%.2x%.2x%.2x%.2x";
 	else if (format[0] == 'M' && format[1] == 'F')
 		fmt = "%.2x-%.2x-%.2x-%.2x-%.2x-%.2x";
 	if (format[1] == 'R')
 		reverse = true;
-	if (!a->field.field) {
-		a->field.field = find_any_field(e, a->field.name);
-		if (!a->field.field)
-			return;
-	}
-	if (a->field.field->size != 6 || a->field.field->offset + 6 > size) {
+	if (f->size != 6 || f->offset + 6 > size) {
 		seq_puts(s, "INVALIDMAC");
 		return;
 	}
-	const uint8_t *b = data + a->field.field->offset;
+	const uint8_t *b = data + f->offset;
 	if (reverse)
 		tio_buf_addf(s, fmt, b[5], b[4], b[3], b[2], b[1], b[0]);
 	else
@@ -3579,22 +3589,14 @@ static void print_uuid_arg(tio_buf *s, const char *format, const uint8_t *data, 
 	static const uint8_t le[16] = {3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15};
 	const char *hex = format[1] == 'B' || format[1] == 'L' ? "0123456789ABCDEF" : "0123456789abcdef";
 	const uint8_t *order = format[1] == 'l' || format[1] == 'L' ? le : be;
-	while (a->type == A_TYPE)
-		a = a->typecast.item;
-	if (a->type != A_FIELD) {
-		seq_printf(s, "ARG TYPE NOT FIELD BUT %d", tep_type_num(a));
+	pf_field *f = pointer_field(s, e, a);
+	if (!f)
 		return;
-	}
-	if (!a->field.field) {
-		a->field.field = find_any_field(e, a->field.name);
-		if (!a->field.field)
-			return;
-	}
-	if (a->field.field->size != 16 || beyond(size, a->field.field->offset, 16)) {
+	if (f->size != 16 || beyond(size, f->offset, 16)) {
 		seq_puts(s, "INVALIDUUID");
 		return;
 	}
-	const uint8_t *b = data + a->field.field->offset;
+	const uint8_t *b = data + f->offset;
 	for (int k = 0; k < 16; k++) {
 		seq_putc(s, hex[b[order[k]] >> 4]);
 		seq_putc(s, hex[b[order[k]] & 15]);
@@ -3697,18 +3699,9 @@ static void print_ip_arg(tio_buf *s, const char *ptr, const uint8_t *data, int s
 		case 'l': reverse = true; break;
 		}
 	}
-	while (a->type == A_TYPE)
-		a = a->typecast.item;
-	if (a->type != A_FIELD) {
-		seq_printf(s, "ARG TYPE NOT FIELD BUT %d", tep_type_num(a));
+	pf_field *f = pointer_field(s, e, a);
+	if (!f)
 		return;
-	}
-	if (!a->field.field) {
-		a->field.field = find_any_field(e, a->field.name);
-		if (!a->field.field)
-			return;
-	}
-	pf_field *f = a->field.field;
 	const uint8_t *b = data + f->offset;
 	if (ver == '4') {
 		if (f->size != 4 || f->offset + 4 > size) {

@@ -27,14 +27,7 @@ reasons() { grep -o ' kvm_exit: *reason [A-Z_0-9]*' | sed 's/.* //' | grep -v '^
 at_least() { if [ "$2" -ge "$3" ]; then ok "$1 ($2 >= $3)"; else notok "$1 ($2 < $3)"; fi; }
 
 # compare NAME FILE: print, -t, -R vs trace-cmd report (live)
-compare() {
-	local v
-	for v in "" -t -R; do
-		trace-cmd report $v -i "$2" > "$TMP/exp" 2> /dev/null
-		"$TIO" print $v "$2" > "$TMP/got" 2> "$TMP/err"
-		same "kvm $1 report$v ($(wc -l < "$TMP/exp") lines)" "$TMP/exp" "$TMP/got"
-	done
-}
+compare() { report_same "kvm $1" "$2"; }
 
 # the fixture: real records of a kvm-guest run on this project's VM, and
 # marker records rewritten into the rest (tests/data/ftrace/ORIGIN)

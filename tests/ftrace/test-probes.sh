@@ -36,14 +36,7 @@ echo "p:tioprobe/t_entry $P:$off s=+0(%di):ustring a=+0(%si):x32 b=+4(%si):s16 b
 	>> $T/uprobe_events 2> "$TMP/err" || skip "uprobe refused: $(tail -2 $T/error_log | tr '\n' ' ')"
 echo "r:tioprobe/t_ret $P:$off rv=\$retval:s32" >> $T/uprobe_events 2> "$TMP/err" || skip "return uprobe refused"
 
-compare() { # name file
-	local v
-	for v in "" -t -R; do
-		trace-cmd report $v -i "$2" > "$TMP/exp" 2>/dev/null
-		"$TIO" print $v "$2" > "$TMP/got" 2> "$TMP/err"
-		same "probes $1 report$v ($(wc -l < "$TMP/exp") lines)" "$TMP/exp" "$TMP/got"
-	done
-}
+compare() { report_same "probes $1" "$2"; }
 
 for ver in 6 7; do
 	timeout 120 flock /tmp/tio-record.lock $NS trace-cmd record -q --file-version $ver -o "$TMP/up$ver.dat" \
