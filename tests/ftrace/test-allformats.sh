@@ -3,8 +3,9 @@
 # against trace-cmd 3.1.6: a real v6 recording with `-e all` (so that it
 # carries every format; only the events of its own command, -F) and 2500
 # trace_marker writes, whose records tests/tools/synth-records.py rewrites
-# into records of every other class with chosen field values (3 seeds);
-# `report`, `-t` and `-R` compared.  Needs a machine that can record.
+# into records of every other class with chosen field values (3 seeds, and
+# seed 1 swapped to big-endian by tests/tools/tracedat-swap.py); `report`,
+# `-t` and `-R` compared.  Needs a machine that can record.
 . "$TIO_TOP/tests/lib.sh"
 T=/sys/kernel/tracing
 skip() { echo "ok all formats # skip $1"; exit 0; }
@@ -20,4 +21,12 @@ for seed in 1 2 3; do
 		continue
 	fi
 	report_same "all formats seed $seed: $(cat "$TMP/synth") of $n," "$TMP/s.dat"
+	# the same records as a big-endian machine would have written them
+	if [ $seed = 1 ]; then
+		if python3 "$TIO_TOP/tests/tools/tracedat-swap.py" "$TMP/s.dat" "$TMP/be.dat" > "$TMP/swap" 2>&1; then
+			report_same "all formats seed 1, big-endian," "$TMP/be.dat"
+		else
+			notok "all formats: big-endian copy made" "$(tail -3 "$TMP/swap")"
+		fi
+	fi
 done
