@@ -16,11 +16,11 @@ same() {
 	fi
 }
 
-# report_same NAME FILE: `traceio print` of FILE, plain, -t and -R, against
-# `trace-cmd report` (one check each, named "NAME report[-t|-R] (N lines)").
+# report_same NAME FILE: `traceio print` of FILE, plain, -t, -R and -l, against
+# `trace-cmd report` (one check each, named "NAME report[-t|-R|-l] (N lines)").
 report_same() {
 	local v
-	for v in "" -t -R; do
+	for v in "" -t -R -l; do
 		trace-cmd report $v -i "$2" > "$TMP/exp" 2> /dev/null
 		"$TIO" print $v "$2" > "$TMP/got" 2> "$TMP/err"
 		same "$1 report$v ($(wc -l < "$TMP/exp") lines)" "$TMP/exp" "$TMP/got"

@@ -35,6 +35,7 @@ static const sink_opt sink_opts[] = {
 	{"lttv-trace-path", 0, true, "trace-path", "PATH: --style lttv: the trace path to print (default: as given)"},
 	{"raw", 'R', false, "raw", "--style trace-cmd: print raw fields (trace-cmd report -R)"},
 	{"ns", 't', false, "ns", "--style trace-cmd: nanosecond timestamps (trace-cmd report -t)"},
+	{"latency", 'l', false, "latency", "--style trace-cmd: the latency format (trace-cmd report -l): irqs off, need resched, hard/soft irq, preempt count"},
 };
 
 static void print_help(void)

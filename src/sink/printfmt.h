@@ -72,6 +72,16 @@ const char *pf_event_name(const pf_event *e);
 /* Common fields of a record (-1 when missing). */
 int pf_record_pid(pf_event *e, const uint8_t *data, int size);
 
+/*
+ * trace-cmd report -l's latency columns of a record, from its common fields:
+ * irqs off (d, X or .), need resched (N), hard/soft irq (h, s, H), the
+ * preempt count's two nibbles in hex (. for 0), then an older kernel's
+ * migrate-disable and lock depth when its events have them; with -R (raw),
+ * "-0x" and the flags in hex.  Not NUL-terminated; returns the length.
+ */
+#define PF_LAT_MAX 48
+size_t pf_record_latency(pf_event *e, const uint8_t *data, int size, bool raw, char out[PF_LAT_MAX]);
+
 /* The info part of a report line (TEP_PRINT_INFO, or TEP_PRINT_INFO_RAW when raw). */
 /* cap: bytes readable at data (>= size); libtraceevent reads fixed-size
    fields even when the record is shorter, so raw dumps show what follows. */

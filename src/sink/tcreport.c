@@ -74,6 +74,7 @@ typedef struct tc_trace {
 typedef struct tc_sink {
 	tio_sink base;
 	bool raw, ns;
+	bool lat; /* -l: the latency format */
 	bool *cpus; /* filter, NULL = all */
 	size_t ncpus;
 	tc_trace *traces;
@@ -109,6 +110,8 @@ static int tc_set(tio_sink *s, const char *key, const char *value)
 		return tio_sink_bool(key, value, &k->raw);
 	if (!strcmp(key, "ns"))
 		return tio_sink_bool(key, value, &k->ns);
+	if (!strcmp(key, "latency"))
+		return tio_sink_bool(key, value, &k->lat);
 	if (!strcmp(key, "cpu")) {
 		const char *p = value ? value : "";
 		while (*p) {
@@ -414,6 +417,51 @@ static int jump_line(tc_sink *k, tc_trace *x, const tio_msg *m, size_t start)
 	return 0;
 }
 
+/*
+ * A line's time stamp after its CPU (or latency columns): " %5llu.%06llu"
+ * (ns with -t), the seconds part formatted once per second; "%12llu" for a
+ * clock trace-cmd does not count in ns.  Room for 32 bytes is reserved.
+ */
+static void put_time(tc_sink *k, const tc_trace *x, tio_buf *b, uint64_t ts)
+{
+	uint64_t whole, frac;
+	int fd;
+	if (TIO_UNLIKELY(x->raw_ts)) {
+		char tmp[24];
+		size_t tl = put_dec(tmp, ts, 0);
+		for (size_t i = tl; i < 12; i++)
+			b->p[b->len++] = ' ';
+		memcpy(b->p + b->len, tmp, tl);
+		b->len += tl;
+		return;
+	}
+	b->p[b->len++] = ' ';
+	if (k->ns) {
+		whole = ts / 1000000000;
+		frac = ts % 1000000000;
+		fd = 9;
+	} else {
+		uint64_t us = (ts + 500) / 1000;
+		whole = us / 1000000;
+		frac = us % 1000000;
+		fd = 6;
+	}
+	if (!k->sec_ok || whole != k->sec) {
+		char tmp[24];
+		size_t wl = put_dec(tmp, whole, 0), n = 0;
+		for (size_t i = wl; i < 5; i++)
+			k->sec_txt[n++] = ' ';
+		memcpy(k->sec_txt + n, tmp, wl);
+		k->sec_txt[n + wl] = '.';
+		k->sec_len = n + wl + 1;
+		k->sec = whole;
+		k->sec_ok = true;
+	}
+	memcpy(b->p + b->len, k->sec_txt, k->sec_len);
+	b->len += k->sec_len;
+	b->len += put_dec(b->p + b->len, frac, fd);
+}
+
 /* Make the funcgraph_entry of `m` (in trace x) wait for the next record: 1, or 0 when
    it cannot (printed as it is). */
 static int hold_entry(tc_sink *k, tc_trace *x, pf_event *e, const tio_msg *m, bool discard)
@@ -505,61 +553,40 @@ static int tc_consume(tio_sink *s, const tio_msg *m)
 	/* "%16s-%-5d [%03d] %5llu.%06llu: %s: " without printf (the hot path) */
 	size_t cl;
 	const char *comm = pf_comm_len(x->ctx, pid, &cl);
-	if (tio_buf_reserve(b, cl + 96))
+	if (tio_buf_reserve(b, cl + 96 + PF_LAT_MAX))
 		return TIO_ERR_NOMEM;
-	if (cl < 16) {
-		memset(b->p + b->len, ' ', 16 - cl);
-		b->len += 16 - cl;
-	}
-	memcpy(b->p + b->len, comm, cl);
-	b->len += cl;
-	b->p[b->len++] = '-';
-	size_t at = b->len;
-	b->len += put_dec(b->p + b->len, (uint64_t)pid, 0);
-	while (b->len - at < 5)
-		b->p[b->len++] = ' ';
-	memcpy(b->p + b->len, " [", 2);
-	b->len += 2;
-	b->len += put_dec(b->p + b->len, (uint64_t)cpu, 3);
-	uint64_t ts = m->cycles, whole, frac;
-	int fd;
-	if (TIO_UNLIKELY(x->raw_ts)) {
-		b->p[b->len++] = ']';
-		char tmp[24];
-		size_t tl = put_dec(tmp, ts, 0);
-		for (size_t i = tl; i < 12; i++)
+	if (TIO_UNLIKELY(k->lat)) {
+		/* -l: "%8.8s-%-5d %3d" then the latency columns, then the time as usual */
+		size_t w = cl < 8 ? cl : 8;
+		memset(b->p + b->len, ' ', 8 - w);
+		memcpy(b->p + b->len + 8 - w, comm, w);
+		b->len += 8;
+		b->p[b->len++] = '-';
+		size_t at = b->len;
+		b->len += put_dec(b->p + b->len, (uint64_t)pid, 0);
+		while (b->len - at < 5)
 			b->p[b->len++] = ' ';
-		memcpy(b->p + b->len, tmp, tl);
-		b->len += tl;
-		goto time_done;
-	}
-	memcpy(b->p + b->len, "] ", 2);
-	b->len += 2;
-	if (k->ns) {
-		whole = ts / 1000000000;
-		frac = ts % 1000000000;
-		fd = 9;
+		tio_buf_addf(b, " %3d", cpu);
+		if (e)
+			b->len += pf_record_latency(e, m->raw, size, k->raw, b->p + b->len);
 	} else {
-		uint64_t us = (ts + 500) / 1000;
-		whole = us / 1000000;
-		frac = us % 1000000;
-		fd = 6;
+		if (cl < 16) {
+			memset(b->p + b->len, ' ', 16 - cl);
+			b->len += 16 - cl;
+		}
+		memcpy(b->p + b->len, comm, cl);
+		b->len += cl;
+		b->p[b->len++] = '-';
+		size_t at = b->len;
+		b->len += put_dec(b->p + b->len, (uint64_t)pid, 0);
+		while (b->len - at < 5)
+			b->p[b->len++] = ' ';
+		memcpy(b->p + b->len, " [", 2);
+		b->len += 2;
+		b->len += put_dec(b->p + b->len, (uint64_t)cpu, 3);
+		b->p[b->len++] = ']';
 	}
-	if (!k->sec_ok || whole != k->sec) {
-		char tmp[24];
-		size_t wl = put_dec(tmp, whole, 0), n = 0;
-		for (size_t i = wl; i < 5; i++)
-			k->sec_txt[n++] = ' ';
-		memcpy(k->sec_txt + n, tmp, wl);
-		k->sec_txt[n + wl] = '.';
-		k->sec_len = n + wl + 1;
-		k->sec = whole;
-		k->sec_ok = true;
-	}
-	memcpy(b->p + b->len, k->sec_txt, k->sec_len);
-	b->len += k->sec_len;
-	b->len += put_dec(b->p + b->len, frac, fd);
-time_done:
+	put_time(k, x, b, m->cycles);
 	b->p[b->len++] = ':';
 	const char *name = e ? pf_event_name(e) : m->ec->name;
 	size_t nl = strlen(name);

@@ -18,11 +18,7 @@ rec() { # out args...
 live() { # name file
 	local v opt
 	[ -s "$2" ] || { notok "$1 recorded" "$(tail -3 "$TMP/rec.log")"; return; }
-	for v in "" -t -R; do
-		trace-cmd report $v -i "$2" > "$TMP/exp" 2>/dev/null
-		"$TIO" print $v "$2" > "$TMP/got" 2> "$TMP/err"
-		same "live $1 report$v ($(wc -l < "$TMP/exp") lines)" "$TMP/exp" "$TMP/got"
-	done
+	report_same "live $1" "$2"
 	# info: the trace-cmd part as `dump --summary`, the counts as report -t's lines
 	"$TIO" info --count "$2" > "$TMP/info" 2> "$TMP/err"
 	trace-cmd dump --summary "$2" > "$TMP/exp" 2>/dev/null

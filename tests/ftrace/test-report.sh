@@ -80,3 +80,21 @@ fi
 expected "$TIO_TOP/tests/data/ftrace/v7-zstd-small.report.txt" | awk 'NR==1 || / \[001\] /' > "$TMP/exp"
 "$TIO" print --cpu 1 "$TIO_TOP/tests/data/ftrace/v7-zstd-small.dat" > "$TMP/got" 2>&1
 same "cpu filter" "$TMP/exp" "$TMP/got"
+
+# -l, the latency format (irqs off, need resched, hard/soft irq, preempt
+# count columns; -R: the flags in hex), against the trace-cmd installed
+if command -v trace-cmd > /dev/null; then
+	for f in "$D"/samples/*.dat "$TIO_TOP"/tests/data/ftrace/*.dat; do
+		for v in "-l" "-l -t" "-l -R"; do
+			trace-cmd report $v -i "$f" > "$TMP/exp" 2> /dev/null
+			"$TIO" print $v "$f" > "$TMP/got" 2> "$TMP/err"
+			if [ "$(basename "$f")" = langraph-x86_64-v7-zstd.dat ] && [ "$v" = "-l -R" ]; then
+				# the kernel_stack line above (heap garbage in trace-cmd's -R)
+				grep -v '^ksoftirq-13      0-0x10 11371.459214: kernel_stack:' "$TMP/exp" > "$TMP/exp2"
+				grep -v '^ksoftirq-13      0-0x10 11371.459214: kernel_stack:' "$TMP/got" > "$TMP/got2"
+				mv "$TMP/exp2" "$TMP/exp"; mv "$TMP/got2" "$TMP/got"
+			fi
+			same "$(basename "$f" .dat) report $v ($(wc -l < "$TMP/exp") lines)" "$TMP/exp" "$TMP/got"
+		done
+	done
+fi
