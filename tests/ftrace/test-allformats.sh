@@ -3,7 +3,8 @@
 # against trace-cmd 3.1.6: a real v6 recording with `-e all` (so that it
 # carries every format; only the events of its own command, -F) and 2500
 # trace_marker writes, whose records tests/tools/synth-records.py rewrites
-# into records of every other class with chosen field values (3 seeds, and
+# into records of every other class with chosen field values (3 seeds, the
+# third with every common_flags byte for -l, and
 # seed 1 swapped to big-endian by tests/tools/tracedat-swap.py); `report`,
 # `-t` and `-R` compared.  Needs a machine that can record.
 . "$TIO_TOP/tests/lib.sh"

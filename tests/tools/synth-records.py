@@ -6,7 +6,8 @@ other in a shuffled order, their fields filled with values chosen by SEED:
 integers from a list of edges (0, 1, 0xff, 0x80000000, 2^64-1, negative
 ones for signed fields, kernel text addresses kallsyms names), lengths and
 counts small, strings and dynamic arrays in the record's free space, char
-arrays named after their field.  trace-cmd report is then the reference for
+arrays named after their field; with SEED 3, every common_flags byte and
+many preempt counts too (report -l's columns).  trace-cmd report is then the reference for
 the print fmt of every event class of the kernel, fired or not
 (tests/ftrace/test-allformats.sh).  64-bit v6 files only.
 
@@ -60,6 +61,8 @@ def main(inp, out, seed):
         rec = bytearray(n)
         rec[0:8] = b[d:d + 8]
         struct.pack_into(e + 'H', rec, 0, eid)
+        if seed == 3:  # every common_flags byte and many preempt counts (the -l columns)
+            rec[2], rec[3] = k & 0xff, (k * 7 + k // 256) & 0xff
         cur = (fixed + 3) & ~3
         for typ, fname, arr, off, size, sgn in fields:
             if fname.startswith('common_'):
