@@ -6,7 +6,7 @@
 # into records of every other class with chosen field values (3 seeds, the
 # third with every common_flags byte for -l, and
 # seed 1 swapped to big-endian by tests/tools/tracedat-swap.py); `report`,
-# `-t` and `-R` compared.  Needs a machine that can record.
+# `-t`, `-R` and `-l` compared.  Needs a machine that can record.
 . "$TIO_TOP/tests/lib.sh"
 T=/sys/kernel/tracing
 skip() { echo "ok all formats # skip $1"; exit 0; }
