@@ -36,6 +36,7 @@ static const sink_opt sink_opts[] = {
 	{"raw", 'R', false, "raw", "--style trace-cmd: print raw fields (trace-cmd report -R)"},
 	{"ns", 't', false, "ns", "--style trace-cmd: nanosecond timestamps (trace-cmd report -t)"},
 	{"latency", 'l', false, "latency", "--style trace-cmd: the latency format (trace-cmd report -l): irqs off, need resched, hard/soft irq, preempt count"},
+	{"ts-diff", 0, false, "ts-diff", "--style trace-cmd: the time since the line before, (+us) or (+ns) with -t (trace-cmd report --ts-diff)"},
 };
 
 static void print_help(void)

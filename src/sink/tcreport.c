@@ -41,6 +41,7 @@ typedef struct tc_trace {
 	 * -t, right after the CPU.
 	 */
 	bool raw_ts;
+	bool clock_known; /* the file names its trace clock (--ts-diff then counts in us) */
 	const char *base; /* file name without its directories (several inputs' prefix) */
 	/*
 	 * A funcgraph_entry waits for the next record of its file, as
@@ -75,6 +76,8 @@ typedef struct tc_sink {
 	tio_sink base;
 	bool raw, ns;
 	bool lat; /* -l: the latency format */
+	bool tsdiff; /* --ts-diff: the time since the line before, after the time stamp */
+	uint64_t last_diff_ts; /* that line's time stamp in --ts-diff's unit (0: none yet) */
 	bool *cpus; /* filter, NULL = all */
 	size_t ncpus;
 	tc_trace *traces;
@@ -112,6 +115,8 @@ static int tc_set(tio_sink *s, const char *key, const char *value)
 		return tio_sink_bool(key, value, &k->ns);
 	if (!strcmp(key, "latency"))
 		return tio_sink_bool(key, value, &k->lat);
+	if (!strcmp(key, "ts-diff"))
+		return tio_sink_bool(key, value, &k->tsdiff);
 	if (!strcmp(key, "cpu")) {
 		const char *p = value ? value : "";
 		while (*p) {
@@ -194,6 +199,7 @@ static tc_trace *get_trace(tc_sink *k, const tio_trace *t)
 		if (n && n[0] && (int)strlen(n) > x->prefix_width)
 			x->prefix_width = (int)strlen(n);
 	}
+	x->clock_known = tio_trace_class_env(tc, "trace_clocks") != NULL;
 	/* the clocks trace-cmd 3.1.6 shows as seconds (a file without one: local) */
 	if ((kv = tio_trace_class_env(tc, "trace_clock")) && !kv->is_int && kv->sval && kv->sval[0]) {
 		static const char *const in_ns[] = {"local", "global", "uptime", "perf", "tai", "tsc2nsec"};
@@ -590,8 +596,20 @@ static int tc_consume(tio_sink *s, const tio_msg *m)
 	b->p[b->len++] = ':';
 	const char *name = e ? pf_event_name(e) : m->ec->name;
 	size_t nl = strlen(name);
-	if (tio_buf_reserve(b, nl + 32))
+	if (tio_buf_reserve(b, nl + 64))
 		return TIO_ERR_NOMEM;
+	if (TIO_UNLIKELY(k->tsdiff)) {
+		/* " %-8s": "(+N)", N the time since the line before, as trace-cmd 3.1.6 counts
+		   it: in us (each rounded) when the file names its clock, else and with -t in
+		   the stamps' own unit; nothing after a stamp of 0 in that unit (the first
+		   line; every line of a counter clock in us) */
+		uint64_t t = x->clock_known && !k->ns ? (m->cycles + 500) / 1000 : m->cycles;
+		char d[32] = "";
+		if (k->last_diff_ts)
+			snprintf(d, sizeof(d), "(+%lld)", (long long)(t - k->last_diff_ts));
+		tio_buf_addf(b, " %-8s", d);
+		k->last_diff_ts = t;
+	}
 	b->p[b->len++] = ' ';
 	memcpy(b->p + b->len, name, nl);
 	b->len += nl;
