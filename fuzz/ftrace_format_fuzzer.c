@@ -2,7 +2,8 @@
  * Fuzz target: one ftrace event `format` file, parsed by the trace.dat
  * reader (td_parse_format: fields to the model) and by the print fmt
  * parser (pf_event_parse), then a record printed with it (pf_print_info,
- * normal and raw).  Input: the format text, a NUL, the record bytes.
+ * normal and raw, and its -l columns).  Input: the format text, a NUL,
+ * the record bytes.
  * The record's last byte, when odd, makes the event an "ftrace" one, so
  * the built-in handlers of that system (function, func_repeats, raw_data,
  * kernel_stack) run too; it is printed twice (two CPUs, us and ns times)
@@ -90,6 +91,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			tio_buf_reset(&b);
 			pf_print_info(e, &b, record, (int)rlen, (int)rlen, true);
 			pf_record_pid(e, record, (int)rlen);
+			char lat[PF_LAT_MAX];
+			pf_record_latency(e, record, (int)rlen, false, lat);
+			pf_record_latency(e, record, (int)rlen, true, lat);
 			tio_buf_free(&b);
 			pf_event_free(e);
 		}
