@@ -4973,40 +4973,31 @@ int pf_record_pid(pf_event *e, const uint8_t *data, int size)
 	return (int)read_num(e->ctx, data + f->offset, f->size);
 }
 
-/* A common field's value, -1 when the event has no such field or the record is short. */
-static long long common_val(pf_event *e, const char *name, const uint8_t *data, int size)
-{
-	pf_field *f = find_in(e->common, name);
-	if (!f || (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8) ||
-	    beyond(size, f->offset, f->size))
-		return -1;
-	return (long long)read_num(e->ctx, data + f->offset, f->size);
-}
-
 size_t pf_record_latency(pf_event *e, const uint8_t *data, int size, bool raw, char out[PF_LAT_MAX])
 {
 	static const char hex[] = "0123456789abcdef";
-	long long fl = common_val(e, "common_flags", data, size);
+	unsigned long long flags = 0, pc = 0, v;
+	get_field_val(e, "common_flags", data, size, &flags, true);
 	if (raw) /* -R: the flags in hex */
-		return (size_t)snprintf(out, PF_LAT_MAX, "-0x%llx", fl < 0 ? 0ULL : (unsigned long long)fl);
-	long long pc = common_val(e, "common_preempt_count", data, size);
-	long long md = common_val(e, "common_migrate_disable", data, size);
-	long long ld = common_val(e, "common_lock_depth", data, size);
-	unsigned flags = fl < 0 ? 0 : (unsigned)fl;
-	unsigned p = pc < 0 ? 0 : (unsigned)pc;
+		return (size_t)snprintf(out, PF_LAT_MAX, "-0x%llx", flags);
+	get_field_val(e, "common_preempt_count", data, size, &pc, true);
 	size_t n = 0;
 	/* the kernel's TRACE_FLAG_*: IRQS_OFF 1, IRQS_NOSUPPORT 2, NEED_RESCHED 4, HARDIRQ 8, SOFTIRQ 16 */
 	out[n++] = flags & 1 ? 'd' : flags & 2 ? 'X' : '.';
 	out[n++] = flags & 4 ? 'N' : '.';
 	out[n++] = (flags & 8) && (flags & 16) ? 'H' : flags & 8 ? 'h' : flags & 16 ? 's' : '.';
 	/* the preempt count's low nibble, then its high one (the migrate-disable depth) */
-	out[n++] = p & 15 ? hex[p & 15] : '.';
-	out[n++] = (p >> 4) & 15 ? hex[(p >> 4) & 15] : '.';
-	if (find_in(e->common, "common_migrate_disable"))
-		n += (size_t)snprintf(out + n, PF_LAT_MAX - n, md < 0 ? "." : "%lld", md);
-	if (find_in(e->common, "common_lock_depth") && n < PF_LAT_MAX)
-		n += (size_t)snprintf(out + n, PF_LAT_MAX - n, ld < 0 ? "." : "%lld", ld);
-	return n < PF_LAT_MAX ? n : PF_LAT_MAX - 1;
+	out[n++] = pc & 15 ? hex[pc & 15] : '.';
+	out[n++] = (pc >> 4) & 15 ? hex[(pc >> 4) & 15] : '.';
+	/* an older kernel's fields, read as libtraceevent does (an int: -1 is '.') */
+	static const char *const older[] = {"common_migrate_disable", "common_lock_depth"};
+	for (int k = 0; k < 2; k++) {
+		if (!find_in(e->common, older[k]))
+			continue;
+		int x = get_field_val(e, older[k], data, size, &v, true) ? -1 : (int)v;
+		n += (size_t)snprintf(out + n, PF_LAT_MAX - n, x < 0 ? "." : "%d", x);
+	}
+	return n;
 }
 
 void pf_print_info(pf_event *e, tio_buf *s, const uint8_t *data, int size, int cap, bool raw)

@@ -22,14 +22,13 @@ gcc -O1 -o "$TMP/probe-target" "$TIO_TOP/tests/tools/probe-target.c" || skip "gc
 off=$(objdump -d -F "$TMP/probe-target" | sed -n 's/^[0-9a-f]* <target> (File Offset: \(0x[0-9a-f]*\)):$/\1/p' | head -1)
 [ -n "$off" ] || skip "no target() in probe-target"
 
+cleanup_probes() { echo "-:tioprobe/t_entry" >> $T/uprobe_events; echo "-:tioprobe/t_ret" >> $T/uprobe_events; } 2>/dev/null
 cleanup() {
-	echo "-:tioprobe/t_entry" >> $T/uprobe_events 2>/dev/null
-	echo "-:tioprobe/t_ret" >> $T/uprobe_events 2>/dev/null
+	cleanup_probes
 	[ -n "${MNT:-}" ] && umount "$MNT" 2>/dev/null
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
-cleanup_probes() { echo "-:tioprobe/t_entry" >> $T/uprobe_events; echo "-:tioprobe/t_ret" >> $T/uprobe_events; } 2>/dev/null
 cleanup_probes
 P=$TMP/probe-target
 echo "p:tioprobe/t_entry $P:$off s=+0(%di):ustring a=+0(%si):x32 b=+4(%si):s16 bytes=+6(%si):u8[8] name=+14(%si):ustring n=%dx:s64 neg=%cx:s32 bf=+0(%si):b4@4/32 ch=+14(%si):char comm=\$comm ux=%dx:x16 words=+6(%si):x16[4] uu=+0(%si):u8[16] sb=+0(%si):s8 x64=+0(%si):x64 sx=%cx:x8" \

@@ -12,8 +12,9 @@ value fits that width (-R prints a field with its print fmt's conversion:
 small signed field is not sign-extended); printed in another base (hex
 without 0x, octal: compared the same way) or as a symbol: counted apart.
 Arrays: trace-cmd's ARRAY[..] bytes against the model's list of integers
-laid out little-endian at its element width.  Strings: equal, unless
-trace-cmd shows them as ARRAY (not printable).  Prints the counts and the
+laid out little-endian at its element width.  Strings: equal; when
+trace-cmd shows them as ARRAY (not printable), equal to its bytes up to the
+first NUL (invalid UTF-8 as U+FFFD); a BLOB (hex in JSON) equal to its bytes.  Prints the counts and the
 first differences; exits 1 on a difference.
 """
 import json
@@ -40,15 +41,17 @@ def same_int(v, j):
     # -R prints a field with its print fmt's conversion when it has one: an
     # unsigned field under %d shows negative, a signed one under %x as its bits
     # (the conversion's width too: equal in the printed value's width)
+    # (in 8 or 16 bits only for a value of that width: 256 shown as 0 is a difference)
     fits = lambda x, w: -(1 << (w - 1)) <= x < (1 << w)
-    if n is not None and any(fits(n, w) and (n - j) % (1 << w) == 0 for w in (8, 16, 32)):
+    same_in = lambda x, w: fits(x, w) and (x - j) % (1 << w) == 0 and (w >= 32 or fits(j, w))
+    if n is not None and any(same_in(n, w) for w in (8, 16, 32)):
         return 'narrow'
     for base in (16, 8):
         try:
             x = int(v, base)
         except ValueError:
             continue
-        if any(fits(x, w) and (x - j) % (1 << w) == 0 for w in (8, 16, 32, 64)):
+        if any(same_in(x, w) for w in (8, 16, 32, 64)):
             return 'other base'
     if (v == '' and j == 0) or (len(v) == 1 and ord(v) == j % 256):
         return 'char'  # a u8 of a probe's char type prints as the character
@@ -87,7 +90,14 @@ def main(tio, trace):
                 how = same_int(v, j)
             elif isinstance(j, str):
                 if v.startswith('ARRAY['):
-                    how = 'array text'
+                    # text trace-cmd shows as bytes (not printable): the text up to the first NUL
+                    bs = bytes(int(x, 16) for x in v[6:].rstrip(']').split(', ') if x)
+                    if bs and bs.hex() == j:
+                        how = 'blob'  # the model's BLOBs are hex in JSON
+                    elif not bs:
+                        how = 'not compared'  # a zero-size trailing array: the model has the record's rest
+                    else:
+                        how = 'array text' if bs.split(b'\0')[0].decode('utf-8', 'replace') == j else None
                 elif v == j:
                     how = 'string'
                 elif re.fullmatch(r'\d+', v) and re.fullmatch(r'[0-9a-f]*', j):
