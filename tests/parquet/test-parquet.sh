@@ -6,7 +6,7 @@
 #    each of the two reads it (CTF
 #    1.8: babeltrace's suite, LTTng recordings in tests/data; CTF 2:
 #    babeltrace 2.1's suite; yactfr's CTF 1 / CTF 2 decoding tests; LTTng
-#    0.x; trace.dat v6/v7) equals `traceio print --style json`
+#    0.x; the 2008 LTTng layout and new LTT; trace.dat v6/v7) equals `traceio print --style json`
 #    (tests/parquet/pq-compare.py), and with small row groups, a small
 #    memory budget, each compression, two traces with --partition-by trace
 #    and a trace damaged mid-stream, 1 KiB pages (chunks of many pages, dictionaries given
@@ -62,8 +62,19 @@ for t in json.load(open(sys.argv[2]+"/meta.json"))["traces"]: print(sys.argv[1]+
 corpus=("$TIO_TOP"/tests/data/ctf/*/ "$S"/1/succeed/*/ "$S"/2/succeed/*/ "$PEER"/ctf/yactfr-iter-data/*/pass-*/ "$PEER"/ltt0x/traces/*/)
 if is_sanitized; then dats=("$DAT"/lisa-tests-assets-sched_load-arm64-v6.dat "$DAT"/langraph-x86_64-v7-zstd.dat)
 else dats=("$DAT"/*.dat "$PEER"/tracedat/converted-by-trace-cmd-3.1.6/*zstd*.dat); fi
+# the LTT formats no other tool writes: seed 000's 2008 LTTng layout and seed 001's new LTT,
+# hand-made in both byte orders (tests/ltt/mk-*.py), and a peer LTTng 0.x trace written as new LTT
+ltt=()
+for o in little big; do
+	python3 "$TIO_TOP/tests/ltt/mk-ltt2008.py" "$TMP/ltt2008-$o" $o > /dev/null && ltt+=("$TMP/ltt2008-$o")
+done
+python3 "$TIO_TOP/tests/ltt/mk-lttnew.py" "$TMP/lttnew-le" little ILP32 > /dev/null && ltt+=("$TMP/lttnew-le")
+python3 "$TIO_TOP/tests/ltt/mk-lttnew.py" "$TMP/lttnew-be" big LP64 --freq > /dev/null && ltt+=("$TMP/lttnew-be")
+"$TIO" convert -q --to ltt -o "$TMP/lttnew-peer" "$PEER/ltt0x/traces/$(ls "$PEER/ltt0x/traces" | head -1)" &&
+	ltt+=("$TMP/lttnew-peer")
+if [ ${#ltt[@]} -eq 5 ]; then ok "LTT traces made: ${#ltt[@]}"; else notok "LTT traces made: ${#ltt[@]} of 5"; fi
 ntr=0
-for t in "${corpus[@]}" "${dats[@]}"; do
+for t in "${corpus[@]}" "${ltt[@]}" "${dats[@]}"; do
 	conv "${t%/}" && ntr=$((ntr + 1))
 done
 ok "converted $ntr suite traces"
