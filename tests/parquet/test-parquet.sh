@@ -1,9 +1,10 @@
 #!/bin/bash
 # traceio convert --to parquet, read back by DuckDB (the @duckdb/node-api
-# package from npm) and by Apache Arrow's Rust reader (arrow-rs, as the npm
-# package parquet-wasm), both installed by tests/parquet/duckdb-setup.sh:
+# package from npm), by Apache Arrow's Rust reader (arrow-rs, as the npm
+# package parquet-wasm) and by polars (nodejs-polars), all installed by
+# tests/parquet/duckdb-setup.sh:
 #  - every row and column of every file of every converted suite trace, as
-#    each of the two reads it (CTF
+#    each of the three reads it (CTF
 #    1.8: babeltrace's suite, LTTng recordings in tests/data; CTF 2:
 #    babeltrace 2.1's suite; yactfr's CTF 1 / CTF 2 decoding tests; LTTng
 #    0.x; the 2008 LTTng layout and new LTT; trace.dat v6/v7; when this
@@ -233,6 +234,14 @@ else
 	ok "arrow-rs reads all $(wc -l < "$TMP/files") files"
 fi
 $PY "$HERE/pq-compare.py" "$TIO" "$TMP/arrow.jsonl" "$TMP/manifest" arrow-rs
+# and by a third, polars (its own Rust reader, as nodejs-polars)
+node "$HERE/polars.mjs" dump "$TMP/polars.jsonl" $(cat "$TMP/files") 2> "$TMP/polars.err"
+if grep -q '^{"file":"[^"]*","error":' "$TMP/polars.jsonl" || [ "$(wc -l < "$TMP/polars.jsonl")" -ne "$(wc -l < "$TMP/files")" ]; then
+	notok "polars reads every file" "$(grep '^{"file":"[^"]*","error":' "$TMP/polars.jsonl" | head -3 | cut -c1-300)" "$(tail -3 "$TMP/polars.err")"
+else
+	ok "polars reads all $(wc -l < "$TMP/files") files"
+fi
+$PY "$HERE/pq-compare.py" "$TIO" "$TMP/polars.jsonl" "$TMP/manifest" polars
 
 # the comparer can fail: one value changed in a dump
 $PY - "$TMP/dump.jsonl" "$TMP/bad.jsonl" "$RG" <<'EOF'
@@ -368,6 +377,17 @@ sql "docs query: sum(dur) per trace and CPU over OUT/*/sched_switch.parquet equa
 	         FROM read_parquet('$PART/*/sched_switch.parquet'))
 	 SELECT count(*) FILTER (WHERE total <> span) AS bad, count(*) AS cpus FROM
 	   (SELECT trace, cpu, coalesce(sum(dur), 0) AS total, epoch_ns(max(ts)) - epoch_ns(min(ts)) AS span FROM s GROUP BY ALL)"
+
+# the polars query of docs/formats/parquet.md (scan_parquet of OUT/*/sched_switch.parquet,
+# rows per trace and prev_comm) gives DuckDB's counts
+norm='import json, sys; print(json.dumps(sorted((r["trace"], r["prev_comm"], int(r["len"])) for r in json.load(sys.stdin))))'
+want=$(duck sql "SELECT trace, prev_comm, count(*) AS len FROM read_parquet('$PART/*/sched_switch.parquet') GROUP BY ALL" | $PY -c "$norm")
+got=$(node "$HERE/polars.mjs" fleet "$PART/*/sched_switch.parquet" prev_comm 2> "$TMP/polars.err" | $PY -c "$norm" 2>> "$TMP/polars.err")
+if [ -n "$got" ] && [ "$got" = "$want" ] && [ "$(echo "$want" | $PY -c 'import json,sys; print(len(json.load(sys.stdin)))')" -gt 10 ]; then
+	ok "docs query in polars: rows per trace and prev_comm over OUT/*/sched_switch.parquet as DuckDB counts them"
+else
+	notok "docs query in polars: rows per trace and prev_comm as DuckDB counts them" "got ${got:0:200}" "want ${want:0:200}" "$(tail -3 "$TMP/polars.err")"
+fi
 
 # atomic output: an existing OUT is refused, replaced with --force; nothing left behind
 "$TIO" convert -q --to parquet -o "$C_ZSTD" "$UST" 2> "$TMP/err"; rc=$?
