@@ -37,6 +37,6 @@ if [ -n "$missing" ]; then
 	$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
 if [ "$1" = test ]; then
-	# the Parquet tests' readers, DuckDB and arrow-rs (npm packages into tests/.node; test-only)
+	# the Parquet tests' readers, DuckDB, arrow-rs and polars (npm packages into tests/.node; test-only)
 	sh "$(dirname "$0")/../tests/parquet/duckdb-setup.sh" >/dev/null || echo "deps: the Parquet readers (npm) not installed" >&2
 fi

@@ -187,6 +187,28 @@ else
 	notok "damaged packet: reported, exit 1, output written" "exit $rc" "$(head -3 "$TMP/dmg.err")"
 fi
 
+# a trace.dat damaged mid-file: a page whose commit size runs past it, garbage in the next
+# page's first record; reported with file and offset, exit 1, every other event written
+$PY - "$LISA" "$TMP/damaged.dat" <<'EOF'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+p = d.find(b"flyrecord\0") + 10
+off = struct.unpack_from("<Q", d, p + 16 * 3)[0]  # CPU 3's data
+page = off + 4 * 4096
+struct.pack_into("<Q", d, page + 8, 0xfff0)
+struct.pack_into("<I", d, page + 4096 + 16, 0xffffffff)
+open(sys.argv[2], "wb").write(d)
+EOF
+n=$((n + 1))
+"$TIO" convert -q --to parquet -o "$OUT/$n" "$TMP/damaged.dat" > /dev/null 2> "$TMP/dmg.err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "damaged.dat@0x[0-9a-f]*: section flyrecord cpu 3: page commit size" "$TMP/dmg.err" && [ -f "$OUT/$n/events.parquet" ]; then
+	ok "damaged trace.dat page: reported ($(head -c 120 "$TMP/dmg.err")...), exit 1, output written"
+	printf '%s\t%s\n' "$TMP/damaged.dat" "$OUT/$n" >> "$TMP/manifest"
+else
+	notok "damaged trace.dat page: reported, exit 1, output written" "exit $rc" "$(head -3 "$TMP/dmg.err")"
+fi
+
 # recordings of this machine (when it can record: root, tracefs, not the sanitizer build):
 # a system-wide `-e all`, and every event class of the kernel from test-allformats' rewritten
 # marker records (tests/tools/synth-records.py), also swapped to big-endian
