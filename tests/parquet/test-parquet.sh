@@ -181,7 +181,7 @@ n=$((n + 1))
 "$TIO" convert -q --to parquet -o "$OUT/$n" "$TMP/damaged" > /dev/null 2> "$TMP/dmg.err"
 rc=$?
 if [ $rc -eq 1 ] && grep -q "damaged.*@0x" "$TMP/dmg.err" && [ -f "$OUT/$n/events.parquet" ]; then
-	ok "damaged packet: reported ($(head -c 120 "$TMP/dmg.err")...), exit 1, output written"
+	ok "damaged packet: reported ($(head -1 "$TMP/dmg.err" | cut -c1-120)...), exit 1, output written"
 	printf '%s\t%s\n' "$TMP/damaged" "$OUT/$n" >> "$TMP/manifest"
 else
 	notok "damaged packet: reported, exit 1, output written" "exit $rc" "$(head -3 "$TMP/dmg.err")"
@@ -203,7 +203,7 @@ n=$((n + 1))
 "$TIO" convert -q --to parquet -o "$OUT/$n" "$TMP/damaged.dat" > /dev/null 2> "$TMP/dmg.err"
 rc=$?
 if [ $rc -eq 1 ] && grep -q "damaged.dat@0x[0-9a-f]*: section flyrecord cpu 3: page commit size" "$TMP/dmg.err" && [ -f "$OUT/$n/events.parquet" ]; then
-	ok "damaged trace.dat page: reported ($(head -c 120 "$TMP/dmg.err")...), exit 1, output written"
+	ok "damaged trace.dat page: reported ($(head -1 "$TMP/dmg.err" | cut -c1-120)...), exit 1, output written"
 	printf '%s\t%s\n' "$TMP/damaged.dat" "$OUT/$n" >> "$TMP/manifest"
 else
 	notok "damaged trace.dat page: reported, exit 1, output written" "exit $rc" "$(head -3 "$TMP/dmg.err")"
