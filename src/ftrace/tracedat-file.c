@@ -461,6 +461,21 @@ static int handle_option(td_open *o, rd *r, uint16_t id, const uint8_t *d, uint3
 			f->ts_offset = sum;
 		return 0;
 	}
+	case OPT_TSC2NSEC: {
+		/* u32 mult, u32 shift, u64 offset (trace-cmd 3.1 never applies the offset) */
+		uint32_t mult, shift;
+		uint64_t toff;
+		if (size < 16)
+			return 0; /* trace-cmd ignores it too */
+		if (rd_u32(&s, &mult) || rd_u32(&s, &shift) || rd_u64(&s, &toff))
+			return TIO_ERR_FORMAT;
+		f->tsc_mult = (int32_t)mult;
+		f->tsc_shift = shift;
+		int e;
+		if ((e = env_int(o, "tsc2nsec_mult", (int32_t)mult)) || (e = env_int(o, "tsc2nsec_shift", shift)))
+			return e;
+		return env_int(o, "tsc2nsec_offset", (int64_t)toff);
+	}
 	case OPT_CPUCOUNT: {
 		uint32_t n;
 		if (rd_u32(&s, &n))
@@ -850,6 +865,25 @@ static int ec_cmp(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+uint64_t td_raw_at(const td_file *f, uint64_t rel)
+{
+	if (!f->tsc_mult)
+		return rel;
+	/* td_time is monotonic for the multipliers and shifts of real files; a
+	   damaged file's only costs its seeks their precision */
+	uint64_t lo = 0, hi = UINT64_MAX;
+	if (td_time(f, hi) - (uint64_t)f->ts_offset < rel)
+		return UINT64_MAX;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (td_time(f, mid) - (uint64_t)f->ts_offset >= rel)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
 /* One stream class per buffer instance, one stream per CPU. */
 static int build_model(td_open *o)
 {
@@ -864,7 +898,10 @@ static int build_model(td_open *o)
 	}
 	tc->clocks[0] = clk;
 	tc->nclocks = 1;
-	const char *cn = o->clock ? o->clock : (f->nbufs && f->bufs[0].clock ? f->bufs[0].clock : "local");
+	/* TSC2NSEC: the stamps are ns whatever clock the TRACECLOCK option names (x86-tsc);
+	   trace-cmd names the buffers' clock "tsc2nsec" */
+	const char *cn = f->tsc_mult ? "tsc2nsec"
+				     : o->clock ? o->clock : (f->nbufs && f->bufs[0].clock ? f->bufs[0].clock : "local");
 	clk->name = tio_strdup(cn);
 	clk->freq = 1000000000;
 	if (!clk->name)

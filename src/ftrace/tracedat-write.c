@@ -1781,7 +1781,12 @@ static void o_common_options(out *o, const twsink *w, tio_buf *tmp)
 	const char *s;
 	tio_buf_reset(tmp);
 	s = env_str(tc, "trace_clocks");
-	if (s)
+	const char *clk = env_str(tc, "trace_clock");
+	if (clk && !strcmp(clk, "tsc2nsec") && (!s || !strstr(s, "[tsc2nsec]")))
+		/* a TSC2NSEC file: its stamps were turned into ns when read, and the list
+		   names the raw clock ([x86-tsc]); trace-cmd names the ns clock so */
+		tio_buf_adds(tmp, "[tsc2nsec]");
+	else if (s)
 		tio_buf_adds(tmp, s);
 	else
 		tio_buf_adds(tmp, "[local]");

@@ -70,6 +70,10 @@ typedef struct td_file {
 	td_buffer *bufs;
 	uint32_t nbufs;
 	int64_t ts_offset; /* OFFSET option */
+	/* TSC2NSEC option (`record --tsc2nsec`): raw stamps are TSC cycles, turned
+	   into ns by td_time as trace-cmd does; tsc_mult 0 when none */
+	int64_t tsc_mult; /* its u32 read as an int, sign-extended, as trace-cmd does */
+	uint32_t tsc_shift;
 	td_plan common;
 	uint64_t max_page_events; /* values array sizing */
 	/* formats parsed from the file, for every instance */
@@ -91,6 +95,25 @@ static inline uint64_t td_num(const td_file *f, const uint8_t *p, uint32_t size)
 	}
 	return 0;
 }
+
+/*
+ * A record's time stamp as trace-cmd report shows it: TSC2NSEC's
+ * mul_u64_u32_shr (32-bit halves; shift counts masked as x86 does) when the
+ * file has it, then the OFFSET/DATE sum, wrapping as unsigned.
+ */
+static inline uint64_t td_time(const td_file *f, uint64_t raw)
+{
+	if (f->tsc_mult) {
+		uint64_t mul = (uint64_t)f->tsc_mult, al = raw & 0xffffffffu, ah = raw >> 32;
+		uint64_t r = (al * mul) >> (f->tsc_shift & 63);
+		if (ah)
+			r += (ah * mul) << ((32u - f->tsc_shift) & 63);
+		raw = r;
+	}
+	return raw + (uint64_t)f->ts_offset;
+}
+/* The least raw stamp whose td_time (offset aside) is >= rel: for seeks and cuts (tracedat-file.c). */
+uint64_t td_raw_at(const td_file *f, uint64_t rel);
 
 /* ftrace-format.c */
 int td_parse_format(td_file *f, const char *sys, const char *text, size_t len,
