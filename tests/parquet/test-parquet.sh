@@ -177,15 +177,20 @@ for f in sorted(glob.glob(sys.argv[1] + "/**/*_0", recursive=True)):
         open(f, "wb").write(d)
         break
 EOF
-n=$((n + 1))
-"$TIO" convert -q --to parquet -o "$OUT/$n" "$TMP/damaged" > /dev/null 2> "$TMP/dmg.err"
-rc=$?
-if [ $rc -eq 1 ] && grep -q "damaged.*@0x" "$TMP/dmg.err" && [ -f "$OUT/$n/events.parquet" ]; then
-	ok "damaged packet: reported ($(head -1 "$TMP/dmg.err" | cut -c1-120)...), exit 1, output written"
-	printf '%s\t%s\n' "$TMP/damaged" "$OUT/$n" >> "$TMP/manifest"
-else
-	notok "damaged packet: reported, exit 1, output written" "exit $rc" "$(head -3 "$TMP/dmg.err")"
-fi
+# damaged NAME INPUT PATTERN: INPUT converts with exit 1, its first error matching PATTERN
+# (file and offset), and an output every reader compares with print --style json
+damaged() {
+	n=$((n + 1))
+	"$TIO" convert -q --to parquet -o "$OUT/$n" "$2" > /dev/null 2> "$TMP/dmg.err"
+	local rc=$?
+	if [ $rc -eq 1 ] && grep -q "$3" "$TMP/dmg.err" && [ -f "$OUT/$n/events.parquet" ]; then
+		ok "$1: reported ($(head -1 "$TMP/dmg.err" | cut -c1-120)...), exit 1, output written"
+		printf '%s\t%s\n' "$2" "$OUT/$n" >> "$TMP/manifest"
+	else
+		notok "$1: reported, exit 1, output written" "exit $rc" "$(head -3 "$TMP/dmg.err")"
+	fi
+}
+damaged "damaged packet" "$TMP/damaged" "damaged.*@0x"
 
 # a trace.dat damaged mid-file: a page whose commit size runs past it, garbage in the next
 # page's first record; reported with file and offset, exit 1, every other event written
@@ -199,15 +204,7 @@ struct.pack_into("<Q", d, page + 8, 0xfff0)
 struct.pack_into("<I", d, page + 4096 + 16, 0xffffffff)
 open(sys.argv[2], "wb").write(d)
 EOF
-n=$((n + 1))
-"$TIO" convert -q --to parquet -o "$OUT/$n" "$TMP/damaged.dat" > /dev/null 2> "$TMP/dmg.err"
-rc=$?
-if [ $rc -eq 1 ] && grep -q "damaged.dat@0x[0-9a-f]*: section flyrecord cpu 3: page commit size" "$TMP/dmg.err" && [ -f "$OUT/$n/events.parquet" ]; then
-	ok "damaged trace.dat page: reported ($(head -1 "$TMP/dmg.err" | cut -c1-120)...), exit 1, output written"
-	printf '%s\t%s\n' "$TMP/damaged.dat" "$OUT/$n" >> "$TMP/manifest"
-else
-	notok "damaged trace.dat page: reported, exit 1, output written" "exit $rc" "$(head -3 "$TMP/dmg.err")"
-fi
+damaged "damaged trace.dat page" "$TMP/damaged.dat" "damaged.dat@0x[0-9a-f]*: section flyrecord cpu 3: page commit size"
 
 # recordings of this machine (when it can record: root, tracefs, not the sanitizer build):
 # a system-wide `-e all`, and every event class of the kernel from test-allformats' rewritten
