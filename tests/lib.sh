@@ -23,8 +23,27 @@ report_same() {
 	for v in "" -t -R -l; do
 		trace-cmd report $v -i "$2" > "$TMP/exp" 2> /dev/null
 		"$TIO" print $v "$2" > "$TMP/got" 2> "$TMP/err"
+		cmp -s "$TMP/exp" "$TMP/got" || tc_again "$TMP/exp" $v -i "$2"
 		same "$1 report$v ($(wc -l < "$TMP/exp") lines)" "$TMP/exp" "$TMP/got"
 	done
+}
+
+# tc_again EXP ARGS...: after traceio's output differed from EXP, the output
+# of `trace-cmd report ARGS`, run trace-cmd twice more; when both runs agree
+# with each other and not with EXP, EXP was an unstable run and is replaced
+# by theirs.  trace-cmd 3.1.6 reads past a 0-byte buffer on v6 files whose
+# saved trace clock is empty (tracecmd_parse_trace_clock's strtok_r: three
+# peer samples; valgrind shows it), and about 1 run in 300 then prints raw
+# time stamps instead of seconds.
+tc_again() {
+	local e=$1
+	shift
+	trace-cmd report "$@" > "$TMP/tc_a" 2> /dev/null
+	trace-cmd report "$@" > "$TMP/tc_b" 2> /dev/null
+	if cmp -s "$TMP/tc_a" "$TMP/tc_b" && ! cmp -s "$TMP/tc_a" "$e"; then
+		echo "# trace-cmd report $*: its first run differed from two more (an unstable run): theirs kept"
+		cp "$TMP/tc_a" "$e"
+	fi
 }
 
 # is_sanitized: true when $TIO was built with ASan (slow: skip big inputs).

@@ -58,6 +58,7 @@ if command -v trace-cmd > /dev/null; then
 	for c in 0 1; do
 		trace-cmd report --cpu $c -i "$FG.dat" > "$TMP/exp" 2> /dev/null
 		"$TIO" print --cpu $c "$FG.dat" > "$TMP/got" 2>&1
+		cmp -s "$TMP/exp" "$TMP/got" || tc_again "$TMP/exp" --cpu $c -i "$FG.dat"
 		same "funcgraph-v6 --cpu $c = report --cpu $c" "$TMP/exp" "$TMP/got"
 	done
 fi
@@ -92,6 +93,7 @@ if command -v trace-cmd > /dev/null; then
 			[ "$(basename "$f")" = funcgraph-v6.dat ] && [ "${v#--ts-diff}" != "$v" ] && continue
 			trace-cmd report $v -i "$f" > "$TMP/exp" 2> /dev/null
 			"$TIO" print $v "$f" > "$TMP/got" 2> "$TMP/err"
+			cmp -s "$TMP/exp" "$TMP/got" || tc_again "$TMP/exp" $v -i "$f"
 			if [ "$(basename "$f")" = langraph-x86_64-v7-zstd.dat ] && [ "$v" = "-l -R" ]; then
 				# the kernel_stack line above (heap garbage in trace-cmd's -R)
 				grep -v '^ksoftirq-13      0-0x10 11371.459214: kernel_stack:' "$TMP/exp" > "$TMP/exp2"
