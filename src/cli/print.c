@@ -126,7 +126,9 @@ int cli_parse_time(const char *s, bool gmt, int64_t *ns, bool *tod)
 		struct tm tm = {.tm_year = y - 1900, .tm_mon = mo - 1, .tm_mday = d,
 				.tm_hour = h, .tm_min = mi, .tm_sec = (int)isec, .tm_isdst = -1};
 		time_t t = gmt ? timegm(&tm) : mktime(&tm);
-		*ns = (int64_t)t * 1000000000 + f;
+		/* a date past 2262 (or before 1677) is no int64 count of ns */
+		if (__builtin_mul_overflow((int64_t)t, 1000000000, ns) || __builtin_add_overflow(*ns, f, ns))
+			return -1;
 		return 0;
 	}
 	const char *p = s;
@@ -142,7 +144,9 @@ int cli_parse_time(const char *s, bool gmt, int64_t *ns, bool *tod)
 	p += k;
 	if (parse_frac(&p, &f) || *p)
 		return -1;
-	*ns = whole * 1000000000 + f;
+	/* 11 digits of seconds may exceed an int64 count of ns (from 9223372037 s on) */
+	if (__builtin_mul_overflow(whole, 1000000000, ns) || __builtin_add_overflow(*ns, f, ns))
+		return -1;
 	if (neg)
 		*ns = -*ns;
 	return 0;

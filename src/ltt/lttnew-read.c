@@ -691,7 +691,7 @@ static int read_system(tio_trace *t, lr_trace *tr, const char *dir, tio_clock *c
 	return r;
 }
 
-/* "12.5" seconds to ns; false when it is not such a number. */
+/* "12.5" seconds to ns; false when it is not such a number (or not an int64 count of ns). */
 static bool parse_secs(const char *s, int64_t *ns)
 {
 	if (!s || !*s)
@@ -711,8 +711,8 @@ static bool parse_secs(const char *s, int64_t *ns)
 		for (size_t i = 0; i < 9; i++)
 			frac = frac * 10 + (i < fl ? dot[1 + i] - '0' : 0);
 	}
-	*ns = v * 1000000000 + frac;
-	return true;
+	/* 10 digits of seconds may exceed an int64 count of ns (from 9223372037 s on) */
+	return !__builtin_mul_overflow(v, 1000000000, ns) && !__builtin_add_overflow(*ns, frac, ns);
 }
 
 /* info/bookmarks.xml (optional): <location> elements to annotations. */

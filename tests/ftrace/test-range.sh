@@ -47,6 +47,23 @@ awk -v B="$a" -v E="$b" -f "$RANGE" "$TMP/exp" > "$TMP/exp2"
 "$TIO" print -t --cpu 0 --begin "$(sec "$a")" --end "$(sec "$b")" "$F/kmem-tlb-v7-zstd.dat" > "$TMP/got" 2>&1
 same "cpu 0 and a range" "$TMP/exp2" "$TMP/got"
 
+# times beyond an int64 count of ns (from 9223372036.854775808 s, dates after 2262-04-11
+# 23:47:16 UTC) are refused, exit 2, without signed overflow (the UBSan pass checks that);
+# the last ones within it are read
+for t in 9223372036.854775808 9223372037 99999999999 "2262-04-11 23:47:17" "2263-01-01 00:00:00"; do
+	for c in "print -o dummy" "convert -q --to ctf -o $TMP/never"; do
+		TZ=UTC "$TIO" $c --begin "$t" "$F/funcs-v6.dat" > /dev/null 2> "$TMP/err"
+		rc=$?
+		if [ $rc -eq 2 ] && grep -q "cannot parse time '$t'" "$TMP/err"; then ok "${c%% *} --begin '$t' refused"
+		else notok "${c%% *} --begin '$t' refused (exit 2)" "exit $rc" "$(head -3 "$TMP/err")"; fi
+	done
+done
+for t in 9223372036.854775807 -9223372036.854775807 "2262-04-11 23:47:16"; do
+	TZ=UTC "$TIO" print -o dummy --end "$t" "$F/funcs-v6.dat" > /dev/null 2> "$TMP/err"
+	rc=$?
+	if [ $rc -eq 0 ] && [ ! -s "$TMP/err" ]; then ok "print --end '$t' read"; else notok "print --end '$t' read" "exit $rc" "$(head -3 "$TMP/err")"; fi
+done
+
 command -v trace-cmd > /dev/null || { echo "ok cpu live trace-cmd # skip no trace-cmd"; exit 0; }
 # not the samples with an empty trace_clock: trace-cmd 3.1.6 reads past it and
 # its output then depends on heap garbage (see tests/ftrace/test-multi.sh)
@@ -58,3 +75,4 @@ for f in "$D/samples/lisa-tests-assets-sched_load-arm64-v6.dat" "$D/samples/lisa
 		same "cpu $c $(basename "$f") = report --cpu ($(wc -l < "$TMP/exp") lines)" "$TMP/exp" "$TMP/got"
 	done
 done
+

@@ -194,6 +194,11 @@ cp -r "$TMP/le" "$TMP/d8"
 sed -i 's/cycle=5030/cycle=50x30/' "$TMP/d8/info/bookmarks.xml"
 $P "$TMP/d8" >/dev/null 2>"$TMP/d8.err"
 expect_err damaged-bookmark "$TMP/d8.err" "d8/info/bookmarks.xml:3: <location>.cycle: \"50x30\" is not a cycle count"
+# a time beyond an int64 count of ns (no signed overflow: the UBSan pass checks it)
+cp -r "$TMP/le" "$TMP/d9"
+sed -i 's/end_time=1200000000.5/end_time=9999999999.5/' "$TMP/d9/info/bookmarks.xml"
+$P "$TMP/d9" >/dev/null 2>"$TMP/d9.err"
+expect_err bookmark-time-range "$TMP/d9.err" "d9/info/bookmarks.xml:2: <location>.end_time: \"9999999999.5\" is not a time in seconds"
 
 # --- through `traceio convert --to ltt` ----------------------------------------------
 if "$TIO" convert --help 2>/dev/null | grep -q ltt; then
