@@ -64,7 +64,7 @@ INSTANCES="tio_clk" rec "$TMP/clock2.dat" -C counter -b 4096 -e sched:sched_swit
 live "clock counter, an instance on local" "$TMP/clock2.dat"
 # TSC2NSEC (`record --tsc2nsec -C x86-tsc`, which this VM refuses: no TSC multiplier in its
 # perf page): a real x86-tsc v6 recording with the option and clock trace-cmd would write
-# (tests/tools/add-tsc2nsec.py); multipliers of a ~2.8 GHz and a ~1 GHz TSC, and one >= 2^31
+# (tests/tools/add-tsc2nsec.py); multipliers of a ~2.8 GHz and a 2 GHz TSC, and one >= 2^31
 # (read as a negative int, as trace-cmd does); then as v7 (`trace-cmd convert`), big-endian,
 # and written back by traceio as v6 and v7 (the stamps in ns, the clock named tsc2nsec)
 if grep -qw x86-tsc $T/trace_clock; then
