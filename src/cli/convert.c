@@ -43,6 +43,7 @@ static const struct wopt {
 	{"--arch-size", "lttng0"},
 	{"--alignment", "lttng0"},
 	{"--tsc-bits", "lttng0"},
+	{"--compression-level", "parquet"},
 	{"--row-group-size", "parquet"},
 	{"--buffer-size", "parquet"},
 	{"--dictionary-size", "parquet"},
@@ -112,6 +113,8 @@ static void help(void)
 	       "  --file-version 6|7    tracedat: trace.dat version (default 7)\n"
 	       "  --compression ALGO    tracedat v7: none (default), zstd or zlib;\n"
 	       "                        parquet: zstd (default), snappy or none\n"
+	       "  --compression-level N parquet, zstd: its level, from -131072 (fastest) to 22\n"
+	       "                        (smallest), not 0; default 1\n"
 	       "  --byte-order little|big  ltt, lttng0: byte order (default: the input's)\n"
 	       "  --block-size N        ltt, lttng0: bytes per block (default 65536)\n"
 	       "  --arch ILP32|LP32|LP64|ILP64  ltt: sizes of int, long and pointers (default LP64)\n"

@@ -30,6 +30,7 @@ typedef struct td_stream {
 	td_file *f;
 	td_buffer *b;
 	const td_cpu *c;
+	const td_tsync *y; /* the CPU's TIME_SHIFT samples (td_time), or NULL */
 	/* the pages: a view into the map, or the current decompressed chunk */
 	const uint8_t *data;
 	uint64_t dsize;
@@ -438,7 +439,7 @@ static int make_event(td_stream *s, const uint8_t *rec, uint32_t len, uint64_t r
 	m->stream = &s->base;
 	m->ec = ec;
 	m->has_ts = true;
-	m->cycles = td_time(f, s->ts);
+	m->cycles = td_time(f, s->y, s->ts);
 	m->ns = (int64_t)m->cycles;
 	m->vals = s->vals;
 	m->nvals = at;
@@ -706,7 +707,7 @@ static void td_skip_filter(tio_stream *st, int64_t until_ns, int (*want)(void *a
 		s->want_ec = tio_calloc(UINT16_MAX + 1, sizeof(*s->want_ec));
 	if (!s->want || !s->want_ec)
 		return; /* no filtering: every record is decoded, as without it */
-	s->want_until = until_ns == INT64_MAX ? UINT64_MAX : td_raw_at(s->f, (uint64_t)(until_ns - off));
+	s->want_until = until_ns == INT64_MAX ? UINT64_MAX : td_raw_at(s->f, s->y, (uint64_t)(until_ns - off));
 	s->want_fn = want;
 	s->want_arg = arg;
 	s->epoch = NULL;
@@ -869,7 +870,7 @@ static int td_seek(tio_stream *st, int64_t ns)
 	int64_t rel = ns - off;
 	if (rel <= 0)
 		return 0;
-	uint64_t ts = td_raw_at(s->f, (uint64_t)rel);
+	uint64_t ts = td_raw_at(s->f, s->y, (uint64_t)rel);
 	if (!s->compressed) {
 		s->pos = page_before(s, s->data, s->dsize, ts) * s->b->page_size;
 		s->released = s->pos;
@@ -907,7 +908,7 @@ static uint64_t td_cut(td_stream *s, int64_t ns)
 	if (ns == INT64_MIN || (off > 0 && ns < INT64_MIN + off) || (off < 0 && ns > INT64_MAX + off) ||
 	    ns - off <= 0)
 		return 0;
-	return pages_before(s, s->data, s->dsize, td_raw_at(s->f, (uint64_t)(ns - off)));
+	return pages_before(s, s->data, s->dsize, td_raw_at(s->f, s->y, (uint64_t)(ns - off)));
 }
 
 /* tio_stream_ops.part_bytes: not for compressed data (its chunks would need inflating to be cut). */
@@ -1125,6 +1126,7 @@ int td_stream_new(td_file *f, td_buffer *b, uint32_t i, tio_stream **out)
 	s->f = f;
 	s->b = b;
 	s->c = &b->cpus[i];
+	s->y = td_tsync_of(f, b, b->cpus[i].cpu);
 	s->type_off = 0;
 	s->type_size = 2;
 	int ti = tio_fc_member_index(f->common_fc, "common_type");

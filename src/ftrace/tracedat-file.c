@@ -419,6 +419,135 @@ static int read_cpu_table(td_open *o, rd *r, td_buffer *b, uint32_t ncpus)
 	return 0;
 }
 
+/* By time, then in file order (the first of equal times is kept). */
+static int tsample_cmp(const void *a, const void *b)
+{
+	const td_tsample *x = a, *y = b;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->ord < y->ord ? -1 : x->ord > y->ord;
+}
+
+/*
+ * TIME_SHIFT (a guest's trace.dat, `trace-cmd record -A`): u64 peer trace id,
+ * u32 flags, s32 CPU count, per CPU u32 n and n times, n offsets, n scalings
+ * (s64), then, when bytes remain, per CPU n fractions.  Read as trace-cmd
+ * 3.1 reads it: ignored when shorter than 16 bytes or with no CPU; each
+ * CPU's samples sorted by time, the first of equal times kept.
+ */
+static int read_time_shift(td_open *o, rd *s, uint32_t size)
+{
+	td_file *f = o->f;
+	uint64_t peer;
+	uint32_t flags, ncpu;
+	char what[96];
+	if (size < 16 || f->tsync)
+		return 0;
+	if (rd_u64(s, &peer) || rd_u32(s, &flags) || rd_u32(s, &ncpu))
+		return TIO_ERR_FORMAT;
+	if ((int32_t)ncpu < 0)
+		return rd_err(s, "TIME_SHIFT option: negative CPU count");
+	if (!ncpu)
+		return 0;
+	if (ncpu > (uint64_t)(s->end - s->p) / 4)
+		return rd_err(s, "TIME_SHIFT option: CPU count past the option's end");
+	td_tsync *y = tio_calloc(ncpu, sizeof(*y));
+	if (!y)
+		return TIO_ERR_NOMEM;
+	f->tsync = y;
+	f->ntsync = ncpu;
+	for (uint32_t c = 0; c < ncpu; c++) {
+		uint32_t n;
+		if (rd_u32(s, &n))
+			return TIO_ERR_FORMAT;
+		if (n > (uint64_t)(s->end - s->p) / 24) {
+			snprintf(what, sizeof(what), "TIME_SHIFT option: cpu %u: the option ends within its %u samples", c, n);
+			return rd_err(s, what);
+		}
+		y[c].interp = flags & 1;
+		y[c].s = tio_calloc(n ? n : 1, sizeof(td_tsample));
+		if (!y[c].s)
+			return TIO_ERR_NOMEM;
+		y[c].n = n;
+		for (int k = 0; k < 3; k++)
+			for (uint32_t i = 0; i < n; i++) {
+				uint64_t v = td_u64(f, s->p + 8 * ((uint64_t)k * n + i));
+				int64_t *dst = k == 0 ? &y[c].s[i].time : k == 1 ? &y[c].s[i].offset : &y[c].s[i].scaling;
+				*dst = (int64_t)v;
+				y[c].s[i].ord = i;
+			}
+		s->p += 24 * (uint64_t)n;
+	}
+	if (s->p < s->end) { /* the fraction bits */
+		for (uint32_t c = 0; c < ncpu; c++) {
+			if ((uint64_t)(s->end - s->p) / 8 < y[c].n) {
+				snprintf(what, sizeof(what), "TIME_SHIFT option: cpu %u: fraction bits truncated", c);
+				return rd_err(s, what);
+			}
+			for (uint32_t i = 0; i < y[c].n; i++)
+				y[c].s[i].fraction = (uint32_t)td_u64(f, s->p + 8 * (uint64_t)i) & 63;
+			s->p += 8 * (uint64_t)y[c].n;
+		}
+	}
+	for (uint32_t c = 0; c < ncpu; c++) {
+		td_tsample *v = y[c].s;
+		uint32_t n = y[c].n, m = 0;
+		qsort(v, n, sizeof(*v), tsample_cmp);
+		for (uint32_t i = 0; i < n; i++)
+			if (!m || v[m - 1].time != v[i].time)
+				v[m++] = v[i];
+		y[c].n = m;
+	}
+	int e;
+	if ((e = env_int(o, "time_shift_peer", (int64_t)peer)) || (e = env_int(o, "time_shift_flags", flags)))
+		return e;
+	return env_int(o, "time_shift_cpus", ncpu);
+}
+
+/* One sample pair's correction of trace-cmd 3.1 (timestamp_correction_calc), in wrapping arithmetic. */
+static uint64_t tsync_calc(uint64_t ts, bool interp, const td_tsample *lo, const td_tsample *hi)
+{
+	uint64_t cor = (uint64_t)lo->offset;
+	if (interp) {
+		int64_t delta = (int64_t)((uint64_t)hi->time - (uint64_t)lo->time);
+		int64_t num = (int64_t)((ts - (uint64_t)lo->time) * ((uint64_t)hi->offset - (uint64_t)lo->offset));
+		num = (int64_t)((uint64_t)num + (uint64_t)(delta / 2));
+		int64_t q = delta == -1 ? (int64_t)(0 - (uint64_t)num) : delta ? num / delta : 0;
+		cor += (uint64_t)q;
+	}
+	return ((ts * (uint64_t)lo->scaling) >> lo->fraction) + cor;
+}
+
+uint64_t td_host_time(const td_tsync *y, uint64_t ts)
+{
+	const td_tsample *v = y->s;
+	uint32_t n = y->n;
+	if (n < 2)
+		return n ? ts + (uint64_t)v[0].offset : ts; /* one sample: its offset alone */
+	if (n == 2 || ts <= (uint64_t)v[0].time)
+		return tsync_calc(ts, y->interp, &v[0], &v[1]);
+	if (ts >= (uint64_t)v[n - 1].time)
+		return tsync_calc(ts, y->interp, &v[n - 2], &v[n - 1]);
+	/* the last sample at or before ts (compared unsigned, as trace-cmd does) */
+	uint32_t lo = 0, hi = n - 1;
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if ((uint64_t)v[mid].time <= ts)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return tsync_calc(ts, y->interp, &v[lo], &v[lo + 1]);
+}
+
+const td_tsync *td_tsync_of(const td_file *f, const td_buffer *b, uint32_t cpu)
+{
+	/* trace-cmd applies it to the top instance only (an instance's handle has no host data) */
+	if (!f->tsync || (b->name && b->name[0]) || cpu >= f->ntsync)
+		return NULL;
+	return &f->tsync[cpu];
+}
+
 static int handle_option(td_open *o, rd *r, uint16_t id, const uint8_t *d, uint32_t size)
 {
 	td_file *f = o->f;
@@ -476,6 +605,8 @@ static int handle_option(td_open *o, rd *r, uint16_t id, const uint8_t *d, uint3
 			return e;
 		return env_int(o, "tsc2nsec_offset", (int64_t)toff);
 	}
+	case OPT_TIME_SHIFT:
+		return read_time_shift(o, &s, size);
 	case OPT_CPUCOUNT: {
 		uint32_t n;
 		if (rd_u32(&s, &n))
@@ -554,7 +685,7 @@ static int handle_option(td_open *o, rd *r, uint16_t id, const uint8_t *d, uint3
 	case OPT_BUFFER_TEXT:
 		return env_int(o, "latency_buffer", 1);
 	default:
-		return 0; /* CPUSTAT, HOOK, PROCMAPS, TIME_SHIFT, GUEST, TSC2NSEC: not needed to read */
+		return 0; /* CPUSTAT, HOOK, PROCMAPS, GUEST: not needed to read */
 	}
 }
 
@@ -848,6 +979,9 @@ static void file_free(td_file *f)
 		free(f->bufs[i].cpus);
 	}
 	free(f->bufs);
+	for (uint32_t i = 0; i < f->ntsync; i++)
+		free(f->tsync[i].s);
+	free(f->tsync);
 	for (uint32_t i = 0; i < f->necs; i++) {
 		td_ec_free_user(f->ecs[i]);
 		tio_event_class_free(f->ecs[i]);
@@ -865,18 +999,55 @@ static int ec_cmp(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-uint64_t td_raw_at(const td_file *f, uint64_t rel)
+/* td_time without the offset (times relative to it, as seeks and cuts ask). */
+static uint64_t rel_time(const td_file *f, const td_tsync *y, uint64_t raw)
 {
-	if (!f->tsc_mult)
+	return td_time(f, y, raw) - (uint64_t)f->ts_offset;
+}
+
+uint64_t td_raw_at(const td_file *f, const td_tsync *y, uint64_t rel)
+{
+	if (!f->tsc_mult && !y)
 		return rel;
-	/* td_time is monotonic for the multipliers and shifts of real files; a
-	   damaged file's only costs its seeks their precision */
+	/* td_time is monotonic for the multipliers, shifts and time shifts of
+	   real files near their samples, and wraps far from them (a product of
+	   64 bits): the search stays between the samples around rel, or goes
+	   out from the first or last by doubling steps.  A damaged file's only
+	   costs its seeks their precision. */
 	uint64_t lo = 0, hi = UINT64_MAX;
-	if (td_time(f, hi) - (uint64_t)f->ts_offset < rel)
+	if (y && y->n) {
+		const td_tsample *v = y->s;
+		uint32_t n = y->n, i = 0;
+		if (rel_time(f, y, (uint64_t)v[0].time) >= rel) {
+			hi = (uint64_t)v[0].time;
+			for (uint64_t step = 1u << 20; hi > 0; step *= 2) {
+				lo = hi > step ? hi - step : 0;
+				if (rel_time(f, y, lo) < rel || !lo || step > (UINT64_MAX >> 1))
+					break;
+				hi = lo;
+			}
+		} else if (rel_time(f, y, (uint64_t)v[n - 1].time) < rel) {
+			lo = (uint64_t)v[n - 1].time;
+			for (uint64_t step = 1u << 20;; step *= 2) {
+				hi = UINT64_MAX - lo > step ? lo + step : UINT64_MAX;
+				if (rel_time(f, y, hi) >= rel)
+					break;
+				if (hi == UINT64_MAX || step > (UINT64_MAX >> 1))
+					return UINT64_MAX;
+				lo = hi;
+			}
+		} else {
+			while (i + 2 < n && rel_time(f, y, (uint64_t)v[i + 1].time) < rel)
+				i++;
+			lo = (uint64_t)v[i].time;
+			hi = (uint64_t)v[i + 1].time;
+		}
+	} else if (rel_time(f, y, hi) < rel) {
 		return UINT64_MAX;
+	}
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
-		if (td_time(f, mid) - (uint64_t)f->ts_offset >= rel)
+		if (rel_time(f, y, mid) >= rel)
 			hi = mid;
 		else
 			lo = mid + 1;

@@ -47,6 +47,21 @@ typedef struct td_cpu {
 	uint64_t offset, size; /* in the file (compressed: the chunk list) */
 } td_cpu;
 
+/* A TIME_SHIFT sample: from `time` on (a raw guest stamp), the host's clock is
+   (raw * scaling >> fraction) + offset (trace-cmd's tsync; tracedat.md) */
+typedef struct td_tsample {
+	int64_t time, offset, scaling;
+	uint32_t fraction; /* a shift count, masked to 6 bits as x86 does */
+	uint32_t ord;	   /* its place in the file (the first of equal times is kept) */
+} td_tsample;
+
+/* A CPU's TIME_SHIFT samples, sorted by time, each time once. */
+typedef struct td_tsync {
+	td_tsample *s;
+	uint32_t n;
+	bool interp; /* flag TRACECMD_TSYNC_FLAG_INTERPOLATE: offsets interpolated between samples */
+} td_tsync;
+
 typedef struct td_buffer {
 	char *name;  /* "" for the top instance */
 	char *clock;
@@ -74,6 +89,10 @@ typedef struct td_file {
 	   into ns by td_time as trace-cmd does; tsc_mult 0 when none */
 	int64_t tsc_mult; /* its u32 read as an int, sign-extended, as trace-cmd does */
 	uint32_t tsc_shift;
+	/* TIME_SHIFT option (a guest's trace.dat from `record -A`): the top
+	   instance's CPU i's raw stamps go to the host's clock first, by tsync[i] */
+	td_tsync *tsync;
+	uint32_t ntsync;
 	td_plan common;
 	uint64_t max_page_events; /* values array sizing */
 	/* formats parsed from the file, for every instance */
@@ -96,13 +115,19 @@ static inline uint64_t td_num(const td_file *f, const uint8_t *p, uint32_t size)
 	return 0;
 }
 
+/* A raw stamp of a CPU with TIME_SHIFT samples on the host's clock (tracedat-file.c). */
+uint64_t td_host_time(const td_tsync *y, uint64_t raw);
+
 /*
- * A record's time stamp as trace-cmd report shows it: TSC2NSEC's
+ * A record's time stamp as trace-cmd report shows it: the host's clock of
+ * TIME_SHIFT (`y`: the CPU's samples, NULL when none), then TSC2NSEC's
  * mul_u64_u32_shr (32-bit halves; shift counts masked as x86 does) when the
  * file has it, then the OFFSET/DATE sum, wrapping as unsigned.
  */
-static inline uint64_t td_time(const td_file *f, uint64_t raw)
+static inline uint64_t td_time(const td_file *f, const td_tsync *y, uint64_t raw)
 {
+	if (TIO_UNLIKELY(y != NULL))
+		raw = td_host_time(y, raw);
 	if (f->tsc_mult) {
 		uint64_t mul = (uint64_t)f->tsc_mult, al = raw & 0xffffffffu, ah = raw >> 32;
 		uint64_t r = (al * mul) >> (f->tsc_shift & 63);
@@ -113,7 +138,9 @@ static inline uint64_t td_time(const td_file *f, uint64_t raw)
 	return raw + (uint64_t)f->ts_offset;
 }
 /* The least raw stamp whose td_time (offset aside) is >= rel: for seeks and cuts (tracedat-file.c). */
-uint64_t td_raw_at(const td_file *f, uint64_t rel);
+uint64_t td_raw_at(const td_file *f, const td_tsync *y, uint64_t rel);
+/* The TIME_SHIFT samples of a buffer's CPU, or NULL. */
+const td_tsync *td_tsync_of(const td_file *f, const td_buffer *b, uint32_t cpu);
 
 /* ftrace-format.c */
 int td_parse_format(td_file *f, const char *sys, const char *text, size_t len,

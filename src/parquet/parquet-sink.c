@@ -29,6 +29,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "parquet/pq.h"
 #include "sink/sink.h"
@@ -146,6 +147,7 @@ typedef struct psink {
 	bool partition; /* --partition-by trace: a `trace` column */
 	int codec;
 	int level; /* zstd level */
+	bool level_set; /* option compression-level given (zstd only) */
 	uint64_t rg_rows;
 	uint64_t budget;
 	unsigned nparts; /* option parts: one of N sinks reading parts at once (budget / N each) */
@@ -1873,6 +1875,8 @@ static int write_meta(psink *s, ptrace *t)
 	json_object_object_add(o, "trace", tr);
 	json_object_object_add(o, "trace_column", json_object_new_boolean(s->partition));
 	json_object_object_add(o, "compression", json_object_new_string(codec_name(s->codec)));
+	if (s->codec == PQ_ZSTD)
+		json_object_object_add(o, "compression_level", json_object_new_int(s->level));
 	json_object_object_add(o, "row_group_rows", json_object_new_uint64(s->rg_rows));
 	json_object *ck = json_object_new_array();
 	for (uint32_t k = 0; k < tc->nclocks; k++) {
@@ -2118,6 +2122,23 @@ static int pq_set(tio_sink *sk, const char *key, const char *value)
 			return tio_err_set(TIO_ERR_USAGE,
 					   "option compression: '%s': none, zstd or snappy",
 					   value ? value : "");
+		if (s->level_set && s->codec != PQ_ZSTD)
+			return tio_err_set(TIO_ERR_USAGE, "option compression-level: for zstd only");
+		return 0;
+	}
+	if (!strcmp(key, "compression-level")) {
+		/* zstd's levels: negative ones faster than 1, up to 22 smaller */
+		char *e = NULL;
+		errno = 0;
+		long v = value ? strtol(value, &e, 10) : 0;
+		if (!value || !*value || *e || errno || v < ZSTD_minCLevel() || v > ZSTD_maxCLevel() || v == 0)
+			return tio_err_set(TIO_ERR_USAGE,
+					   "option compression-level: '%s': an integer from %d to %d, not 0",
+					   value ? value : "", ZSTD_minCLevel(), ZSTD_maxCLevel());
+		if (s->codec != PQ_ZSTD)
+			return tio_err_set(TIO_ERR_USAGE, "option compression-level: for zstd only");
+		s->level = (int)v;
+		s->level_set = true;
 		return 0;
 	}
 	if (!strcmp(key, "row-group-size"))
@@ -2150,7 +2171,7 @@ static int pq_set(tio_sink *sk, const char *key, const char *value)
 		return 0;
 	}
 	return tio_err_set(TIO_ERR_USAGE,
-			   "sink parquet takes no option '%s' (output, force, compression, "
+			   "sink parquet takes no option '%s' (output, force, compression, compression-level, "
 			   "row-group-size, buffer-size, "
 			   "dictionary-size, page-size, partition-by, parts)",
 			   key);

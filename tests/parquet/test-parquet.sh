@@ -91,6 +91,8 @@ conv "$DAT/langraph-x86_64-v7-zstd.dat" --buffer-size 1M && BUDGET=$last
 conv "$UST" --compression none && C_NONE=$last
 conv "$UST" --compression snappy && C_SNAPPY=$last
 conv "$UST" --compression zstd && C_ZSTD=$last
+conv "$UST" --compression-level 19 && C_L19=$last
+conv "$UST" --compression-level -5 && C_LM5=$last
 # 1 KiB pages: chunks of many pages (lists across pages, page bounds merged into the chunk's),
 # and dictionaries given up after some dictionary-encoded pages (--dictionary-size 18)
 conv "$LISA" --page-size 1K --row-group-size 1000 && PAGES=$last
@@ -353,6 +355,21 @@ for c in "snappy SNAPPY $C_SNAPPY" "zstd ZSTD $C_ZSTD"; do
 		 FROM parquet_metadata('$3/*.parquet') GROUP BY compression ORDER BY compression = 'UNCOMPRESSED'"
 	sql "--compression $1: corpus:ints s64 (random) stored" '[{"compression":"UNCOMPRESSED"}]' \
 		"SELECT compression FROM parquet_metadata('$3/corpus_ints.parquet') WHERE path_in_schema = 's64'"
+done
+# --compression-level: zstd's level; the values read equal (the manifest), and
+# the files (chunks that zstd does not shrink by 1/16 are stored, so only the
+# whole says it) are smaller at 19 than at 1 (the default), and at 1 than at -5
+fsize() { cat "$1"/*.parquet | wc -c; }
+z19=$(fsize "$C_L19") z1=$(fsize "$C_ZSTD") zm5=$(fsize "$C_LM5")
+lv=$($PY -c 'import json,sys; print(*[json.load(open(d+"/meta.json"))["compression_level"] for d in sys.argv[1:]])' "$C_L19" "$C_ZSTD" "$C_LM5")
+if [ "$z19" -gt 0 ] && [ "$z19" -lt "$z1" ] && [ "$z1" -lt "$zm5" ] && [ "$lv" = "19 1 -5" ]; then
+	ok "--compression-level 19 / 1 / -5: files of $z19 < $z1 < $zm5 bytes, meta.json levels $lv"
+else notok "--compression-level 19 / 1 / -5: files smaller with the level" "$z19 $z1 $zm5 bytes, levels $lv"; fi
+for a in "--compression-level 0" "--compression-level 23" "--compression-level 2x" "--compression none --compression-level 3" \
+	"--compression-level 3 --compression snappy"; do
+	"$TIO" convert -q --to parquet $a -o "$TMP/x" "$UST" 2> "$TMP/err"; rc=$?
+	if [ $rc -eq 2 ] && grep -q 'option compression-level: ' "$TMP/err" && [ ! -e "$TMP/x" ]; then ok "refused: $a"
+	else notok "refused: $a" "exit $rc" "$(cat "$TMP/err")"; fi
 done
 nrg=$(duck sql "SELECT count(DISTINCT (file_name, row_group_id)) AS n FROM parquet_metadata('$BUDGET/*.parquet')" | $PY -c 'import json,sys; print(json.load(sys.stdin)[0]["n"])')
 nfiles=$(ls "$BUDGET"/*.parquet | wc -l)

@@ -1,0 +1,137 @@
+#!/bin/bash
+# TIME_SHIFT: the host/guest time sync that `trace-cmd record -A` writes into
+# a guest's trace.dat (docs/formats/tracedat.md).  Recording one needs a VM
+# with trace-cmd's vsock agent, so real files are given the option by
+# tests/tools/add-time-shift.py: two peer v6 samples (x86-64, arm64), and,
+# when this machine can record, a v6 and an uncompressed v7 recording of its
+# own.  Each case: traceio's print (plain, -t, -R, -l) equals trace-cmd
+# 3.1.6's report, which applies the option by default; then, on one case,
+# the parts, --begin, the big-endian copy and the trace written back by
+# traceio; and damaged options refused with file, offset and field.
+. "$TIO_TOP/tests/lib.sh"
+command -v trace-cmd > /dev/null || { echo "ok time shift # skip no trace-cmd"; exit 0; }
+ADD="python3 $TIO_TOP/tests/tools/add-time-shift.py"
+
+# cases FILE: the option's variants for FILE, one per line (add-time-shift.py
+# arguments), from its CPU count and its first, middle and last raw stamps
+cases() {
+	"$TIO" print -t "$1" > "$TMP/base" 2> /dev/null
+	python3 - "$TMP/base" << 'EOF'
+import json, re, sys
+ts, cpus = [], 0
+for l in open(sys.argv[1]):
+    if l.startswith("cpus="):
+        cpus = int(l[5:])
+    m = re.search(r"\[(\d+)\]\s+(\d+)\.(\d{9}):", l)
+    if m:
+        ts.append(int(m.group(2)) * 10**9 + int(m.group(3)))
+t0, t1 = min(ts), max(ts)
+tm = (t0 + t1) // 2
+def j(flags, cpu):
+    return "--flags %d --json '%s'" % (flags, json.dumps({"cpus": [cpu(c) for c in range(cpus)]}))
+# one sample a CPU: its offset alone (trace-cmd ignores its scaling)
+print(j(0, lambda c: {"times": [0], "offsets": [10**9 + c * 1000], "scalings": [3]}))
+# two samples, interpolated: the CPUs drift apart, so the merged order changes
+print(j(1, lambda c: {"times": [t0, t1], "offsets": [10**9, 13 * 10**8] if c % 2 == 0 else [-7000, 250000]}))
+# five samples out of order, one time twice (the first kept), interpolated: the search between samples
+print(j(1, lambda c: {"times": [t1, t0, tm, (t0 + tm) // 2, tm, (tm + t1) // 2],
+                      "offsets": [50000, -20000, 12345 + c, 777, 999999, -3]}))
+# the same without INTERPOLATE: each sample's offset up to the next
+print(j(0, lambda c: {"times": [t0, (t0 + tm) // 2, tm], "offsets": [100, 200000, 300 * c]}))
+# scaling and fraction bits (x1.5 and x1), and a KVM-like 2^48 >> 48 whose product wraps in 64 bits
+print(j(1, lambda c: {"times": [t0, t1], "offsets": [1000, 2000], "scalings": [3, 5], "fractions": [1, 2]}
+        if c % 2 == 0 else {"times": [t0, t1], "offsets": [0, 0], "scalings": [2**48, 2**48], "fractions": [48, 48]}))
+# the option's CPU count smaller than the file's: CPU 0 alone corrected
+print("--flags 1 --json '%s'" % json.dumps({"cpus": [{"times": [t0, t1], "offsets": [10**9, 2 * 10**9]}]}))
+EOF
+}
+
+# check NAME FILE: every case of FILE against trace-cmd; keeps case 3 as $TMP/NAME-3.dat
+check() {
+	local k=0 args
+	while IFS= read -r args; do
+		k=$((k + 1))
+		if eval "$ADD \"$2\" \"$TMP/ts.dat\" $args" 2> "$TMP/err"; then
+			report_same "time shift $1 case $k" "$TMP/ts.dat"
+			[ $k -eq 3 ] && cp "$TMP/ts.dat" "$TMP/$1-3.dat"
+		else
+			notok "time shift $1 case $k: file made" "$(cat "$TMP/err")"
+		fi
+	done < <(cases "$2")
+}
+
+IGT=$PEER/tracedat/samples/igt-tests-trace-x86_64-i915-v6.dat
+check igt-v6 "$IGT"
+check lisa-arm64-v6 "$PEER/tracedat/samples/lisa-tests-assets-sched_load-arm64-v6.dat"
+X=$TMP/igt-v6-3.dat
+
+# the option does not move the print's whole: the same lines in 3 parts, and from a time on
+trace-cmd report -t -i "$X" > "$TMP/exp" 2> /dev/null
+TIO_THREADS=3 "$TIO" print -t "$X" > "$TMP/got" 2> "$TMP/err"
+same "time shift in 3 parts: report -t ($(wc -l < "$TMP/exp") lines)" "$TMP/exp" "$TMP/got"
+for at in 4 2; do
+	b=$(awk 'NR == 2 + int(('"$(wc -l < "$TMP/exp")"' - 1) / '$at') { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { print substr($i, 1, length($i) - 1); exit } }' "$TMP/exp")
+	python3 -c 'import re, sys
+b = sys.argv[1].split(".")
+bn = int(b[0]) * 10**9 + int(b[1])
+for l in open(sys.argv[2]):
+    m = re.search(r" (\d+)\.(\d{9}):", l)
+    if not m or int(m.group(1)) * 10**9 + int(m.group(2)) >= bn:
+        sys.stdout.write(l)' "$b" "$TMP/exp" > "$TMP/from"
+	"$TIO" print -t --begin "$b" "$X" > "$TMP/got" 2> "$TMP/err"
+	same "time shift --begin $b: the events from it ($(($(wc -l < "$TMP/from") - 1)))" "$TMP/from" "$TMP/got"
+done
+# big-endian: the sample swapped, then the option written in its byte order
+python3 "$TIO_TOP/tests/tools/tracedat-swap.py" "$IGT" "$TMP/be.dat" > /dev/null 2>&1
+if eval "$ADD \"$TMP/be.dat\" \"$TMP/ts.dat\" $(cases "$IGT" | sed -n 3p)" 2> "$TMP/err"; then
+	report_same "time shift igt-v6 big-endian case 3" "$TMP/ts.dat"
+else notok "time shift big-endian file made" "$(cat "$TMP/err")"; fi
+# written back by traceio (the stamps on the host's clock, no TIME_SHIFT): the same report
+trace-cmd report -i "$X" > "$TMP/exp" 2> /dev/null
+for v in 6 7; do
+	rm -f "$TMP/w.dat"
+	"$TIO" convert -q --to tracedat --file-version $v -o "$TMP/w.dat" "$X" 2> "$TMP/err"
+	trace-cmd report -i "$TMP/w.dat" > "$TMP/got" 2> /dev/null
+	same "time shift written back as v$v: the same report" "$TMP/exp" "$TMP/got"
+done
+
+# damaged options: the file, the option's offset and what is wrong, exit 1
+bad() { # NAME EXPECTED-MESSAGE ADD-ARGS...
+	local name=$1 msg=$2
+	shift 2
+	$ADD "$IGT" "$TMP/bad.dat" "$@"
+	"$TIO" print "$TMP/bad.dat" > /dev/null 2> "$TMP/err"
+	local rc=$?
+	if [ $rc -eq 1 ] && grep -Eq "^traceio: .*bad\.dat@0x[0-9a-f]+: section options: $msg" "$TMP/err"; then
+		ok "time shift damaged: $name"
+	else
+		notok "time shift damaged: $name" "exit $rc" "$(cat "$TMP/err")"
+	fi
+}
+bad "fraction bits cut short" "TIME_SHIFT option: cpu 1: fraction bits truncated" \
+	--sample 0:1:2 --sample 0:5:6 --sample 1:1:2 --sample 1:5:6 --truncate 8
+bad "samples past the option" "TIME_SHIFT option: cpu 0: the option ends within its 1 samples" \
+	--json '{"cpus": [{"times": [1], "offsets": [2]}]}' --count-field 1 --no-fractions --truncate 24
+bad "negative CPU count" "TIME_SHIFT option: negative CPU count" \
+	--sample 0:1:2 --count-field -1
+# what trace-cmd ignores is ignored: no CPU; fewer than 16 bytes
+$ADD "$IGT" "$TMP/n.dat" --cpu-count 0
+report_same "time shift with no CPU: none" "$TMP/n.dat"
+
+# this machine's own recordings, v6 and v7 (uncompressed: the script appends an options section)
+why=$(why_no_recording)
+if [ -n "$why" ]; then
+	echo "ok time shift on recordings # skip $why"
+	exit 0
+fi
+WL="sh -c 'ls -R /usr/share/doc > /dev/null; sleep 0.05'"
+for v in "6 --file-version 6" "7 --compression none"; do
+	set -- $v
+	rm -f "$TMP/rec.dat"
+	eval timeout 120 flock /tmp/tio-record.lock $NS trace-cmd record -o "$TMP/rec.dat" ${*:2} -b 4096 -e sched -e irq $WL > "$TMP/rec.log" 2>&1
+	if [ -s "$TMP/rec.dat" ]; then
+		check "recording-v$1" "$TMP/rec.dat"
+	else
+		notok "time shift: v$1 recorded" "$(tail -3 "$TMP/rec.log")"
+	fi
+done
