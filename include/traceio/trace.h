@@ -45,6 +45,10 @@ int tio_traces_merge(tio_trace **v, size_t *n);
  *   lttng0  "ltt-tsc" = "auto" (default), "nocarry" or "lttv": how the 27
  *           TSC bits of a compact event header extend the previous TSC
  *           (docs/formats/ltt0x.md, "Compact timestamps").
+ *   tracedat "ts2secs" = HZ: the time stamps count at HZ per second
+ *           (trace-cmd report --ts2secs): each one times 1e9 / HZ
+ *           (docs/formats/tracedat.md); for the counter and x86-tsc
+ *           clocks, whose rate the file does not give.
  *   every format  "clock-exact" = "1" or "0" (default): clock values to ns
  *           as exact integer floors instead of babeltrace2's doubles
  *           (docs/formats/ctf.md, "Clock values to nanoseconds").

@@ -28,6 +28,7 @@ void cli_free_traces(tio_trace **traces, size_t n);
  */
 typedef struct cli_reader_opts {
 	const char *ltt_tsc; /* --ltt-tsc RULE: LTTng 0.x compact timestamps */
+	const char *ts2secs; /* --ts2secs HZ: trace.dat time stamps' rate */
 	bool clock_exact;    /* --clock-exact: ns as exact integer floors (every format) */
 } cli_reader_opts;
 
@@ -39,6 +40,10 @@ typedef struct cli_reader_opts {
 	"                        bits lower than the previous event's add 2^27), or auto (the\n" \
 	"                        default: the tracer's own rule, nocarry for 32-bit traces\n" \
 	"                        (arch_size 4), lttv's carry for 64-bit ones)\n" \
+	"  --ts2secs HZ          trace.dat: the time stamps count at HZ per second (as trace-cmd\n" \
+	"                        report --ts2secs: each one times 1e9 / HZ, after TIME_SHIFT,\n" \
+	"                        instead of TSC2NSEC), for the counter and x86-tsc clocks,\n" \
+	"                        whose rate the file does not give\n" \
 	"  --clock-exact         clock values to ns as exact integer floors; by default they\n" \
 	"                        are computed as babeltrace2 does (through doubles: 1 ns less\n" \
 	"                        for some values of clocks that do not tick at 1 GHz)\n"

@@ -1,4 +1,5 @@
 /* Helpers shared by the subcommands: opening inputs, the message loop. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +139,25 @@ int cli_reader_opt(int argc, char **argv, int *i, cli_reader_opts *o)
 		o->clock_exact = true;
 		return 1;
 	}
+	if (!strcmp(a, "--ts2secs") || !strncmp(a, "--ts2secs=", 10)) {
+		if (a[9] == '=') {
+			v = a + 10;
+		} else if (*i + 1 < argc) {
+			v = argv[++*i];
+		} else {
+			fprintf(stderr, "traceio: --ts2secs needs a value (a frequency in Hz)\n");
+			return -1;
+		}
+		char *e;
+		errno = 0;
+		unsigned long long hz = strtoull(v, &e, 10);
+		if (!*v || *e || errno || !hz || v[0] == '-') {
+			fprintf(stderr, "traceio: --ts2secs: '%s' is not a frequency in Hz (a positive integer)\n", v);
+			return -1;
+		}
+		o->ts2secs = v;
+		return 1;
+	}
 	if (!strcmp(a, "--ltt-tsc")) {
 		if (*i + 1 >= argc) {
 			fprintf(stderr, "traceio: --ltt-tsc needs a value (auto, nocarry, lttv)\n");
@@ -162,7 +182,9 @@ int cli_set_reader_opts(tio_trace **traces, size_t n, const cli_reader_opts *o)
 	for (size_t i = 0; i < n; i++)
 		if ((o->clock_exact && tio_trace_set(traces[i], "clock-exact", "1")) ||
 		    (o->ltt_tsc && !strcmp(tio_trace_format(traces[i]), "lttng0") &&
-		     tio_trace_set(traces[i], "ltt-tsc", o->ltt_tsc)))
+		     tio_trace_set(traces[i], "ltt-tsc", o->ltt_tsc)) ||
+		    (o->ts2secs && !strcmp(tio_trace_format(traces[i]), "tracedat") &&
+		     tio_trace_set(traces[i], "ts2secs", o->ts2secs)))
 			return 1;
 	return 0;
 }

@@ -14,6 +14,7 @@
  * Everything is read from one read-only mapping; only compressed sections
  * and chunks are copied out (decompressed).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -1007,7 +1008,7 @@ static uint64_t rel_time(const td_file *f, const td_tsync *y, uint64_t raw)
 
 uint64_t td_raw_at(const td_file *f, const td_tsync *y, uint64_t rel)
 {
-	if (!f->tsc_mult && !y)
+	if (!f->tsc_mult && !y && !f->ts2secs)
 		return rel;
 	/* td_time is monotonic for the multipliers, shifts and time shifts of
 	   real files near their samples, and wraps far from them (a product of
@@ -1230,6 +1231,33 @@ static void tracedat_free_all(tio_trace *t)
 			for (uint32_t j = 0; j < t->tc->scs[i]->necs; j++)
 				td_ec_free_user(t->tc->scs[i]->ecs[j]);
 	tracedat_free(t);
+}
+
+/*
+ * Reader options (tio_trace_set, before the first message):
+ *   ts2secs = HZ: the stamps count at HZ per second (trace-cmd report's
+ *   --ts2secs): each one times 1e9 / HZ, as a double, after TIME_SHIFT and
+ *   instead of TSC2NSEC; how trace-cmd shows them (seconds or integers)
+ *   stays the clock's.
+ */
+int tio_tracedat_set(tio_trace *t, const char *key, const char *value)
+{
+	td_file *f = t->user;
+	if (!f || strcmp(key, "ts2secs"))
+		return tio_err_set(TIO_ERR_USAGE, "%s: format tracedat has no option '%s' (ts2secs)", t->path, key);
+	char *e = NULL;
+	errno = 0;
+	unsigned long long hz = strtoull(value, &e, 10);
+	if (!*value || *e || errno || !hz || value[0] == '-')
+		return tio_err_set(TIO_ERR_USAGE, "ts2secs: '%s' is not a frequency in Hz (a positive integer)", value);
+	f->ts2secs = 1e9 / (double)hz;
+	/* in the environment too: trace-cmd's --ts-diff then counts in ns (tcreport.c) */
+	for (uint32_t i = 0; i < t->tc->nenv; i++)
+		if (!strcmp(t->tc->env[i].key, "ts2secs") && t->tc->env[i].is_int) {
+			t->tc->env[i].ival = (int64_t)(hz > INT64_MAX ? INT64_MAX : hz);
+			return 0;
+		}
+	return env_add(&t->tc->env, &t->tc->nenv, "ts2secs", NULL, 0, true, (int64_t)(hz > INT64_MAX ? INT64_MAX : hz));
 }
 
 const tio_format_ops tio_format_tracedat = {

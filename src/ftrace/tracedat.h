@@ -93,6 +93,9 @@ typedef struct td_file {
 	   instance's CPU i's raw stamps go to the host's clock first, by tsync[i] */
 	td_tsync *tsync;
 	uint32_t ntsync;
+	/* reader option ts2secs (trace-cmd report --ts2secs HZ): 1e9 / HZ, each
+	   stamp multiplied by it (after TIME_SHIFT, instead of TSC2NSEC); 0: none */
+	double ts2secs;
 	td_plan common;
 	uint64_t max_page_events; /* values array sizing */
 	/* formats parsed from the file, for every instance */
@@ -120,15 +123,21 @@ uint64_t td_host_time(const td_tsync *y, uint64_t raw);
 
 /*
  * A record's time stamp as trace-cmd report shows it: the host's clock of
- * TIME_SHIFT (`y`: the CPU's samples, NULL when none), then TSC2NSEC's
- * mul_u64_u32_shr (32-bit halves; shift counts masked as x86 does) when the
- * file has it, then the OFFSET/DATE sum, wrapping as unsigned.
+ * TIME_SHIFT (`y`: the CPU's samples, NULL when none), then the ts2secs
+ * option's factor, or else TSC2NSEC's mul_u64_u32_shr (32-bit halves; shift
+ * counts masked as x86 does) when the file has it, then the OFFSET/DATE
+ * sum, wrapping as unsigned.
  */
 static inline uint64_t td_time(const td_file *f, const td_tsync *y, uint64_t raw)
 {
 	if (TIO_UNLIKELY(y != NULL))
 		raw = td_host_time(y, raw);
-	if (f->tsc_mult) {
+	if (TIO_UNLIKELY(f->ts2secs != 0)) {
+		/* as trace-cmd's `ts *= ts2secs` (a double); a product of 2^64 or
+		   more, undefined in C, gives 0 as x86-64's conversion does */
+		double d = (double)raw * f->ts2secs;
+		raw = d < 18446744073709551616.0 ? (uint64_t)d : 0;
+	} else if (f->tsc_mult) {
 		uint64_t mul = (uint64_t)f->tsc_mult, al = raw & 0xffffffffu, ah = raw >> 32;
 		uint64_t r = (al * mul) >> (f->tsc_shift & 63);
 		if (ah)

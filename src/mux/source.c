@@ -253,11 +253,12 @@ const char *tio_trace_format(const tio_trace *t) { return t->fmt->name; }
 const char *tio_trace_path(const tio_trace *t) { return t->path; }
 
 /*
- * Reader options.  Only the LTTng 0.x reader takes one today (ltt-tsc), so
- * this dispatches by format here rather than through a tio_format_ops hook;
- * a reader that needs options later makes it a hook.
+ * Reader options.  Two readers take one today (LTTng 0.x ltt-tsc, trace.dat
+ * ts2secs), so this dispatches by format here rather than through a
+ * tio_format_ops hook; a third reader with options makes it a hook.
  */
 int tio_ltt0x_set(tio_trace *t, const char *key, const char *value);
+int tio_tracedat_set(tio_trace *t, const char *key, const char *value);
 
 int tio_trace_set(tio_trace *t, const char *key, const char *value)
 {
@@ -275,5 +276,7 @@ int tio_trace_set(tio_trace *t, const char *key, const char *value)
 	}
 	if (t->fmt == &tio_format_lttng0)
 		return tio_ltt0x_set(t, key, value);
+	if (t->fmt == &tio_format_tracedat)
+		return tio_tracedat_set(t, key, value);
 	return tio_err_set(TIO_ERR_USAGE, "%s: format %s has no option '%s'", t->path, t->fmt->name, key);
 }

@@ -42,6 +42,7 @@ typedef struct tc_trace {
 	 */
 	bool raw_ts;
 	bool clock_known; /* the file names its trace clock (--ts-diff then counts in us) */
+	bool ts2secs;	  /* the reader's ts2secs option (--ts-diff then counts in ns) */
 	const char *base; /* file name without its directories (several inputs' prefix) */
 	/*
 	 * A funcgraph_entry waits for the next record of its file, as
@@ -200,6 +201,7 @@ static tc_trace *get_trace(tc_sink *k, const tio_trace *t)
 			x->prefix_width = (int)strlen(n);
 	}
 	x->clock_known = tio_trace_class_env(tc, "trace_clocks") != NULL;
+	x->ts2secs = tio_trace_class_env(tc, "ts2secs") != NULL;
 	/* the clocks trace-cmd 3.1.6 shows as seconds (a file without one: local) */
 	if ((kv = tio_trace_class_env(tc, "trace_clock")) && !kv->is_int && kv->sval && kv->sval[0]) {
 		static const char *const in_ns[] = {"local", "global", "uptime", "perf", "tai", "tsc2nsec"};
@@ -600,10 +602,10 @@ static int tc_consume(tio_sink *s, const tio_msg *m)
 		return TIO_ERR_NOMEM;
 	if (TIO_UNLIKELY(k->tsdiff)) {
 		/* " %-8s": "(+N)", N the time since the line before, as trace-cmd 3.1.6 counts
-		   it: in us (each rounded) when the file names its clock, else and with -t in
-		   the stamps' own unit; nothing after a stamp of 0 in that unit (the first
-		   line; every line of a counter clock in us) */
-		uint64_t t = x->clock_known && !k->ns ? (m->cycles + 500) / 1000 : m->cycles;
+		   it: in us (each rounded) when the file names its clock, else, with -t or
+		   --ts2secs in the stamps' own unit; nothing after a stamp of 0 in that unit
+		   (the first line; every line of a counter clock in us) */
+		uint64_t t = x->clock_known && !k->ns && !x->ts2secs ? (m->cycles + 500) / 1000 : m->cycles;
 		char d[32] = "";
 		if (k->last_diff_ts)
 			snprintf(d, sizeof(d), "(+%lld)", (long long)(t - k->last_diff_ts));

@@ -1,6 +1,7 @@
 #!/bin/bash
 # TIME_SHIFT: the host/guest time sync that `trace-cmd record -A` writes into
-# a guest's trace.dat (docs/formats/tracedat.md).  Recording one needs a VM
+# a guest's trace.dat, and --ts2secs HZ (trace-cmd report's rate for clocks
+# that do not count ns) (docs/formats/tracedat.md).  Recording one needs a VM
 # with trace-cmd's vsock agent, so real files are given the option by
 # tests/tools/add-time-shift.py: two peer v6 samples (x86-64, arm64), and,
 # when this machine can record, a v6 and an uncompressed v7 recording of its
@@ -11,6 +12,11 @@
 . "$TIO_TOP/tests/lib.sh"
 command -v trace-cmd > /dev/null || { echo "ok time shift # skip no trace-cmd"; exit 0; }
 ADD="python3 $TIO_TOP/tests/tools/add-time-shift.py"
+# the ns of each event of `print --style json`
+PY_JSON_NS="python3 -c 'import json, sys
+for l in sys.stdin:
+    o = json.loads(l)
+    if o.get(\"type\") == \"event\": print(o[\"ns\"])'"
 
 # cases FILE: the option's variants for FILE, one per line (add-time-shift.py
 # arguments), from its CPU count and its first, middle and last raw stamps
@@ -118,6 +124,36 @@ bad "negative CPU count" "TIME_SHIFT option: negative CPU count" \
 $ADD "$IGT" "$TMP/n.dat" --cpu-count 0
 report_same "time shift with no CPU: none" "$TMP/n.dat"
 
+# --ts2secs HZ (trace-cmd report's): every stamp times 1e9 / HZ after TIME_SHIFT, instead of
+# TSC2NSEC; trace-cmd then counts --ts-diff in ns; a product past 2^64 is 0 on x86-64, as the
+# conversion gives there (HZ 3 on a stamp of 3242 s)
+ts2secs_same() { # NAME FILE HZ
+	local v
+	for v in "" -t -l --ts-diff "-t --ts-diff"; do
+		trace-cmd report $v --ts2secs $3 -i "$2" > "$TMP/exp" 2> /dev/null
+		"$TIO" print $v --ts2secs $3 "$2" > "$TMP/got" 2> "$TMP/err"
+		cmp -s "$TMP/exp" "$TMP/got" || tc_again "$TMP/exp" $v --ts2secs $3 -i "$2"
+		same "$1 --ts2secs $3 report $v ($(wc -l < "$TMP/exp") lines)" "$TMP/exp" "$TMP/got"
+	done
+}
+for hz in 2800000000 1000000 3; do
+	ts2secs_same "igt-v6" "$IGT" $hz
+done
+ts2secs_same "time shift igt-v6 case 3" "$X" 1000000
+# the model's ns too (JSON, Parquet, CTF take them): 1000 times the plain ones at 1 MHz
+"$TIO" print --style json "$IGT" 2> /dev/null | eval "$PY_JSON_NS" > "$TMP/ns1"
+"$TIO" print --style json --ts2secs 1000000 "$IGT" 2> /dev/null | eval "$PY_JSON_NS" > "$TMP/ns2"
+if [ -s "$TMP/ns1" ] && python3 -c 'import sys
+a = [int(l) for l in open(sys.argv[1])]; b = [int(l) for l in open(sys.argv[2])]
+sys.exit(not (len(a) == len(b) and all(y == x * 1000 for x, y in zip(a, b))))' "$TMP/ns1" "$TMP/ns2"; then
+	ok "--ts2secs 1000000: JSON ns 1000 times the file's ($(wc -l < "$TMP/ns1") events)"
+else notok "--ts2secs 1000000: JSON ns 1000 times the file's" "$(head -2 "$TMP/ns1") / $(head -2 "$TMP/ns2")"; fi
+for hz in 0 -5 2.5 x; do
+	"$TIO" print --ts2secs $hz "$IGT" > /dev/null 2> "$TMP/err"; rc=$?
+	if [ $rc -eq 2 ] && grep -q "ts2secs: '$hz' is not a frequency" "$TMP/err"; then ok "--ts2secs $hz refused"
+	else notok "--ts2secs $hz refused" "exit $rc" "$(cat "$TMP/err")"; fi
+done
+
 # this machine's own recordings, v6 and v7 (uncompressed: the script appends an options section)
 why=$(why_no_recording)
 if [ -n "$why" ]; then
@@ -133,5 +169,16 @@ for v in "6 --file-version 6" "7 --compression none"; do
 		check "recording-v$1" "$TMP/rec.dat"
 	else
 		notok "time shift: v$1 recorded" "$(tail -3 "$TMP/rec.log")"
+	fi
+done
+# --ts2secs where it is meant for: the clocks trace-cmd does not count in ns
+for c in x86-tsc counter; do
+	grep -qw "$c" /sys/kernel/tracing/trace_clock || continue
+	rm -f "$TMP/rec.dat"
+	eval timeout 120 flock /tmp/tio-record.lock $NS trace-cmd record -o "$TMP/rec.dat" -C $c -b 4096 -e sched $WL > "$TMP/rec.log" 2>&1
+	if [ -s "$TMP/rec.dat" ]; then
+		ts2secs_same "recording -C $c" "$TMP/rec.dat" 2800000000
+	else
+		notok "recording -C $c" "$(tail -3 "$TMP/rec.log")"
 	fi
 done
