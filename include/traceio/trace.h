@@ -49,6 +49,9 @@ int tio_traces_merge(tio_trace **v, size_t *n);
  *           (trace-cmd report --ts2secs): each one times 1e9 / HZ
  *           (docs/formats/tracedat.md); for the counter and x86-tsc
  *           clocks, whose rate the file does not give.
+ *   tracedat "raw-ts" = "1" or "0" (default): the ring buffer's stamps as
+ *           they are (trace-cmd report --raw-ts): no TIME_SHIFT, ts2secs,
+ *           TSC2NSEC nor OFFSET/DATE.
  *   every format  "clock-exact" = "1" or "0" (default): clock values to ns
  *           as exact integer floors instead of babeltrace2's doubles
  *           (docs/formats/ctf.md, "Clock values to nanoseconds").

@@ -24,7 +24,7 @@
 
 static void print_help(void)
 {
-	printf("usage: traceio check [-i FORMAT] [-q] [--max N] [--ltt-tsc RULE] [--ts2secs HZ] [--clock-exact] TRACE...\n"
+	printf("usage: traceio check [-i FORMAT] [-q] [--max N] [--ltt-tsc RULE] [--ts2secs HZ] [--raw-ts] [--clock-exact] TRACE...\n"
 	       "\n"
 	       "Reads every TRACE (of any format; a directory is searched for traces) to\n"
 	       "the end and lists every problem found with its location: file and byte\n"
@@ -421,7 +421,8 @@ int cli_check(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
 			o.quiet = true;
-		} else if (!strncmp(a, "--ltt-tsc", 9) || !strncmp(a, "--ts2secs", 9) || !strcmp(a, "--clock-exact")) {
+		} else if (!strncmp(a, "--ltt-tsc", 9) || !strncmp(a, "--ts2secs", 9) || !strcmp(a, "--clock-exact") ||
+			   !strcmp(a, "--raw-ts")) {
 			if (cli_reader_opt(argc, argv, &i, &o.ropts) <= 0) {
 				if (strcmp(a, "--ltt-tsc") && strncmp(a, "--ltt-tsc=", 10) && strcmp(a, "--ts2secs") &&
 				    strncmp(a, "--ts2secs=", 10))

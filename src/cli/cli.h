@@ -29,6 +29,7 @@ void cli_free_traces(tio_trace **traces, size_t n);
 typedef struct cli_reader_opts {
 	const char *ltt_tsc; /* --ltt-tsc RULE: LTTng 0.x compact timestamps */
 	const char *ts2secs; /* --ts2secs HZ: trace.dat time stamps' rate */
+	bool raw_ts;	     /* --raw-ts: trace.dat stamps without corrections */
 	bool clock_exact;    /* --clock-exact: ns as exact integer floors (every format) */
 } cli_reader_opts;
 
@@ -44,6 +45,9 @@ typedef struct cli_reader_opts {
 	"                        report --ts2secs: each one times 1e9 / HZ, after TIME_SHIFT,\n" \
 	"                        instead of TSC2NSEC), for the counter and x86-tsc clocks,\n" \
 	"                        whose rate the file does not give\n" \
+	"  --raw-ts              trace.dat: the ring buffer's time stamps as they are (as\n" \
+	"                        trace-cmd report --raw-ts: no TIME_SHIFT, --ts2secs, TSC2NSEC,\n" \
+	"                        OFFSET nor --date offset; shown as integers)\n" \
 	"  --clock-exact         clock values to ns as exact integer floors; by default they\n" \
 	"                        are computed as babeltrace2 does (through doubles: 1 ns less\n" \
 	"                        for some values of clocks that do not tick at 1 GHz)\n"

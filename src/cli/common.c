@@ -139,6 +139,10 @@ int cli_reader_opt(int argc, char **argv, int *i, cli_reader_opts *o)
 		o->clock_exact = true;
 		return 1;
 	}
+	if (!strcmp(a, "--raw-ts")) {
+		o->raw_ts = true;
+		return 1;
+	}
 	if (!strcmp(a, "--ts2secs") || !strncmp(a, "--ts2secs=", 10)) {
 		if (a[9] == '=') {
 			v = a + 10;
@@ -184,7 +188,9 @@ int cli_set_reader_opts(tio_trace **traces, size_t n, const cli_reader_opts *o)
 		    (o->ltt_tsc && !strcmp(tio_trace_format(traces[i]), "lttng0") &&
 		     tio_trace_set(traces[i], "ltt-tsc", o->ltt_tsc)) ||
 		    (o->ts2secs && !strcmp(tio_trace_format(traces[i]), "tracedat") &&
-		     tio_trace_set(traces[i], "ts2secs", o->ts2secs)))
+		     tio_trace_set(traces[i], "ts2secs", o->ts2secs)) ||
+		    (o->raw_ts && !strcmp(tio_trace_format(traces[i]), "tracedat") &&
+		     tio_trace_set(traces[i], "raw-ts", "1")))
 			return 1;
 	return 0;
 }

@@ -465,7 +465,7 @@ int cli_convert(int argc, char **argv)
 	}
 	if (!w->sink) { /* sqlite */
 		if (begin || end || names || packet_size || ctf_version || file_version || compression || packetize ||
-		    strict || ropts.ltt_tsc || ropts.ts2secs) {
+		    strict || ropts.ltt_tsc || ropts.ts2secs || ropts.raw_ts) {
 			fprintf(stderr, "traceio: --to sqlite takes --format, --clock-exact and --force only\n");
 			goto done;
 		}

@@ -13,7 +13,7 @@ int cli_info(int argc, char **argv)
 	int n = 0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			printf("usage: traceio info [-c] [-i FORMAT] [--ltt-tsc RULE] [--ts2secs HZ] TRACE...\n\n"
+			printf("usage: traceio info [-c] [-i FORMAT] [--ltt-tsc RULE] [--ts2secs HZ] [--raw-ts] TRACE...\n\n"
 			       "Prints each TRACE's format, environment, clocks, streams and event\n"
 			       "classes, and what its packet index tells without decoding an event\n"
 			       "(milliseconds on a multi-GB trace): packets (trace.dat: pages), bytes,\n"

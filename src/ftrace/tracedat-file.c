@@ -166,6 +166,7 @@ typedef struct td_open {
 	uint64_t sec[32];
 	bool have[32];
 	char *clock; /* from TRACECLOCK: the one in [brackets] */
+	bool clock_opt; /* it came from the TRACECLOCK option (v6: not only from the list after the CPU table) */
 	tio_buf strings;
 	uint32_t noptions; /* options as `trace-cmd dump` counts them (v7: DONE included) */
 } td_open;
@@ -579,6 +580,7 @@ static int handle_option(td_open *o, rd *r, uint16_t id, const uint8_t *d, uint3
 	case OPT_TRACECLOCK: {
 		o->have[OPT_TRACECLOCK] = true; /* v6: a clock list follows the CPU table */
 		int e = pick_clock(o, d, size);
+		o->clock_opt = o->clock != NULL;
 		return e ? e : env_set_str(o, "trace_clocks", (const char *)d, size);
 	}
 	case OPT_OFFSET: {
@@ -1008,7 +1010,7 @@ static uint64_t rel_time(const td_file *f, const td_tsync *y, uint64_t raw)
 
 uint64_t td_raw_at(const td_file *f, const td_tsync *y, uint64_t rel)
 {
-	if (!f->tsc_mult && !y && !f->ts2secs)
+	if (f->raw_ts || (!f->tsc_mult && !y && !f->ts2secs))
 		return rel;
 	/* td_time is monotonic for the multipliers, shifts and time shifts of
 	   real files near their samples, and wraps far from them (a product of
@@ -1079,6 +1081,7 @@ static int build_model(td_open *o)
 	if (!clk->name)
 		return TIO_ERR_NOMEM;
 	int e;
+	f->clock_v6_list = o->clock && !o->clock_opt;
 	if ((e = env_str(o, "trace_clock", cn, strlen(cn))) || (e = env_int(o, "file_version", f->version)) ||
 	    (e = env_int(o, "long_size", f->long_size)) || (e = env_int(o, "page_size", f->page_size)) ||
 	    (e = env_int(o, "cpus", f->ncpus)))
@@ -1233,31 +1236,57 @@ static void tracedat_free_all(tio_trace *t)
 	tracedat_free(t);
 }
 
+/* Set the environment's integer `key` of trace t (added when absent). */
+static int env_set_int(tio_trace *t, const char *key, int64_t v)
+{
+	for (uint32_t i = 0; i < t->tc->nenv; i++)
+		if (!strcmp(t->tc->env[i].key, key) && t->tc->env[i].is_int) {
+			t->tc->env[i].ival = v;
+			return 0;
+		}
+	return env_add(&t->tc->env, &t->tc->nenv, key, NULL, 0, true, v);
+}
+
 /*
  * Reader options (tio_trace_set, before the first message):
  *   ts2secs = HZ: the stamps count at HZ per second (trace-cmd report's
  *   --ts2secs): each one times 1e9 / HZ, as a double, after TIME_SHIFT and
  *   instead of TSC2NSEC; how trace-cmd shows them (seconds or integers)
  *   stays the clock's.
+ *   raw-ts = 1: the ring buffer's stamps as they are (trace-cmd report's
+ *   --raw-ts): no TIME_SHIFT, ts2secs, TSC2NSEC nor OFFSET/DATE; trace-cmd
+ *   shows them as integers.
+ * Both go in the environment too (ts2secs, raw_ts), for the trace-cmd style.
  */
 int tio_tracedat_set(tio_trace *t, const char *key, const char *value)
 {
 	td_file *f = t->user;
+	if (f && !strcmp(key, "raw-ts")) {
+		if (strcmp(value, "0") && strcmp(value, "1"))
+			return tio_err_set(TIO_ERR_USAGE, "%s: raw-ts: '%s' is not 0 or 1", t->path, value);
+		if (value[0] == '1' && !f->raw_ts) {
+			f->raw_ts = true;
+			f->saved_offset = f->ts_offset;
+			f->ts_offset = 0;
+		} else if (value[0] == '0' && f->raw_ts) {
+			f->raw_ts = false;
+			f->ts_offset = f->saved_offset;
+		}
+		return env_set_int(t, "raw_ts", f->raw_ts);
+	}
 	if (!f || strcmp(key, "ts2secs"))
-		return tio_err_set(TIO_ERR_USAGE, "%s: format tracedat has no option '%s' (ts2secs)", t->path, key);
+		return tio_err_set(TIO_ERR_USAGE, "%s: format tracedat has no option '%s' (ts2secs, raw-ts)", t->path, key);
 	char *e = NULL;
 	errno = 0;
 	unsigned long long hz = strtoull(value, &e, 10);
 	if (!*value || *e || errno || !hz || value[0] == '-')
 		return tio_err_set(TIO_ERR_USAGE, "ts2secs: '%s' is not a frequency in Hz (a positive integer)", value);
 	f->ts2secs = 1e9 / (double)hz;
-	/* in the environment too: trace-cmd's --ts-diff then counts in ns (tcreport.c) */
-	for (uint32_t i = 0; i < t->tc->nenv; i++)
-		if (!strcmp(t->tc->env[i].key, "ts2secs") && t->tc->env[i].is_int) {
-			t->tc->env[i].ival = (int64_t)(hz > INT64_MAX ? INT64_MAX : hz);
-			return 0;
-		}
-	return env_add(&t->tc->env, &t->tc->nenv, "ts2secs", NULL, 0, true, (int64_t)(hz > INT64_MAX ? INT64_MAX : hz));
+	/* trace-cmd's --ts-diff then counts in ns, and it does not read a v6 file's
+	   clock list after the CPU table (its use_trace_clock): the stamps show as
+	   a ns clock's (tcreport.c) */
+	int r = env_set_int(t, "ts2secs", (int64_t)(hz > INT64_MAX ? INT64_MAX : hz));
+	return r || !f->clock_v6_list ? r : env_set_int(t, "ts2secs_clock_unread", 1);
 }
 
 const tio_format_ops tio_format_tracedat = {

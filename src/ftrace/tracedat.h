@@ -96,6 +96,11 @@ typedef struct td_file {
 	/* reader option ts2secs (trace-cmd report --ts2secs HZ): 1e9 / HZ, each
 	   stamp multiplied by it (after TIME_SHIFT, instead of TSC2NSEC); 0: none */
 	double ts2secs;
+	/* reader option raw-ts (trace-cmd report --raw-ts): the ring buffer's
+	   stamps as they are, no TIME_SHIFT, ts2secs, TSC2NSEC nor OFFSET/DATE */
+	bool raw_ts;
+	int64_t saved_offset; /* ts_offset while raw_ts makes it 0 */
+	bool clock_v6_list; /* the clock is named only by v6's list after the CPU table */
 	td_plan common;
 	uint64_t max_page_events; /* values array sizing */
 	/* formats parsed from the file, for every instance */
@@ -130,6 +135,8 @@ uint64_t td_host_time(const td_tsync *y, uint64_t raw);
  */
 static inline uint64_t td_time(const td_file *f, const td_tsync *y, uint64_t raw)
 {
+	if (TIO_UNLIKELY(f->raw_ts))
+		return raw; /* ts_offset is 0 then */
 	if (TIO_UNLIKELY(y != NULL))
 		raw = td_host_time(y, raw);
 	if (TIO_UNLIKELY(f->ts2secs != 0)) {

@@ -210,6 +210,14 @@ static tc_trace *get_trace(tc_sink *k, const tio_trace *t)
 			ns = !strcmp(kv->sval, in_ns[i]);
 		x->raw_ts = !ns;
 	}
+	/* with --ts2secs, trace-cmd does not read a v6 file's clock list: as a ns clock */
+	bool unread = tio_trace_class_env(tc, "ts2secs_clock_unread") != NULL;
+	if (unread)
+		x->raw_ts = false;
+	/* the reader's raw-ts option (trace-cmd report --raw-ts): integers whatever the
+	   clock, when the file names one (trace-cmd decides it as it reads the name) */
+	if (x->clock_known && !unread && (kv = tio_trace_class_env(tc, "raw_ts")) && kv->is_int && kv->ival)
+		x->raw_ts = true;
 	k->ntraces++;
 	return x;
 }

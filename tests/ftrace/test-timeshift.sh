@@ -1,7 +1,8 @@
 #!/bin/bash
 # TIME_SHIFT: the host/guest time sync that `trace-cmd record -A` writes into
-# a guest's trace.dat, and --ts2secs HZ (trace-cmd report's rate for clocks
-# that do not count ns) (docs/formats/tracedat.md).  Recording one needs a VM
+# a guest's trace.dat, and trace-cmd report's --ts2secs HZ (the rate of
+# clocks that do not count ns) and --raw-ts (no correction at all)
+# (docs/formats/tracedat.md).  Recording one needs a VM
 # with trace-cmd's vsock agent, so real files are given the option by
 # tests/tools/add-time-shift.py: two peer v6 samples (x86-64, arm64), and,
 # when this machine can record, a v6 and an uncompressed v7 recording of its
@@ -127,19 +128,29 @@ report_same "time shift with no CPU: none" "$TMP/n.dat"
 # --ts2secs HZ (trace-cmd report's): every stamp times 1e9 / HZ after TIME_SHIFT, instead of
 # TSC2NSEC; trace-cmd then counts --ts-diff in ns; a product past 2^64 is 0 on x86-64, as the
 # conversion gives there (HZ 3 on a stamp of 3242 s)
-ts2secs_same() { # NAME FILE HZ
-	local v
+opts_same() { # NAME FILE OPTION...: print and report with the options, plain, -t, -l, --ts-diff
+	local v name=$1 file=$2
+	shift 2
 	for v in "" -t -l --ts-diff "-t --ts-diff"; do
-		trace-cmd report $v --ts2secs $3 -i "$2" > "$TMP/exp" 2> /dev/null
-		"$TIO" print $v --ts2secs $3 "$2" > "$TMP/got" 2> "$TMP/err"
-		cmp -s "$TMP/exp" "$TMP/got" || tc_again "$TMP/exp" $v --ts2secs $3 -i "$2"
-		same "$1 --ts2secs $3 report $v ($(wc -l < "$TMP/exp") lines)" "$TMP/exp" "$TMP/got"
+		trace-cmd report $v "$@" -i "$file" > "$TMP/exp" 2> /dev/null
+		"$TIO" print $v "$@" "$file" > "$TMP/got" 2> "$TMP/err"
+		cmp -s "$TMP/exp" "$TMP/got" || tc_again "$TMP/exp" $v "$@" -i "$file"
+		same "$name $* report $v ($(wc -l < "$TMP/exp") lines)" "$TMP/exp" "$TMP/got"
 	done
 }
 for hz in 2800000000 1000000 3; do
-	ts2secs_same "igt-v6" "$IGT" $hz
+	opts_same "igt-v6" "$IGT" --ts2secs $hz
 done
-ts2secs_same "time shift igt-v6 case 3" "$X" 1000000
+opts_same "time shift igt-v6 case 3" "$X" --ts2secs 1000000
+# --raw-ts (trace-cmd report's): the stamps as the ring buffer has them, as integers; no
+# TIME_SHIFT, --ts2secs, TSC2NSEC nor OFFSET/DATE
+opts_same "igt-v6" "$IGT" --raw-ts
+opts_same "time shift igt-v6 case 3" "$X" --raw-ts --ts2secs 1000000
+# a v6 file whose clock is named only by the list after the CPU table: trace-cmd does not
+# read that list when given --ts2secs (its stamps then show as a ns clock's, --raw-ts or not)
+L32=$PEER/tracedat/samples/lisa-trappy-tests-trace-arm32-v6.dat
+opts_same "lisa-arm32-v6" "$L32" --raw-ts
+opts_same "lisa-arm32-v6" "$L32" --raw-ts --ts2secs 1000
 # the model's ns too (JSON, Parquet, CTF take them): 1000 times the plain ones at 1 MHz
 "$TIO" print --style json "$IGT" 2> /dev/null | eval "$PY_JSON_NS" > "$TMP/ns1"
 "$TIO" print --style json --ts2secs 1000000 "$IGT" 2> /dev/null | eval "$PY_JSON_NS" > "$TMP/ns2"
@@ -171,14 +182,16 @@ for v in "6 --file-version 6" "7 --compression none"; do
 		notok "time shift: v$1 recorded" "$(tail -3 "$TMP/rec.log")"
 	fi
 done
-# --ts2secs where it is meant for: the clocks trace-cmd does not count in ns
-for c in x86-tsc counter; do
-	grep -qw "$c" /sys/kernel/tracing/trace_clock || continue
+# --ts2secs where it is meant for: the clocks trace-cmd does not count in ns; --raw-ts
+# on a recording with --date (its offset left out)
+for c in "-C x86-tsc" "-C counter" --date; do
+	[ "$c" = --date ] || grep -qw "${c#-C }" /sys/kernel/tracing/trace_clock || continue
 	rm -f "$TMP/rec.dat"
-	eval timeout 120 flock /tmp/tio-record.lock $NS trace-cmd record -o "$TMP/rec.dat" -C $c -b 4096 -e sched $WL > "$TMP/rec.log" 2>&1
+	eval timeout 120 flock /tmp/tio-record.lock $NS trace-cmd record -o "$TMP/rec.dat" $c -b 4096 -e sched $WL > "$TMP/rec.log" 2>&1
 	if [ -s "$TMP/rec.dat" ]; then
-		ts2secs_same "recording -C $c" "$TMP/rec.dat" 2800000000
+		opts_same "recording $c" "$TMP/rec.dat" --ts2secs 2800000000
+		opts_same "recording $c" "$TMP/rec.dat" --raw-ts
 	else
-		notok "recording -C $c" "$(tail -3 "$TMP/rec.log")"
+		notok "recording $c" "$(tail -3 "$TMP/rec.log")"
 	fi
 done
