@@ -41,7 +41,8 @@ int tio_traces_merge(tio_trace **v, size_t *n);
 /*
  * Set a reader option of an opened trace, before its first message is
  * read: key/value strings as the CLI takes them.  A key the trace's reader
- * does not take, or a bad value, returns TIO_ERR_USAGE.  Options:
+ * does not take returns TIO_ERR_UNSUPPORTED, a bad value TIO_ERR_USAGE.
+ * Options:
  *   lttng0  "ltt-tsc" = "auto" (default), "nocarry" or "lttv": how the 27
  *           TSC bits of a compact event header extend the previous TSC
  *           (docs/formats/ltt0x.md, "Compact timestamps").

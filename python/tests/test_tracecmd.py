@@ -13,6 +13,7 @@ import re
 
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -103,3 +104,40 @@ def test_recording(tmp_path):
                          errors="surrogateescape")
     assert rep.returncode == 0, rep.stderr[-300:]
     compare(dat, rep.stdout.split("\n"))
+
+
+def test_options(tmp_path):
+    """Reader options: ts2secs scales every time (as `trace-cmd report --ts2secs`); raw-ts
+    leaves out the TIME_SHIFT a guest's file carries (tests/tools/add-time-shift.py gives a
+    peer sample one: +1 s on every CPU), and trace-cmd agrees on both; an option no reader
+    takes, a bad value, a value of another type are refused."""
+    import itertools
+    from conftest import TOP
+    igt = os.path.join(TRACEDAT, "igt-tests-trace-x86_64-i915-v6.dat")
+    if not os.path.exists(igt):
+        pytest.skip("no peer data")
+    first = lambda t, n=200: [e.time_ns for e in itertools.islice(t, n)]
+    plain = first(traceio.open(igt))
+    assert first(traceio.open(igt, options={"ts2secs": 1000000})) == [x * 1000 for x in plain]
+    assert first(traceio.open(igt, options={"ts2secs": "1000000"})) == [x * 1000 for x in plain]
+    shifted = str(tmp_path / "shifted.dat")
+    subprocess.run([sys.executable, os.path.join(TOP, "tests", "tools", "add-time-shift.py"), igt, shifted,
+                    "--sample", "0:0:1000000000", "--sample", "1:0:1000000000"], check=True)
+    assert first(traceio.open(shifted)) == [x + 10**9 for x in plain]
+    assert first(traceio.open(shifted, options={"raw-ts": True})) == plain
+    if shutil.which("trace-cmd"):
+        for opts, py in ((["--ts2secs", "1000000"], {"ts2secs": 1000000}), (["--raw-ts"], {"raw-ts": True}),
+                         ([], None)):
+            rep = subprocess.run(["trace-cmd", "report", "-t"] + opts + ["-i", shifted], capture_output=True,
+                                 text=True, errors="surrogateescape").stdout.split("\n")
+            tc = [int(m.group(1)) * 10**9 + int(m.group(2))
+                  for m in (re.search(r"\] +(\d+)\.(\d{9}):", l) for l in rep[:201]) if m]
+            assert first(traceio.open(shifted, options=py)) == tc[:200]
+    with pytest.raises(traceio.UsageError, match="no trace's reader takes 'ltt-tsc'"):
+        traceio.open(igt, options={"ltt-tsc": "auto"})
+    with pytest.raises(traceio.UsageError, match="not a frequency"):
+        traceio.open(igt, options={"ts2secs": 0})
+    with pytest.raises(TypeError):
+        traceio.open(igt, options={"ts2secs": 1.5})
+    with pytest.raises(TypeError):
+        traceio.open(igt, options=[("ts2secs", 1)])

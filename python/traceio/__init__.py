@@ -174,16 +174,21 @@ def _frame(cols, index, lisa):
     return pd.DataFrame(data, index=idx, copy=False)
 
 
-def open(paths, format=None, begin=None, end=None, strict=False):
+def open(paths, format=None, begin=None, end=None, strict=False, options=None):
     """Open a trace: a path (CTF directory, searched recursively as babeltrace2
     does; trace.dat file; LTT directory) or a list of paths, merged by time.
 
     format: a reader name (traceio.formats()) or None to guess.  begin/end: keep
     only events in [begin, end], ns from the clock origin.  strict: a damaged
     packet raises (FormatError...) instead of a DamagedDataWarning and the rest
-    of the events.
+    of the events.  options: reader options, {key: str, int or bool}, each
+    given to the traces whose reader takes it (UsageError when none does):
+    'ts2secs' (trace.dat: the time stamps' rate in Hz, as `trace-cmd report
+    --ts2secs`, for the counter and x86-tsc clocks), 'raw-ts' (trace.dat: the
+    stamps without corrections), 'ltt-tsc' (LTTng 0.x), 'clock-exact' (every
+    format); traceio print --help tells each.
 
     Iterating gives Events in time order; trace.messages() also gives Discarded
     records.  Each iteration, messages() and columns() call reads the trace anew.
     """
-    return Trace(paths, format, begin, end, strict)
+    return Trace(paths, format, begin, end, strict, options)

@@ -267,6 +267,7 @@ typedef struct {
 	PyObject_HEAD
 	PyObject *paths;  /* tuple of str */
 	PyObject *format; /* str or None */
+	PyObject *options; /* tuple of (key, value) str pairs: reader options (tio_trace_set) */
 	bool has_begin, has_end, strict;
 	int64_t begin, end;
 	tio_trace **tv; /* the set kept for class information */
@@ -645,6 +646,31 @@ static int open_set(TraceObj *t, tio_trace ***tvp, size_t *tnp, bool warn)
 		raise_tio(r, "merge");
 		goto fail;
 	}
+	/* each reader option to the traces whose reader takes it, at least one */
+	for (Py_ssize_t k = 0; t->options && k < PyTuple_GET_SIZE(t->options); k++) {
+		PyObject *kv = PyTuple_GET_ITEM(t->options, k);
+		const char *key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kv, 0)), *val = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kv, 1));
+		if (!key || !val)
+			goto fail;
+		size_t took = 0;
+		for (size_t i = 0; i < tn; i++) {
+			r = tio_trace_set(tv[i], key, val);
+			if (r == TIO_ERR_UNSUPPORTED) {
+				tio_error_clear();
+				continue;
+			}
+			if (r) {
+				raise_tio(r, "options");
+				goto fail;
+			}
+			took++;
+		}
+		if (!took) {
+			PyErr_Format(UsageError, "options: no trace's reader takes '%s' (clock-exact: every "
+						 "format; ltt-tsc: lttng0; ts2secs, raw-ts: tracedat)", key);
+			goto fail;
+		}
+	}
 	if (warn)
 		for (size_t i = 0; i < tn; i++) {
 			const char *w;
@@ -679,11 +705,49 @@ static int parse_time(PyObject *o, bool *has, int64_t *v, const char *what)
 
 static int Trace_init(TraceObj *self, PyObject *args, PyObject *kw)
 {
-	static char *kwl[] = {"paths", "format", "begin", "end", "strict", NULL};
-	PyObject *paths, *format = Py_None, *begin = Py_None, *end = Py_None;
+	static char *kwl[] = {"paths", "format", "begin", "end", "strict", "options", NULL};
+	PyObject *paths, *format = Py_None, *begin = Py_None, *end = Py_None, *options = Py_None;
 	int strict = 0;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOOp", kwl, &paths, &format, &begin, &end, &strict))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOOpO", kwl, &paths, &format, &begin, &end, &strict,
+					 &options))
 		return -1;
+	/* options: {key: str, int or bool} -> ((key, str), ...) */
+	PyObject *opts = NULL;
+	if (options != Py_None) {
+		if (!PyDict_Check(options)) {
+			PyErr_SetString(PyExc_TypeError, "options: a dict of reader options ({'ts2secs': 2800000000})");
+			return -1;
+		}
+		if (!(opts = PyTuple_New(PyDict_Size(options))))
+			return -1;
+		PyObject *k, *v;
+		Py_ssize_t pos = 0, i = 0;
+		while (PyDict_Next(options, &pos, &k, &v)) {
+			PyObject *sv;
+			if (!PyUnicode_Check(k)) {
+				Py_DECREF(opts);
+				PyErr_SetString(PyExc_TypeError, "options: the keys are str");
+				return -1;
+			}
+			if (PyBool_Check(v))
+				sv = PyUnicode_FromString(v == Py_True ? "1" : "0");
+			else if (PyLong_Check(v) || PyUnicode_Check(v))
+				sv = PyObject_Str(v);
+			else {
+				Py_DECREF(opts);
+				PyErr_Format(PyExc_TypeError, "options: %U: a str, int or bool", k);
+				return -1;
+			}
+			PyObject *pair = sv ? PyTuple_Pack(2, k, sv) : NULL;
+			Py_XDECREF(sv);
+			if (!pair) {
+				Py_DECREF(opts);
+				return -1;
+			}
+			PyTuple_SET_ITEM(opts, i++, pair);
+		}
+	}
+	Py_XSETREF(self->options, opts);
 	PyObject *tp;
 	if (PyUnicode_Check(paths) || PyBytes_Check(paths) || PyObject_HasAttrString(paths, "__fspath__"))
 		tp = PyTuple_Pack(1, paths);
@@ -733,6 +797,7 @@ static void Trace_dealloc(TraceObj *self)
 		free_set(self->tv, self->tn);
 	Py_XDECREF(self->paths);
 	Py_XDECREF(self->format);
+	Py_XDECREF(self->options);
 	Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -2573,7 +2638,7 @@ static PyTypeObject TraceType = {
 	.tp_basicsize = sizeof(TraceObj),
 	.tp_dealloc = (destructor)Trace_dealloc,
 	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.tp_doc = "_Trace(paths, format=None, begin=None, end=None, strict=False)",
+	.tp_doc = "_Trace(paths, format=None, begin=None, end=None, strict=False, options=None)",
 	.tp_iter = (getiterfunc)Trace_iter,
 	.tp_methods = Trace_methods,
 	.tp_getset = Trace_getset,

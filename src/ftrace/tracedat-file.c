@@ -1275,7 +1275,7 @@ int tio_tracedat_set(tio_trace *t, const char *key, const char *value)
 		return env_set_int(t, "raw_ts", f->raw_ts);
 	}
 	if (!f || strcmp(key, "ts2secs"))
-		return tio_err_set(TIO_ERR_USAGE, "%s: format tracedat has no option '%s' (ts2secs, raw-ts)", t->path, key);
+		return tio_err_set(TIO_ERR_UNSUPPORTED, "%s: format tracedat has no option '%s' (ts2secs, raw-ts)", t->path, key);
 	char *e = NULL;
 	errno = 0;
 	unsigned long long hz = strtoull(value, &e, 10);

@@ -1408,7 +1408,7 @@ int tio_ltt0x_set(tio_trace *t, const char *key, const char *value)
 {
 	ltt0x_priv *p = t->user;
 	if (!p || strcmp(key, "ltt-tsc"))
-		return tio_err_set(TIO_ERR_USAGE, "%s: format lttng0 has no option '%s' (ltt-tsc)", t->path, key);
+		return tio_err_set(TIO_ERR_UNSUPPORTED, "%s: format lttng0 has no option '%s' (ltt-tsc)", t->path, key);
 	uint8_t rule;
 	if (!strcmp(value, "auto"))
 		rule = LTT0X_TSC_AUTO;

@@ -278,5 +278,5 @@ int tio_trace_set(tio_trace *t, const char *key, const char *value)
 		return tio_ltt0x_set(t, key, value);
 	if (t->fmt == &tio_format_tracedat)
 		return tio_tracedat_set(t, key, value);
-	return tio_err_set(TIO_ERR_USAGE, "%s: format %s has no option '%s'", t->path, t->fmt->name, key);
+	return tio_err_set(TIO_ERR_UNSUPPORTED, "%s: format %s has no option '%s'", t->path, t->fmt->name, key);
 }
