@@ -260,9 +260,10 @@ static void sql_warn(void *arg, const char *msg)
 }
 
 /* --to sqlite: the tables of `traceio sql` into a database file.  Exit status. */
-static int convert_sqlite(char **inputs, size_t ninputs, const char *format, bool clock_exact, const char *out)
+static int convert_sqlite(char **inputs, size_t ninputs, const char *format, const cli_reader_opts *ro, const char *out)
 {
-	tio_sqlite_args a = {.paths = inputs, .npaths = ninputs, .format = (char *)format, .clock_exact = clock_exact};
+	tio_sqlite_args a = {.paths = inputs, .npaths = ninputs, .format = (char *)format, .clock_exact = ro->clock_exact,
+			     .ts2secs = (char *)ro->ts2secs, .raw_ts = ro->raw_ts};
 	char *err = NULL;
 	uint64_t warnings = 0;
 	tio_trace **t;
@@ -465,8 +466,8 @@ int cli_convert(int argc, char **argv)
 	}
 	if (!w->sink) { /* sqlite */
 		if (begin || end || names || packet_size || ctf_version || file_version || compression || packetize ||
-		    strict || ropts.ltt_tsc || ropts.ts2secs || ropts.raw_ts) {
-			fprintf(stderr, "traceio: --to sqlite takes --format, --clock-exact and --force only\n");
+		    strict || ropts.ltt_tsc) {
+			fprintf(stderr, "traceio: --to sqlite takes --format, --clock-exact, --ts2secs, --raw-ts and --force only\n");
 			goto done;
 		}
 		for (size_t k = 0; k < NWOPTS; k++) {
@@ -479,7 +480,7 @@ int cli_convert(int argc, char **argv)
 			fprintf(stderr, "traceio: %s: already exists (--force replaces it)\n", out);
 			goto done;
 		}
-		status = convert_sqlite(inputs, ninputs, format, ropts.clock_exact, out);
+		status = convert_sqlite(inputs, ninputs, format, &ropts, out);
 		goto done;
 	}
 	if (!sink_exists(w->sink)) {

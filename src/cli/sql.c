@@ -66,6 +66,9 @@ static void help(void)
 	       "  --no-header           no header line (table, CSV)\n"
 	       "  -i, --format FMT      read the inputs as FMT instead of guessing\n"
 	       "  --clock-exact         clock values to ns as exact integer floors\n"
+	       "  --ts2secs HZ          trace.dat: the time stamps count at HZ per second\n"
+	       "                        (trace-cmd report --ts2secs; counter, x86-tsc clocks)\n"
+	       "  --raw-ts              trace.dat: the ring buffer's stamps without corrections\n"
 	       "\n"
 	       "The same tables in the sqlite3 shell: .load libtraceio_sqlite, then\n"
 	       "CREATE VIRTUAL TABLE t USING traceio('TRACE' [, 'TABLE']) or\n"
@@ -529,6 +532,14 @@ int cli_sql(int argc, char **argv)
 			c.header = false;
 		} else if (!strcmp(s, "--clock-exact")) {
 			a.clock_exact = true;
+		} else if (!strcmp(s, "--raw-ts")) {
+			a.raw_ts = true;
+		} else if (!strcmp(s, "--ts2secs")) {
+			if (++i >= argc) {
+				fprintf(stderr, "traceio: sql: %s needs a frequency in Hz\n", s);
+				goto out;
+			}
+			a.ts2secs = argv[i];
 		} else if (!strcmp(s, "-i") || !strcmp(s, "--format")) {
 			if (++i >= argc) {
 				fprintf(stderr, "traceio: sql: %s needs a format (%s)\n", s, cli_format_list());

@@ -128,7 +128,7 @@ int tio_sqlite_parse_args(int argc, const char *const *argv, tio_sqlite_args *a,
 			} else {
 				free(val);
 				*err = msg3("traceio: argument ", arg,
-					    ": too many (give 'PATH', 'TABLE', then key=value: path=, table=, format=, clock_exact=)");
+					    ": too many (give 'PATH', 'TABLE', then key=value: path=, table=, format=, clock_exact=, ts2secs=, raw_ts=)");
 				goto fail;
 			}
 			npos++;
@@ -160,10 +160,29 @@ int tio_sqlite_parse_args(int argc, const char *const *argv, tio_sqlite_args *a,
 			}
 			a->clock_exact = val[0] == '1';
 			free(val);
+		} else if (klen == 6 && (!strncmp(key, "raw_ts", 6) || !strncmp(key, "raw-ts", 6))) {
+			if (strcmp(val, "0") && strcmp(val, "1")) {
+				*err = msg3("traceio: raw_ts='", val, "': give 0 or 1");
+				free(val);
+				goto fail;
+			}
+			a->raw_ts = val[0] == '1';
+			free(val);
+		} else if (klen == 7 && !strncmp(key, "ts2secs", 7)) {
+			/* a frequency in Hz: digits, not 0, at most 20 of them (u64) */
+			size_t d = strspn(val, "0123456789");
+			if (!d || val[d] || d > 20 || strspn(val, "0") == d ||
+			    (d == 20 && strcmp(val, "18446744073709551615") > 0)) {
+				*err = msg3("traceio: ts2secs='", val, "': give a frequency in Hz (a positive integer)");
+				free(val);
+				goto fail;
+			}
+			free(a->ts2secs);
+			a->ts2secs = val;
 		} else {
 			free(val);
 			*err = msg3("traceio: argument ", arg,
-				    ": unknown key (path=, table=, format=, clock_exact=)");
+				    ": unknown key (path=, table=, format=, clock_exact=, ts2secs=, raw_ts=)");
 			goto fail;
 		}
 	}
@@ -187,5 +206,6 @@ void tio_sqlite_args_free(tio_sqlite_args *a)
 	free(a->paths);
 	free(a->table);
 	free(a->format);
+	free(a->ts2secs);
 	memset(a, 0, sizeof(*a));
 }

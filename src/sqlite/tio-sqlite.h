@@ -46,12 +46,14 @@ typedef struct tio_sqlite_args {
 	char *table;	  /* "events", "discarded", a class name... (malloc'd, NULL: events) */
 	char *format;	  /* reader name or NULL */
 	bool clock_exact;
+	char *ts2secs;	  /* trace.dat reader option ts2secs (Hz, digits) or NULL */
+	bool raw_ts;	  /* trace.dat reader option raw-ts */
 } tio_sqlite_args;
 
 /*
  * Parse a virtual table's arguments (argv as xCreate gets them, after the
  * module, database and table names): 'PATH' ['TABLE'] or key=value items
- * path=, table=, format=, clock_exact=.  0, or -1 with *err set (malloc'd
+ * path=, table=, format=, clock_exact=, ts2secs=, raw_ts=.  0, or -1 with *err set (malloc'd
  * message).  Pure: opens nothing (fuzz/sqlargs_fuzzer.c).
  */
 int tio_sqlite_parse_args(int argc, const char *const *argv, tio_sqlite_args *a, char **err);

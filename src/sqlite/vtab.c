@@ -188,12 +188,22 @@ static int open_traces(const tio_sqlite_args *a, tio_trace ***out, size_t *nout,
 		free_traces(all, n);
 		return SQLITE_ERROR;
 	}
+	size_t tracedat = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (a->clock_exact && tio_trace_set(all[i], "clock-exact", "1")) {
+		bool td = !strcmp(tio_trace_format(all[i]), "tracedat");
+		tracedat += td;
+		if ((a->clock_exact && tio_trace_set(all[i], "clock-exact", "1")) ||
+		    (td && a->ts2secs && tio_trace_set(all[i], "ts2secs", a->ts2secs)) ||
+		    (td && a->raw_ts && tio_trace_set(all[i], "raw-ts", "1"))) {
 			*err = sqlite3_mprintf("traceio: %s", tio_error_message());
 			free_traces(all, n);
 			return SQLITE_ERROR;
 		}
+	}
+	if ((a->ts2secs || a->raw_ts) && !tracedat) {
+		*err = sqlite3_mprintf("traceio: %s is for trace.dat inputs, and none is one", a->ts2secs ? "ts2secs" : "raw_ts");
+		free_traces(all, n);
+		return SQLITE_ERROR;
 	}
 	*out = all;
 	*nout = n;
@@ -204,7 +214,8 @@ static int open_traces(const tio_sqlite_args *a, tio_trace ***out, size_t *nout,
 static char *set_key(const tio_sqlite_args *a)
 {
 	sqlite3_str *s = sqlite3_str_new(NULL);
-	sqlite3_str_appendf(s, "%s|%d", a->format ? a->format : "", a->clock_exact);
+	sqlite3_str_appendf(s, "%s|%d|%s|%d", a->format ? a->format : "", a->clock_exact, a->ts2secs ? a->ts2secs : "",
+			    a->raw_ts);
 	for (size_t i = 0; i < a->npaths; i++)
 		sqlite3_str_appendf(s, "|%d:%s", (int)strlen(a->paths[i]), a->paths[i]);
 	return sqlite3_str_finish(s);
@@ -229,6 +240,11 @@ static int args_copy(tio_sqlite_args *to, const tio_sqlite_args *a)
 		return SQLITE_NOMEM;
 	}
 	to->clock_exact = a->clock_exact;
+	to->raw_ts = a->raw_ts;
+	if (a->ts2secs && !(to->ts2secs = strdup(a->ts2secs))) {
+		tio_sqlite_args_free(to);
+		return SQLITE_NOMEM;
+	}
 	return SQLITE_OK;
 }
 
@@ -1504,6 +1520,10 @@ static char *module_args(const tio_sqlite_args *a, const char *table)
 		sqlite3_str_appendf(s, ", format=%Q", a->format);
 	if (a->clock_exact)
 		sqlite3_str_appendall(s, ", clock_exact=1");
+	if (a->ts2secs)
+		sqlite3_str_appendf(s, ", ts2secs=%Q", a->ts2secs);
+	if (a->raw_ts)
+		sqlite3_str_appendall(s, ", raw_ts=1");
 	sqlite3_str_appendf(s, ", table=%Q", table);
 	return sqlite3_str_finish(s);
 }

@@ -137,6 +137,34 @@ got=$(sqlite3 :memory: ".load $EXT" "CREATE VIRTUAL TABLE e USING traceio('$K')"
 	"SELECT (SELECT count(*) FROM e WHERE name = 'sched_switch') = (SELECT count(*) FROM s), (SELECT count(*) FROM e)")
 [ "$got" = "1|12305" ] && ok "extension: USING traceio('path') and traceio('path', 'sched_switch')" || notok "extension forms" "$got"
 
+# trace.dat reader options (trace-cmd report's --ts2secs and --raw-ts): the CLI's, the
+# extension's arguments ts2secs= and raw_ts=, convert --to sqlite; on a peer sample and the same
+# given a TIME_SHIFT of +1 s on each CPU (tests/tools/add-time-shift.py)
+IGT=$PEER/tracedat/samples/igt-tests-trace-x86_64-i915-v6.dat
+python3 "$TIO_TOP/tests/tools/add-time-shift.py" "$IGT" "$TMP/shift.dat" --sample 0:0:1000000000 --sample 1:0:1000000000
+q="SELECT min(ts), max(ts), count(*) FROM events"
+base=$("$TIO" sql --csv --no-header "$IGT" "$q")
+got=$("$TIO" sql --csv --no-header --ts2secs 1000000 "$IGT" "$q")
+ext=$(sqlite3 -csv :memory: ".load $EXT" "CREATE VIRTUAL TABLE e USING traceio('$IGT', ts2secs='1000000')" "${q/events/e}")
+rm -f "$TMP/ts.db"
+"$TIO" convert -q --to sqlite --ts2secs 1000000 -o "$TMP/ts.db" "$IGT" && db=$(sqlite3 -csv "$TMP/ts.db" "$q")
+want=$(echo "$base" | awk -F, '{printf "%s000,%s000,%s\n", $1, $2, $3}')
+[ -n "$base" ] && [ "$got" = "$want" ] && [ "$ext" = "$want" ] && [ "${db:-}" = "$want" ] &&
+	ok "ts2secs 1000000: ts 1000 times the file's (CLI, extension, convert --to sqlite): $want" ||
+	notok "ts2secs" "base $base" "want $want" "cli $got" "ext $ext" "db ${db:-}"
+shifted=$("$TIO" sql --csv --no-header "$TMP/shift.dat" "$q")
+raw=$("$TIO" sql --csv --no-header --raw-ts "$TMP/shift.dat" "$q")
+rawx=$(sqlite3 -csv :memory: ".load $EXT" "CREATE VIRTUAL TABLE e USING traceio('$TMP/shift.dat', raw_ts=1)" "${q/events/e}")
+[ "$raw" = "$base" ] && [ "$rawx" = "$base" ] && [ "$shifted" != "$base" ] &&
+	ok "raw_ts: the TIME_SHIFT left out (CLI, extension)" || notok "raw_ts" "base $base" "shifted $shifted" "raw $raw" "ext $rawx"
+for a in "ts2secs='0'" "ts2secs='12x'" "raw_ts=2" "ts2secs='99999999999999999999'"; do
+	sqlite3 :memory: ".load $EXT" "CREATE VIRTUAL TABLE e USING traceio('$IGT', $a)" > "$TMP/e.out" 2>&1
+	grep -q "traceio: .*give" "$TMP/e.out" && ok "extension: $a refused" || notok "extension: $a refused" "$(cat "$TMP/e.out")"
+done
+"$TIO" sql --ts2secs 1000 "$K" "SELECT 1" > "$TMP/e.out" 2>&1; rc=$?
+[ $rc -ne 0 ] && grep -q "ts2secs is for trace.dat inputs" "$TMP/e.out" && ok "ts2secs on a CTF trace refused" ||
+	notok "ts2secs on a CTF trace" "exit $rc" "$(cat "$TMP/e.out")"
+
 # a damaged packet: a warning naming file@offset and field, the answer from the other packets, exit 1
 F=$PEER/ctf/babeltrace-2.1/ctf-traces
 cp -r "$F/1/succeed/trace-with-index" "$TMP/t" && chmod -R u+w "$TMP/t"
