@@ -28,6 +28,34 @@ report_same() {
 	done
 }
 
+# written_back_same NAME EXP TRACE: TRACE written by traceio as trace.dat v6 and v7 reports
+# (trace-cmd report) as EXP says.
+written_back_same() {
+	local v
+	for v in 6 7; do
+		rm -f "$TMP/wb.dat"
+		"$TIO" convert -q --to tracedat --file-version $v -o "$TMP/wb.dat" "$3" 2> "$TMP/err"
+		trace-cmd report -i "$TMP/wb.dat" > "$TMP/wb.txt" 2> /dev/null
+		same "$1 written back as v$v: the same report" "$2" "$TMP/wb.txt"
+	done
+}
+
+# from_time_same NAME ALL TRACE K: `print -t --begin B` of TRACE against the lines of ALL (its
+# whole `-t` text) whose time is B or later, B the time of the line 1/K of the way in.
+from_time_same() {
+	local all=$2 b
+	b=$(awk 'NR == 2 + int(('"$(wc -l < "$all")"' - 1) / '"$4"') { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { print substr($i, 1, length($i) - 1); exit } }' "$all")
+	python3 -c 'import re, sys
+b = sys.argv[1].split(".")
+bn = int(b[0]) * 10**9 + int(b[1])
+for l in open(sys.argv[2]):
+    m = re.search(r" (\d+)\.(\d{9}):", l)
+    if not m or int(m.group(1)) * 10**9 + int(m.group(2)) >= bn:
+        sys.stdout.write(l)' "$b" "$all" > "$TMP/from_exp"
+	"$TIO" print -t --begin "$b" "$3" > "$TMP/from_got" 2> "$TMP/err"
+	same "$1 --begin $b: the events from it ($(($(wc -l < "$TMP/from_exp") - 1)))" "$TMP/from_exp" "$TMP/from_got"
+}
+
 # tc_again EXP ARGS...: after traceio's output differed from EXP, the output
 # of `trace-cmd report ARGS`, run trace-cmd twice more; when both runs agree
 # with each other and not with EXP, EXP was an unstable run and is replaced

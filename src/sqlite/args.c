@@ -152,21 +152,15 @@ int tio_sqlite_parse_args(int argc, const char *const *argv, tio_sqlite_args *a,
 		} else if (klen == 6 && !strncmp(key, "format", 6)) {
 			free(a->format);
 			a->format = val;
-		} else if (klen == 11 && (!strncmp(key, "clock_exact", 11) || !strncmp(key, "clock-exact", 11))) {
+		} else if ((klen == 11 && (!strncmp(key, "clock_exact", 11) || !strncmp(key, "clock-exact", 11))) ||
+			   (klen == 6 && (!strncmp(key, "raw_ts", 6) || !strncmp(key, "raw-ts", 6)))) {
+			bool exact = klen == 11;
 			if (strcmp(val, "0") && strcmp(val, "1")) {
-				*err = msg3("traceio: clock_exact='", val, "': give 0 or 1");
+				*err = msg3(exact ? "traceio: clock_exact='" : "traceio: raw_ts='", val, "': give 0 or 1");
 				free(val);
 				goto fail;
 			}
-			a->clock_exact = val[0] == '1';
-			free(val);
-		} else if (klen == 6 && (!strncmp(key, "raw_ts", 6) || !strncmp(key, "raw-ts", 6))) {
-			if (strcmp(val, "0") && strcmp(val, "1")) {
-				*err = msg3("traceio: raw_ts='", val, "': give 0 or 1");
-				free(val);
-				goto fail;
-			}
-			a->raw_ts = val[0] == '1';
+			*(exact ? &a->clock_exact : &a->raw_ts) = val[0] == '1';
 			free(val);
 		} else if (klen == 7 && !strncmp(key, "ts2secs", 7)) {
 			/* a frequency in Hz: digits, not 0, at most 20 of them (u64) */

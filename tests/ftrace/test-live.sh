@@ -83,25 +83,11 @@ if grep -qw x86-tsc $T/trace_clock; then
 	report_same "live tsc2nsec big-endian" "$TMP/tsc2nsbe.dat"
 	trace-cmd report -i "$TMP/tsc2ns.dat" > "$TMP/exp" 2> /dev/null
 	for src in tsc2ns tsc2ns7; do
-		for v in 6 7; do
-			rm -f "$TMP/tscw.dat"
-			"$TIO" convert -q --to tracedat --file-version $v -o "$TMP/tscw.dat" "$TMP/$src.dat" 2> "$TMP/err"
-			trace-cmd report -i "$TMP/tscw.dat" > "$TMP/got" 2> /dev/null
-			same "live $src.dat written back as v$v: the same report" "$TMP/exp" "$TMP/got"
-		done
+		written_back_same "live $src.dat" "$TMP/exp" "$TMP/$src.dat"
 	done
 	# a time bound inside the trace: the events from it, as the whole print shows them
 	"$TIO" print -t "$TMP/tsc2ns.dat" > "$TMP/all" 2> /dev/null
-	b=$(awk 'NR == 2 + int(('"$(wc -l < "$TMP/all")"' - 1) / 2) { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { print substr($i, 1, length($i) - 1); exit } }' "$TMP/all")
-	"$TIO" print -t --begin "$b" "$TMP/tsc2ns.dat" > "$TMP/got" 2> "$TMP/err"
-	python3 -c 'import re, sys
-b = sys.argv[1].split(".")
-bn = int(b[0]) * 10**9 + int(b[1])
-for l in open(sys.argv[2]):
-    m = re.search(r" (\d+)\.(\d{9}):", l)
-    if not m or int(m.group(1)) * 10**9 + int(m.group(2)) >= bn:
-        sys.stdout.write(l)' "$b" "$TMP/all" > "$TMP/exp"
-	same "live tsc2nsec --begin $b: the events from it" "$TMP/exp" "$TMP/got"
+	from_time_same "live tsc2nsec" "$TMP/all" "$TMP/tsc2ns.dat" 2
 fi
 rmdir $T/instances/tio_clk 2>/dev/null || true
 rec "$TMP/date.dat" --date -b 4096 -e sched -e irq

@@ -77,16 +77,7 @@ trace-cmd report -t -i "$X" > "$TMP/exp" 2> /dev/null
 TIO_THREADS=3 "$TIO" print -t "$X" > "$TMP/got" 2> "$TMP/err"
 same "time shift in 3 parts: report -t ($(wc -l < "$TMP/exp") lines)" "$TMP/exp" "$TMP/got"
 for at in 4 2; do
-	b=$(awk 'NR == 2 + int(('"$(wc -l < "$TMP/exp")"' - 1) / '$at') { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { print substr($i, 1, length($i) - 1); exit } }' "$TMP/exp")
-	python3 -c 'import re, sys
-b = sys.argv[1].split(".")
-bn = int(b[0]) * 10**9 + int(b[1])
-for l in open(sys.argv[2]):
-    m = re.search(r" (\d+)\.(\d{9}):", l)
-    if not m or int(m.group(1)) * 10**9 + int(m.group(2)) >= bn:
-        sys.stdout.write(l)' "$b" "$TMP/exp" > "$TMP/from"
-	"$TIO" print -t --begin "$b" "$X" > "$TMP/got" 2> "$TMP/err"
-	same "time shift --begin $b: the events from it ($(($(wc -l < "$TMP/from") - 1)))" "$TMP/from" "$TMP/got"
+	from_time_same "time shift" "$TMP/exp" "$X" $at
 done
 # big-endian: the sample swapped, then the option written in its byte order
 python3 "$TIO_TOP/tests/tools/tracedat-swap.py" "$IGT" "$TMP/be.dat" > /dev/null 2>&1
@@ -95,12 +86,7 @@ if eval "$ADD \"$TMP/be.dat\" \"$TMP/ts.dat\" $(cases "$IGT" | sed -n 3p)" 2> "$
 else notok "time shift big-endian file made" "$(cat "$TMP/err")"; fi
 # written back by traceio (the stamps on the host's clock, no TIME_SHIFT): the same report
 trace-cmd report -i "$X" > "$TMP/exp" 2> /dev/null
-for v in 6 7; do
-	rm -f "$TMP/w.dat"
-	"$TIO" convert -q --to tracedat --file-version $v -o "$TMP/w.dat" "$X" 2> "$TMP/err"
-	trace-cmd report -i "$TMP/w.dat" > "$TMP/got" 2> /dev/null
-	same "time shift written back as v$v: the same report" "$TMP/exp" "$TMP/got"
-done
+written_back_same "time shift" "$TMP/exp" "$X"
 
 # damaged options: the file, the option's offset and what is wrong, exit 1
 bad() { # NAME EXPECTED-MESSAGE ADD-ARGS...
