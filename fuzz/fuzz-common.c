@@ -74,6 +74,12 @@ void fz_dir_free(char *dir)
 
 int fz_drain(const char *path, const char *format, const char *sink_name, unsigned threads)
 {
+	return fz_drain_set(path, format, sink_name, threads, NULL, NULL);
+}
+
+int fz_drain_set(const char *path, const char *format, const char *sink_name, unsigned threads, const char *key,
+		 const char *value)
+{
 	static FILE *null;
 	if (!null && !(null = fopen("/dev/null", "w")))
 		return -1;
@@ -83,6 +89,11 @@ int fz_drain(const char *path, const char *format, const char *sink_name, unsign
 		if (verbose)
 			fprintf(stderr, "open: %s\n", tio_error_message());
 		tio_error_clear();
+		return -1;
+	}
+	if (key && tio_trace_set(t, key, value)) {
+		tio_error_clear();
+		tio_trace_free(t);
 		return -1;
 	}
 	unsigned long nmsg = 0;

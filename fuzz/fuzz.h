@@ -34,6 +34,9 @@ void fz_dir_free(char *dir);
  * Returns the number of errors (-1 when the trace did not open).
  */
 int fz_drain(const char *path, const char *format, const char *sink, unsigned threads);
+/* fz_drain with a reader option (tio_trace_set) given after the open, when key is not NULL. */
+int fz_drain_set(const char *path, const char *format, const char *sink, unsigned threads, const char *key,
+		 const char *value);
 
 /*
  * A simple container for multi-file inputs: records "NAME\0" + u32 LE size +
