@@ -195,6 +195,18 @@ int cli_set_reader_opts(tio_trace **traces, size_t n, const cli_reader_opts *o)
 	return 0;
 }
 
+int cli_reader_opts_unused(tio_trace **traces, size_t n, const cli_reader_opts *o)
+{
+	size_t td = 0;
+	for (size_t i = 0; i < n; i++)
+		td += !strcmp(tio_trace_format(traces[i]), "tracedat");
+	if ((o->ts2secs || o->raw_ts) && !td) {
+		fprintf(stderr, "traceio: %s is for trace.dat inputs, and none is one\n", o->ts2secs ? "--ts2secs" : "--raw-ts");
+		return 1;
+	}
+	return 0;
+}
+
 int cli_apply_reader_opts(tio_trace **traces, size_t n, const cli_reader_opts *o)
 {
 	if (!cli_set_reader_opts(traces, n, o))

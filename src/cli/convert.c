@@ -518,7 +518,7 @@ int cli_convert(int argc, char **argv)
 
 	status = 1;
 	if (cli_open_inputs(inputs, ninputs, format, &traces, &ntraces) ||
-	    cli_apply_reader_opts(traces, ntraces, &ropts))
+	    cli_reader_opts_unused(traces, ntraces, &ropts) || cli_apply_reader_opts(traces, ntraces, &ropts))
 		goto done;
 	int fs = cli_filter_build(&fopts, traces, ntraces, false, &cf);
 	if (fs) {

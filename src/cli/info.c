@@ -51,7 +51,7 @@ int cli_info(int argc, char **argv)
 	size_t ntraces;
 	if (cli_open_inputs(inputs, (size_t)n, format, &traces, &ntraces))
 		return 1;
-	if (cli_apply_reader_opts(traces, ntraces, &ropts)) {
+	if (cli_reader_opts_unused(traces, ntraces, &ropts) || cli_apply_reader_opts(traces, ntraces, &ropts)) {
 		cli_free_traces(traces, ntraces);
 		return 1;
 	}

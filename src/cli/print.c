@@ -317,7 +317,7 @@ int cli_print(int argc, char **argv)
 		status = 1;
 	}
 	if (cli_open_inputs(inputs, ninputs, format, &traces, &ntraces) ||
-	    cli_apply_reader_opts(traces, ntraces, &ropts))
+	    cli_reader_opts_unused(traces, ntraces, &ropts) || cli_apply_reader_opts(traces, ntraces, &ropts))
 		goto out;
 	if (!style)
 		style = !ntraces ? "babeltrace"

@@ -145,6 +145,20 @@ a = [int(l) for l in open(sys.argv[1])]; b = [int(l) for l in open(sys.argv[2])]
 sys.exit(not (len(a) == len(b) and all(y == x * 1000 for x, y in zip(a, b))))' "$TMP/ns1" "$TMP/ns2"; then
 	ok "--ts2secs 1000000: JSON ns 1000 times the file's ($(wc -l < "$TMP/ns1") events)"
 else notok "--ts2secs 1000000: JSON ns 1000 times the file's" "$(head -2 "$TMP/ns1") / $(head -2 "$TMP/ns2")"; fi
+# with no trace.dat among the inputs they are refused (print, info, convert), as SQL and Python do;
+# among other inputs they apply to the trace.dat ones
+C=$TIO_TOP/tests/data/ctf/wk-heartbeat-u
+for cmd in "print --ts2secs 1000" "info --raw-ts" "convert -q --to parquet -o $TMP/nope --ts2secs 1000"; do
+	"$TIO" $cmd "$C" > /dev/null 2> "$TMP/err"; rc=$?
+	if [ $rc -ne 0 ] && grep -q "is for trace.dat inputs, and none is one" "$TMP/err" && [ ! -e "$TMP/nope" ]; then
+		ok "${cmd%% *} with a trace.dat option on a CTF trace alone: refused"
+	else notok "${cmd%% *} with a trace.dat option on a CTF trace alone: refused" "exit $rc" "$(cat "$TMP/err")"; fi
+done
+"$TIO" print --style json --ts2secs 1000000 "$C" "$IGT" 2> /dev/null | eval "$PY_JSON_NS" | sort -n > "$TMP/ns3"
+"$TIO" print --style json "$C" 2> /dev/null | eval "$PY_JSON_NS" > "$TMP/ns4"
+python3 -c 'import sys; print(*sorted([int(l) * 1000 for l in open(sys.argv[1])] + [int(l) for l in open(sys.argv[2])]), sep="\n")' \
+	"$TMP/ns1" "$TMP/ns4" > "$TMP/ns5"
+same "--ts2secs with a CTF and a trace.dat input: the trace.dat's times alone scaled" "$TMP/ns5" "$TMP/ns3"
 for hz in 0 -5 2.5 x; do
 	"$TIO" print --ts2secs $hz "$IGT" > /dev/null 2> "$TMP/err"; rc=$?
 	if [ $rc -eq 2 ] && grep -q "ts2secs: '$hz' is not a frequency" "$TMP/err"; then ok "--ts2secs $hz refused"
