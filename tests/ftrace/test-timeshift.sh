@@ -40,7 +40,7 @@ def j(flags, cpu):
 print(j(0, lambda c: {"times": [0], "offsets": [10**9 + c * 1000], "scalings": [3]}))
 # two samples, interpolated: the CPUs drift apart, so the merged order changes
 print(j(1, lambda c: {"times": [t0, t1], "offsets": [10**9, 13 * 10**8] if c % 2 == 0 else [-7000, 250000]}))
-# five samples out of order, one time twice (the first kept), interpolated: the search between samples
+# six samples out of order, one time twice (the first kept), interpolated: the search between samples
 print(j(1, lambda c: {"times": [t1, t0, tm, (t0 + tm) // 2, tm, (tm + t1) // 2],
                       "offsets": [50000, -20000, 12345 + c, 777, 999999, -3]}))
 # the same without INTERPOLATE: each sample's offset up to the next
