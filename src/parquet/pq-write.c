@@ -436,7 +436,7 @@ static void buf_limit(pq_buf *b, size_t page) { b->lim = b->cap < page ? b->cap 
 static void buf_clear(pq_buf *b, bool release, size_t page)
 {
 	b->len = 0;
-	if (release && b->cap > (64u << 10)) {
+	if (release) {
 		free(b->p);
 		b->p = NULL;
 		b->cap = 0;
@@ -476,6 +476,8 @@ static int assign(pq_file *f, pq_node *n, const char **path, uint32_t depth, uns
 	c->unsigned_order = (n->logical == PQ_LT_INT && !n->int_signed) ||
 			    n->phys == PQ_BYTE_ARRAY || n->phys == PQ_FLBA || n->phys == PQ_BOOLEAN;
 	c->dict = n->phys == PQ_BYTE_ARRAY && n->dict;
+	if (c->dict && !(c->seen = tio_calloc(PQ_SEEN, sizeof(*c->seen))))
+		return TIO_ERR_NOMEM;
 	c->npath = depth;
 	if (!(c->path = tio_calloc(depth ? depth : 1, sizeof(char *))))
 		return TIO_ERR_NOMEM;
@@ -534,6 +536,8 @@ static void col_reset(pq_col *c, int rel)
 		tio_buf_free(&c->chunk);
 		tio_buf_free(&c->dbytes);
 	}
+	if (rel == PQ_RELEASE)
+		memset(c->hw, 0, sizeof(c->hw));
 	c->c_levels = c->c_usize = c->c_csize = 0;
 	c->c_pages = c->c_dict_pages = c->c_delta_pages = 0;
 	c->c_codec = PQ_Z_UNDECIDED;
@@ -550,7 +554,8 @@ static void col_reset(pq_col *c, int rel)
 		c->doff = c->dhash = c->dstamp = c->slots = NULL;
 		c->dcap = c->nslots = 0;
 	}
-	memset(c->seen, 0, sizeof(c->seen));
+	if (c->seen)
+		memset(c->seen, 0, PQ_SEEN * sizeof(*c->seen));
 	c->dict = c->node->phys == PQ_BYTE_ARRAY && c->node->dict;
 }
 
@@ -586,6 +591,7 @@ void pq_free(pq_file *f)
 		free(c->dhash);
 		free(c->dstamp);
 		free(c->slots);
+		free(c->seen);
 		free(c->path);
 	}
 	free(f->cols);
@@ -608,7 +614,8 @@ bool pq_more(pq_col *c, pq_buf *b, size_t n)
 {
 	size_t page = c->file->page_size;
 	if (b->len + n > b->cap) {
-		size_t need = b->len + n, cap = b->cap ? b->cap : 1024;
+		/* from 64 bytes: a class with few rows holds little (2,300 classes of an `-e all`) */
+		size_t need = b->len + n, cap = b->cap ? b->cap : 64;
 		while (cap < need && cap < page)
 			cap *= 2;
 		if (cap < need)
@@ -677,13 +684,15 @@ static void dict_abandon(pq_col *c)
 		if (c->nslots)
 			memset(c->slots, 0, c->nslots * sizeof(uint32_t));
 	}
-	memset(c->seen, 0, sizeof(c->seen));
+	if (c->seen)
+		memset(c->seen, 0, PQ_SEEN * sizeof(*c->seen));
 }
 
 /* The dictionary entry of a string, added when new; false when the dictionary is full. */
 static bool dict_find(pq_col *c, const void *p, uint32_t n, uint32_t *entry, bool stable)
 {
 	unsigned sl = pq_seen_slot(p);
+	stable = stable && c->seen;
 	if (stable && c->seen[sl].p == p && c->seen[sl].len == n && p) {
 		*entry = c->seen[sl].e;
 		return true;
@@ -1602,6 +1611,10 @@ static void page_cut(pq_file *f, pq_col *c)
 	c->c_pages++;
 	if (dict)
 		c->c_dict_pages++;
+	const size_t held[4] = {c->vals.len, c->idx.len, c->defs.len, c->reps.len};
+	for (int b = 0; b < 4; b++)
+		if (held[b] > c->hw[b])
+			c->hw[b] = held[b];
 	pq_shared *sh = f->sh;
 	pq_job *j = sh->w ? worker_slot(sh->w, c) : NULL;
 	if (j && !c->dict) {
@@ -1762,17 +1775,31 @@ void pq_defer(pq_shared *sh, pq_fn fn, void *arg, tio_buf *data)
 	worker_submit(sh->w);
 }
 
-/* Memory held by the buffered row group (after pq_sync): chunks' and dictionaries' capacities, pages' lengths. */
-size_t pq_buffered(const pq_file *f)
+/* The capacity pq_more gives a page buffer that held n bytes (64, doubling to the page, then n + page / 4). */
+static size_t page_cap(size_t n, size_t page)
 {
-	size_t n = atomic_load(&f->chunk_cap);
+	if (!n)
+		return 0;
+	size_t cap = 64;
+	while (cap < n && cap < page)
+		cap *= 2;
+	return cap < n ? n + page / 4 : cap;
+}
+
+/* Memory held by the buffered row group (after pq_sync; see pq.h). */
+size_t pq_buffered(const pq_file *f, size_t *pages)
+{
+	size_t n = atomic_load(&f->chunk_cap), pg = 0;
 	for (uint32_t k = 0; k < f->ncols; k++) {
 		const pq_col *c = &f->cols[k];
-		/* pages: their lengths (capacities move between columns and the worker's slots) */
-		n += c->vals.len + c->idx.len + c->defs.len + c->reps.len + c->dbytes.cap +
-		     (size_t)c->dcap * 12 + (size_t)c->nslots * 4;
+		const size_t now[4] = {c->vals.len, c->idx.len, c->defs.len, c->reps.len};
+		for (int b = 0; b < 4; b++)
+			pg += page_cap(now[b] > c->hw[b] ? now[b] : c->hw[b], f->page_size);
+		n += c->dbytes.cap + (size_t)c->dcap * 12 + (size_t)c->nslots * 4;
 	}
-	return n;
+	if (pages)
+		*pages = pg;
+	return n + pg;
 }
 
 /* Write the buffered rows as a row group: a column chunk per column, the RowGroup kept for the
@@ -1782,8 +1809,12 @@ int pq_flush(pq_file *f, int release)
 	if (f->oom)
 		return tio_err_set(TIO_ERR_NOMEM, "%s: out of memory while buffering a row group",
 				   f->path);
-	if (!f->rows)
+	if (!f->rows) {
+		if (release == PQ_RELEASE) /* the page buffers kept by an earlier flush */
+			for (uint32_t k = 0; k < f->ncols; k++)
+				col_reset(&f->cols[k], PQ_RELEASE);
 		return 0;
+	}
 	if (f->nrg >= 32767)
 		return tio_err_set(TIO_ERR_LIMIT, "%s: more than 32767 row groups", f->path);
 	for (uint32_t k = 0; k < f->ncols; k++)

@@ -101,6 +101,7 @@ typedef struct pq_col {
 	pq_buf vals; /* PLAIN values; BOOLEAN: one byte each; BYTE_ARRAY: 4-byte length + bytes */
 	pq_buf idx;  /* dictionary-encoded page: uint32 entries, one per non-null value */
 	pq_buf defs, reps; /* one byte per level (max level < 256); defs: after the leading run */
+	size_t hw[4];	   /* vals, idx, defs, reps: the most bytes each held at a page cut since its release */
 	uint32_t nlead;	   /* leading levels at max_def, not in defs (defs stays empty until a lower one) */
 	uint32_t nlevels;  /* levels of the page, nulls included */
 	uint32_t nnull;
@@ -130,11 +131,14 @@ typedef struct pq_col {
 	uint32_t ndict, dcap, stamp;
 	uint32_t *slots; /* open addressing: entry + 1, 0 empty */
 	uint32_t nslots;
-	struct {
+	struct pq_seen {
 		const void *p;
 		uint32_t len, e;
-	} seen[64]; /* stable strings: pointer -> entry */
+	} *seen; /* PQ_SEEN slots, dictionary columns only: stable strings' pointer -> entry */
 } pq_col;
+
+/* Slots of a dictionary column's cache of stable strings (pq_str_stable). */
+#define PQ_SEEN 64
 
 struct pq_worker;
 
@@ -200,11 +204,15 @@ enum pq_release {
 /* Encode the buffered rows as one row group (nothing when none); `release`: enum pq_release. */
 int pq_flush(pq_file *f, int release);
 /*
- * Bytes of memory the buffered row group holds (buffers' capacities); after
- * pq_sync, so that decisions made on it (and the output) are the same
- * whether pages are compressed by the worker or inline.
+ * Bytes of memory the buffered row group holds: the column chunks' and
+ * dictionaries' capacities, and each column's page buffers as big as
+ * their growth makes them for the most they held since their release
+ * (hw: the real capacities move between columns and the worker's slots);
+ * `pages` (unless NULL): the page buffers' part.  After pq_sync, so that decisions made
+ * on it (and the output) are the same whether pages are compressed by the
+ * worker or inline.
  */
-size_t pq_buffered(const pq_file *f);
+size_t pq_buffered(const pq_file *f, size_t *pages);
 /* Wait until the worker has compressed every page handed to it. */
 void pq_sync(pq_shared *sh);
 
@@ -363,7 +371,7 @@ void pq_bytes(pq_col *c, const void *p, size_t n, unsigned rep);
 /* pq_str_stable when the pointer is not in the cache: the dictionary's hash table. */
 void pq_str_stable_slow(pq_col *c, const char *p, size_t n, unsigned rep);
 
-/* The cache slot of a stable string's pointer. */
+/* The cache slot of a stable string's pointer: of PQ_SEEN = 2^(32 - 26). */
 static inline unsigned pq_seen_slot(const void *p)
 {
 	return (uint32_t)((uint32_t)((uintptr_t)p >> 3) * 0x9E3779B1u) >> 26;
@@ -374,7 +382,7 @@ static inline __attribute__((always_inline)) bool pq_seen(const pq_col *c, const
 							  uint32_t *e)
 {
 	unsigned sl = pq_seen_slot(p);
-	if (TIO_LIKELY(c->dict && p && c->seen[sl].p == p && c->seen[sl].len == n)) {
+	if (TIO_LIKELY(c->dict && p && c->seen[sl].p == p && c->seen[sl].len == n)) { /* dict: seen is set */
 		*e = c->seen[sl].e;
 		return true;
 	}
