@@ -540,6 +540,11 @@ static void put_utf8(psink *s, pq_col *c, const char *p, size_t n, unsigned rep)
 {
 	const uint8_t *u = (const uint8_t *)p;
 	size_t k = 0;
+	for (uint64_t w; k + 8 <= n; k += 8) { /* 8 bytes at a time while none is NUL or >= 0x80 */
+		memcpy(&w, u + k, 8);
+		if ((w | ((w - 0x0101010101010101ull) & ~w)) & 0x8080808080808080ull)
+			break;
+	}
 	while (k < n && u[k] && u[k] < 0x80)
 		k++;
 	if (k == n || !u[k]) {

@@ -697,6 +697,13 @@ static bool dict_find(pq_col *c, const void *p, uint32_t n, uint32_t *entry, boo
 		*entry = c->seen[sl].e;
 		return true;
 	}
+	if (c->dlast < c->ndict) { /* the same string as the last one (a constant, a run) */
+		const char *d = c->dbytes.p + c->doff[c->dlast];
+		if (tio_le32(d) == n && !memcmp(d + 4, p, n)) {
+			*entry = c->dlast;
+			return true;
+		}
+	}
 	uint32_t h = hash_bytes(p, n);
 	if (c->ndict * 2 + 2 > c->nslots) {
 		/* grow the slots (and rehash) */
@@ -728,7 +735,7 @@ static bool dict_find(pq_col *c, const void *p, uint32_t n, uint32_t *entry, boo
 		e--;
 		const char *d = c->dbytes.p + c->doff[e];
 		if (c->dhash[e] == h && tio_le32(d) == n && !memcmp(d + 4, p, n)) {
-			*entry = e;
+			*entry = c->dlast = e;
 			if (stable) {
 				c->seen[sl].p = p;
 				c->seen[sl].len = n;
@@ -769,7 +776,7 @@ static bool dict_find(pq_col *c, const void *p, uint32_t n, uint32_t *entry, boo
 		c->seen[sl].len = n;
 		c->seen[sl].e = e;
 	}
-	*entry = e;
+	*entry = c->dlast = e;
 	return true;
 }
 

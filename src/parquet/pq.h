@@ -129,6 +129,7 @@ typedef struct pq_col {
 	uint32_t *dhash;
 	uint32_t *dstamp; /* entry -> the last page whose bounds counted it */
 	uint32_t ndict, dcap, stamp;
+	uint32_t dlast; /* the entry found last (a string as the one before it: no hashing) */
 	uint32_t *slots; /* open addressing: entry + 1, 0 empty */
 	uint32_t nslots;
 	struct pq_seen {
