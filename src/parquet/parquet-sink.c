@@ -1288,14 +1288,13 @@ static int insert(ptrace *t, ptable *tb)
 static int ev_sync(psink *s);
 
 /*
- * Keep what is buffered within the budget (counted every 65536 rows once
- * the pages in flight are compressed: the same row groups with or without
- * the worker; pq_buffered): while over
- * it, the row group with the most memory to give back is written.  That is
- * its compressed chunks and dictionaries, its page buffers kept for the
- * rows to come; unless page buffers hold more (many classes with rows, as
- * in an `-e all` trace.dat), then the file holding the most of those gives
- * them back too, after writing its rows.
+ * Keep what is buffered within the budget (pq_buffered, counted every
+ * 65536 rows once the pages in flight are compressed: the same row groups
+ * with or without the worker).  While over it, the row group with the most
+ * compressed chunks and dictionaries is written, its page buffers kept for
+ * the rows to come; unless some file's page buffers hold more (many classes
+ * with rows, as in an `-e all` trace.dat): then the file holding the most
+ * of those writes its rows and gives its page buffers back too.
  */
 static int check_budget(psink *s)
 {
