@@ -59,8 +59,9 @@ typedef struct cli_reader_opts {
  */
 int cli_reader_opt(int argc, char **argv, int *i, cli_reader_opts *o);
 
-/* The trace.dat options given with no trace.dat among the inputs: 1 (message printed), as the
-   SQL module and Python refuse them; print, info and convert call it (check goes path by path). */
+/* The trace.dat options given with no trace.dat among the inputs, or --ltt-tsc with no LTTng 0.x
+   one: 1 (message printed), as the SQL module and Python refuse an option no input takes; print,
+   info and convert call it (check goes path by path). */
 int cli_reader_opts_unused(tio_trace **traces, size_t n, const cli_reader_opts *o);
 /* Apply `o` to every trace whose reader takes it.  Prints errors; 0 or 1. */
 int cli_apply_reader_opts(tio_trace **traces, size_t n, const cli_reader_opts *o);

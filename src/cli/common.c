@@ -197,11 +197,17 @@ int cli_set_reader_opts(tio_trace **traces, size_t n, const cli_reader_opts *o)
 
 int cli_reader_opts_unused(tio_trace **traces, size_t n, const cli_reader_opts *o)
 {
-	size_t td = 0;
-	for (size_t i = 0; i < n; i++)
+	size_t td = 0, l0 = 0;
+	for (size_t i = 0; i < n; i++) {
 		td += !strcmp(tio_trace_format(traces[i]), "tracedat");
+		l0 += !strcmp(tio_trace_format(traces[i]), "lttng0");
+	}
 	if ((o->ts2secs || o->raw_ts) && !td) {
 		fprintf(stderr, "traceio: %s is for trace.dat inputs, and none is one\n", o->ts2secs ? "--ts2secs" : "--raw-ts");
+		return 1;
+	}
+	if (o->ltt_tsc && !l0) {
+		fprintf(stderr, "traceio: --ltt-tsc is for LTTng 0.x inputs, and none is one\n");
 		return 1;
 	}
 	return 0;

@@ -64,6 +64,15 @@ fi
 "$TIO" print --ltt-tsc carry "$T" >/dev/null 2>"$TMP/bad.err"
 rc=$?
 [ $rc -ne 0 ] && grep -q "not a rule (auto, nocarry, lttv)" "$TMP/bad.err" && ok tsc-bad-rule || notok tsc-bad-rule "rc=$rc" "$(cat "$TMP/bad.err")"
+# with no LTTng 0.x input it is refused (print, info, convert), as --ts2secs is without a trace.dat
+C=$TIO_TOP/tests/data/ctf/wk-heartbeat-u
+for cmd in "print --ltt-tsc lttv" "info --ltt-tsc nocarry" "convert -q --to ctf -o $TMP/nope --ltt-tsc auto"; do
+	"$TIO" $cmd "$C" > /dev/null 2> "$TMP/err"; rc=$?
+	if [ $rc -ne 0 ] && grep -q -- "--ltt-tsc is for LTTng 0.x inputs, and none is one" "$TMP/err" && [ ! -e "$TMP/nope" ]; then
+		ok "tsc-refused-${cmd%% *}"
+	else notok "tsc-refused-${cmd%% *}" "exit $rc" "$(cat "$TMP/err")"; fi
+done
+"$TIO" print --ltt-tsc nocarry "$C" "$T" > /dev/null 2>&1 && ok tsc-with-other-inputs || notok tsc-with-other-inputs
 for c in print info check convert; do
 	"$TIO" help $c 2>&1 | grep -q -- '--ltt-tsc RULE' || "$TIO" $c --help 2>&1 | grep -q -- '--ltt-tsc' || { notok "tsc-help-$c"; continue; }
 	ok "tsc-help-$c"
