@@ -69,7 +69,9 @@ int cli_apply_reader_opts(tio_trace **traces, size_t n, const cli_reader_opts *o
 int cli_set_reader_opts(tio_trace **traces, size_t n, const cli_reader_opts *o);
 /*
  * cli_open_inputs then cli_set_reader_opts, printing nothing (the inputs
- * were opened once already, which said it all): 0 or 1.
+ * were opened once already, which said it all, or the caller opens them
+ * again to say it): 0 or 1, also 1 for an option that no input takes
+ * (cli_reader_opts_unused).
  */
 int cli_open_inputs_quiet(char **paths, size_t npaths, const char *format, const cli_reader_opts *o,
 			  tio_trace ***traces, size_t *ntraces);

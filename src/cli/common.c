@@ -83,12 +83,14 @@ int cli_open_inputs(char **paths, size_t npaths, const char *format, tio_trace *
 	return open_inputs(paths, npaths, format, false, traces, ntraces);
 }
 
+static const char *opts_unused(tio_trace **traces, size_t n, const cli_reader_opts *o);
+
 int cli_open_inputs_quiet(char **paths, size_t npaths, const char *format, const cli_reader_opts *o,
 			  tio_trace ***traces, size_t *ntraces)
 {
 	if (open_inputs(paths, npaths, format, true, traces, ntraces))
 		return 1;
-	if (!cli_set_reader_opts(*traces, *ntraces, o))
+	if (!opts_unused(*traces, *ntraces, o) && !cli_set_reader_opts(*traces, *ntraces, o))
 		return 0;
 	cli_free_traces(*traces, *ntraces);
 	*traces = NULL;
@@ -195,22 +197,29 @@ int cli_set_reader_opts(tio_trace **traces, size_t n, const cli_reader_opts *o)
 	return 0;
 }
 
-int cli_reader_opts_unused(tio_trace **traces, size_t n, const cli_reader_opts *o)
+/* Why `o` has an option that no input's reader takes, or NULL. */
+static const char *opts_unused(tio_trace **traces, size_t n, const cli_reader_opts *o)
 {
 	size_t td = 0, l0 = 0;
 	for (size_t i = 0; i < n; i++) {
 		td += !strcmp(tio_trace_format(traces[i]), "tracedat");
 		l0 += !strcmp(tio_trace_format(traces[i]), "lttng0");
 	}
-	if ((o->ts2secs || o->raw_ts) && !td) {
-		fprintf(stderr, "traceio: %s is for trace.dat inputs, and none is one\n", o->ts2secs ? "--ts2secs" : "--raw-ts");
-		return 1;
-	}
-	if (o->ltt_tsc && !l0) {
-		fprintf(stderr, "traceio: --ltt-tsc is for LTTng 0.x inputs, and none is one\n");
-		return 1;
-	}
-	return 0;
+	if (o->ts2secs && !td)
+		return "--ts2secs is for trace.dat inputs, and none is one";
+	if (o->raw_ts && !td)
+		return "--raw-ts is for trace.dat inputs, and none is one";
+	if (o->ltt_tsc && !l0)
+		return "--ltt-tsc is for LTTng 0.x inputs, and none is one";
+	return NULL;
+}
+
+int cli_reader_opts_unused(tio_trace **traces, size_t n, const cli_reader_opts *o)
+{
+	const char *why = opts_unused(traces, n, o);
+	if (why)
+		fprintf(stderr, "traceio: %s\n", why);
+	return why != NULL;
 }
 
 int cli_apply_reader_opts(tio_trace **traces, size_t n, const cli_reader_opts *o)

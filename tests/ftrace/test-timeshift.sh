@@ -148,11 +148,13 @@ else notok "--ts2secs 1000000: JSON ns 1000 times the file's" "$(head -2 "$TMP/n
 # with no trace.dat among the inputs they are refused (print, info, convert), as SQL and Python do;
 # among other inputs they apply to the trace.dat ones
 C=$TIO_TOP/tests/data/ctf/wk-heartbeat-u
-for cmd in "print --ts2secs 1000" "info --raw-ts" "convert -q --to parquet -o $TMP/nope --ts2secs 1000"; do
-	"$TIO" $cmd "$C" > /dev/null 2> "$TMP/err"; rc=$?
+# (print -o dummy in 2 parts too: the parts open the inputs themselves)
+for cmd in "print --ts2secs 1000" "info --raw-ts" "convert -q --to parquet -o $TMP/nope --ts2secs 1000" "print -o dummy --raw-ts"; do
+	TIO_THREADS=2 "$TIO" $cmd "$C" > /dev/null 2> "$TMP/err"; rc=$?
+	name=$(echo "$cmd" | sed 's/ -q.*//; s/ --.*//')
 	if [ $rc -ne 0 ] && grep -q "is for trace.dat inputs, and none is one" "$TMP/err" && [ ! -e "$TMP/nope" ]; then
-		ok "${cmd%% *} with a trace.dat option on a CTF trace alone: refused"
-	else notok "${cmd%% *} with a trace.dat option on a CTF trace alone: refused" "exit $rc" "$(cat "$TMP/err")"; fi
+		ok "$name with a trace.dat option on a CTF trace alone: refused"
+	else notok "$name with a trace.dat option on a CTF trace alone: refused" "exit $rc" "$(cat "$TMP/err")"; fi
 done
 "$TIO" print --style json --ts2secs 1000000 "$C" "$IGT" 2> /dev/null | eval "$PY_JSON_NS" | sort -n > "$TMP/ns3"
 "$TIO" print --style json "$C" 2> /dev/null | eval "$PY_JSON_NS" > "$TMP/ns4"

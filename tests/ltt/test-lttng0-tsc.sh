@@ -66,11 +66,12 @@ rc=$?
 [ $rc -ne 0 ] && grep -q "not a rule (auto, nocarry, lttv)" "$TMP/bad.err" && ok tsc-bad-rule || notok tsc-bad-rule "rc=$rc" "$(cat "$TMP/bad.err")"
 # with no LTTng 0.x input it is refused (print, info, convert), as --ts2secs is without a trace.dat
 C=$TIO_TOP/tests/data/ctf/wk-heartbeat-u
-for cmd in "print --ltt-tsc lttv" "info --ltt-tsc nocarry" "convert -q --to ctf -o $TMP/nope --ltt-tsc auto"; do
-	"$TIO" $cmd "$C" > /dev/null 2> "$TMP/err"; rc=$?
+for cmd in "print --ltt-tsc lttv" "info --ltt-tsc nocarry" "convert -q --to ctf -o $TMP/nope --ltt-tsc auto" "print -o dummy --ltt-tsc lttv"; do
+	TIO_THREADS=2 "$TIO" $cmd "$C" > /dev/null 2> "$TMP/err"; rc=$?
+	name=$(echo "$cmd" | sed 's/ -q.*//; s/ --.*//')
 	if [ $rc -ne 0 ] && grep -q -- "--ltt-tsc is for LTTng 0.x inputs, and none is one" "$TMP/err" && [ ! -e "$TMP/nope" ]; then
-		ok "tsc-refused-${cmd%% *}"
-	else notok "tsc-refused-${cmd%% *}" "exit $rc" "$(cat "$TMP/err")"; fi
+		ok "tsc-refused-$name"
+	else notok "tsc-refused-$name" "exit $rc" "$(cat "$TMP/err")"; fi
 done
 "$TIO" print --ltt-tsc nocarry "$C" "$T" > /dev/null 2>&1 && ok tsc-with-other-inputs || notok tsc-with-other-inputs
 for c in print info check convert; do
