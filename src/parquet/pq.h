@@ -209,9 +209,9 @@ int pq_flush(pq_file *f, int release);
  * dictionaries' capacities, and each column's page buffers as big as
  * their growth makes them for the most they held since their release
  * (hw: the real capacities move between columns and the worker's slots);
- * `pages` (unless NULL): the page buffers' part.  After pq_sync, so that decisions made
- * on it (and the output) are the same whether pages are compressed by the
- * worker or inline.
+ * `pages` (unless NULL): the page buffers' part.  After pq_sync, so that
+ * decisions made on it (and the output) are the same whether pages are
+ * compressed by the worker or inline.
  */
 size_t pq_buffered(const pq_file *f, size_t *pages);
 /* Wait until the worker has compressed every page handed to it. */

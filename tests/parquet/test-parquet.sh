@@ -244,6 +244,7 @@ fi
 # under a 1 MiB budget: the page buffers of every class count in the budget and are given back,
 # so the peak RSS stays within 24 MiB of the decode's (44 MiB over it when they did not count)
 if [ -z "$why" ]; then
+	T=/sys/kernel/tracing
 	timeout 300 flock /tmp/tio-record.lock $NS trace-cmd record -q --file-version 6 -b 400000 -o "$TMP/busy.dat" -e all -F \
 		bash -c "for i in \$(seq 60000); do printf '%1400s' x > $T/trace_marker; done" > "$TMP/rec-busy.log" 2>&1
 	rt() { "$TIO_TOP/bench/rtime.py" -f %M -o "$TMP/rss" "$@" > /dev/null 2> "$TMP/rt.err" && tail -1 "$TMP/rss"; }
