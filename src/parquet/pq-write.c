@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -159,6 +160,17 @@ const char *pq_snappy(void)
 	return snappy.compress ? NULL : snappy.err;
 }
 
+/* Note where rgs holds a value pq_append may rewrite (the slot's padding zeroed: it goes to the side file). */
+static void add_patch(pq_file *f, size_t at, uint8_t len, bool ordinal, int64_t v)
+{
+	struct pq_patch *p = &f->patches[f->npatches++];
+	memset(p, 0, sizeof(*p));
+	p->at = at;
+	p->len = len;
+	p->ordinal = ordinal;
+	p->v = v;
+}
+
 /*
  * An i64/i16 field whose value pq_append may rewrite (a file offset, a row
  * group ordinal): where its varint is goes in f's patches.
@@ -172,7 +184,7 @@ static void tw_patch(tw *w, pq_file *f, int16_t id, int type, int64_t v, bool or
 		f->oom = true;
 		return;
 	}
-	f->patches[f->npatches++] = (struct pq_patch){.at = at, .len = (uint8_t)(w->b->len - at), .ordinal = ordinal, .v = v};
+	add_patch(f, at, (uint8_t)(w->b->len - at), ordinal, v);
 }
 
 /* ---------------------------------------------------------------- schema nodes */
@@ -599,6 +611,9 @@ void pq_free(pq_file *f)
 	pq_node_free(f->root);
 	tio_buf_free(&f->rgs);
 	free(f->patches);
+	if (f->spill)
+		unlink(f->spill);
+	free(f->spill);
 	free(f->path);
 	memset(f, 0, sizeof(*f));
 }
@@ -1809,6 +1824,99 @@ size_t pq_buffered(const pq_file *f, size_t *pages)
 	return n + pg;
 }
 
+/* ---------------------------------------------------------------- the footer's row groups */
+
+/* A record of the side file (pq_file.spill): then its patches (`at` from its bytes' start), its bytes. */
+struct spill_rec {
+	uint64_t nbytes, npatches;
+};
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	for (const char *b = p; n;) {
+		ssize_t k = write(fd, b, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		b += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* Move the serialized RowGroups of memory to the side file once they hold PQ_RGS_SPILL bytes. */
+static int spill_rgs(pq_file *f)
+{
+	if (f->oom)
+		return tio_err_set(TIO_ERR_NOMEM, "%s: out of memory", f->path);
+	if (f->rgs.len < PQ_RGS_SPILL)
+		return 0;
+	if (!f->spill && !(f->spill = tio_asprintf("%s.rowgroups", f->path)))
+		return TIO_ERR_NOMEM;
+	/* opened for each record: thousands of files may be open at once */
+	int fd = open(f->spill, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (f->spilled ? 0 : O_TRUNC), 0600);
+	if (fd < 0)
+		return tio_err_set(TIO_ERR_IO, "%s: cannot open: %s", f->spill, strerror(errno));
+	struct spill_rec h = {f->rgs.len, f->npatches};
+	bool ok = !write_all(fd, &h, sizeof(h)) && !write_all(fd, f->patches, f->npatches * sizeof(*f->patches)) &&
+		  !write_all(fd, f->rgs.p, f->rgs.len);
+	if (close(fd) || !ok)
+		return tio_err_set(TIO_ERR_IO, "%s: write error: %s", f->spill, strerror(errno));
+	f->spilled += sizeof(h) + f->npatches * sizeof(*f->patches) + f->rgs.len;
+	f->rgs.len = 0;
+	f->npatches = 0;
+	return 0;
+}
+
+typedef int (*rgs_fn)(void *arg, const char *bytes, size_t n, const struct pq_patch *p, size_t np);
+
+/* fn on f's serialized RowGroups in order, record by record: the side file's, then those in memory. */
+static int rgs_each(pq_file *f, rgs_fn fn, void *arg)
+{
+	int r = 0;
+	if (f->spilled) {
+		int fd = open(f->spill, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return tio_err_set(TIO_ERR_IO, "%s: cannot open: %s", f->spill, strerror(errno));
+		char *buf = NULL;
+		size_t cap = 0;
+		for (uint64_t pos = 0; pos < f->spilled && !r;) {
+			struct spill_rec h;
+			ssize_t k = pread(fd, &h, sizeof(h), (off_t)pos);
+			uint64_t left = f->spilled - pos - (k > 0 ? (uint64_t)k : 0);
+			if (k != (ssize_t)sizeof(h) || h.npatches > left / sizeof(struct pq_patch) ||
+			    h.nbytes > left - h.npatches * sizeof(struct pq_patch)) {
+				r = tio_err_set(TIO_ERR_IO, "%s: shorter than written (at byte %" PRIu64 ")", f->spill,
+						pos);
+				break;
+			}
+			size_t need = (size_t)(h.npatches * sizeof(struct pq_patch) + h.nbytes);
+			if (need > cap) {
+				char *nb = realloc(buf, need);
+				if (!nb) {
+					r = tio_err_oom();
+					break;
+				}
+				buf = nb;
+				cap = need;
+			}
+			if (pread(fd, buf, need, (off_t)(pos + sizeof(h))) != (ssize_t)need) {
+				r = tio_err_set(TIO_ERR_IO, "%s: read error at byte %" PRIu64, f->spill, pos);
+				break;
+			}
+			size_t pb = (size_t)h.npatches * sizeof(struct pq_patch);
+			r = fn(arg, buf + pb, (size_t)h.nbytes, (const struct pq_patch *)(void *)buf, (size_t)h.npatches);
+			pos += sizeof(h) + need;
+		}
+		free(buf);
+		close(fd);
+	}
+	if (!r && f->rgs.len)
+		r = fn(arg, f->rgs.p, f->rgs.len, f->patches, f->npatches);
+	return r;
+}
+
 /* Write the buffered rows as a row group: a column chunk per column, the RowGroup kept for the
  * footer. */
 int pq_flush(pq_file *f, int release)
@@ -1822,8 +1930,6 @@ int pq_flush(pq_file *f, int release)
 				col_reset(&f->cols[k], PQ_RELEASE);
 		return 0;
 	}
-	if (f->nrg >= 32767)
-		return tio_err_set(TIO_ERR_LIMIT, "%s: more than 32767 row groups", f->path);
 	for (uint32_t k = 0; k < f->ncols; k++)
 		page_cut(f, &f->cols[k]);
 	f->ndue = 0;
@@ -1856,7 +1962,8 @@ int pq_flush(pq_file *f, int release)
 	tw_i64(&rg, 3, (int64_t)f->rows);
 	tw_patch(&rg, f, 5, T_I64, (int64_t)start, false);
 	tw_i64(&rg, 6, (int64_t)(f->off - start));
-	tw_patch(&rg, f, 7, T_I16, (int64_t)f->nrg, true);
+	if (f->nrg <= INT16_MAX) /* optional: an i16 */
+		tw_patch(&rg, f, 7, T_I16, (int64_t)f->nrg, true);
 	tw_end(&rg);
 	if (!f->rgs.p || f->oom)
 		return tio_err_set(TIO_ERR_NOMEM, "%s: out of memory", f->path);
@@ -1869,7 +1976,7 @@ int pq_flush(pq_file *f, int release)
 		cap += f->cols[k].chunk.cap;
 	}
 	atomic_store(&f->chunk_cap, cap);
-	return 0;
+	return spill_rgs(f);
 }
 
 /* Copy `len` bytes at `off` of file `src` to offset `at` of file `dst` (in the kernel when it can). */
@@ -1934,6 +2041,46 @@ done:
 	return r;
 }
 
+/* Where pq_append puts from's row groups: their offsets moved by `shift`, ordinals by `base`. */
+struct app {
+	pq_file *f;
+	int64_t shift;
+	uint32_t base;
+};
+
+/* A record of from's RowGroups, its offsets and ordinals rewritten, into f's (pq_append). */
+static int append_rec(void *arg, const char *b, size_t n, const struct pq_patch *pp, size_t np)
+{
+	struct app *a = arg;
+	pq_file *f = a->f;
+	size_t pos = 0;
+	for (size_t k = 0; k < np && !f->oom; k++) {
+		const struct pq_patch *p = &pp[k];
+		if (p->at < pos || p->at + p->len > n)
+			return tio_err_set(TIO_ERR_IO, "%s: row group metadata out of order", f->path);
+		tio_buf_add(&f->rgs, b + pos, p->at - pos);
+		pos = p->at + p->len;
+		int64_t v = p->v + (p->ordinal ? (int64_t)a->base : a->shift);
+		if (p->ordinal && v > INT16_MAX) {
+			/* past an i16: no ordinal (the field's one-byte header goes too; the stop byte follows) */
+			if (f->rgs.len)
+				f->rgs.len--;
+			continue;
+		}
+		size_t at = f->rgs.len;
+		varint(&f->rgs, zigzag(v));
+		if (tio_grow(&f->patches, &f->pcap, f->npatches + 1, sizeof(*f->patches))) {
+			f->oom = true;
+			break;
+		}
+		add_patch(f, at, (uint8_t)(f->rgs.len - at), p->ordinal, v);
+	}
+	tio_buf_add(&f->rgs, b + pos, n - pos);
+	if (!f->rgs.p)
+		f->oom = true;
+	return spill_rgs(f);
+}
+
 int pq_append(pq_file *f, pq_file *from)
 {
 	int r = pq_flush(f, PQ_RELEASE);
@@ -1943,32 +2090,13 @@ int pq_append(pq_file *f, pq_file *from)
 		return r;
 	if (f->ncols != from->ncols || f->codec != from->codec)
 		return tio_err_set(TIO_ERR_USAGE, "%s: a part of another schema (%s)", f->path, from->path);
-	if (f->nrg + from->nrg > 32767)
-		return tio_err_set(TIO_ERR_LIMIT, "%s: more than 32767 row groups", f->path);
 	if ((r = copy_bytes(from->path, 4, from->off - 4, f->path, f->off)))
 		return r;
-	int64_t shift = (int64_t)f->off - 4;
-	size_t pos = 0, rg_at = f->rgs.len, patch_at = f->npatches;
-	for (size_t k = 0; k < from->npatches; k++) {
-		const struct pq_patch *p = &from->patches[k];
-		tio_buf_add(&f->rgs, from->rgs.p + pos, p->at - pos);
-		int64_t v = p->v + (p->ordinal ? (int64_t)f->nrg : shift);
-		size_t at = f->rgs.len;
-		varint(&f->rgs, zigzag(v));
-		if (tio_grow(&f->patches, &f->pcap, f->npatches + 1, sizeof(*f->patches))) {
-			f->oom = true;
-			break;
-		}
-		f->patches[f->npatches++] =
-		    (struct pq_patch){.at = at, .len = (uint8_t)(f->rgs.len - at), .ordinal = p->ordinal, .v = v};
-		pos = p->at + p->len;
-	}
-	tio_buf_add(&f->rgs, from->rgs.p + pos, from->rgs.len - pos);
-	if (!f->rgs.p || f->oom) {
-		f->rgs.len = rg_at;
-		f->npatches = patch_at;
-		return tio_err_set(TIO_ERR_NOMEM, "%s: out of memory", f->path);
-	}
+	struct app a = {f, (int64_t)f->off - 4, f->nrg};
+	if ((r = rgs_each(from, append_rec, &a)))
+		return r;
+	if (from->spill)
+		unlink(from->spill);
 	f->nrg += from->nrg;
 	f->total_rows += from->total_rows;
 	f->off += from->off - 4;
@@ -2042,11 +2170,32 @@ static uint32_t count_nodes(const pq_node *n)
 }
 
 /* Last row group, then the footer: FileMetaData, its length, the magic. */
+/* The footer's output: bytes so far, write errors. */
+struct foot {
+	FILE *o;
+	uint64_t len;
+	bool ok;
+};
+
+static int put_rec(void *arg, const char *b, size_t n, const struct pq_patch *pp, size_t np)
+{
+	(void)pp;
+	(void)np;
+	struct foot *o = arg;
+	o->ok = o->ok && fwrite(b, 1, n, o->o) == n;
+	o->len += n;
+	return 0;
+}
+
 int pq_close(pq_file *f, const char *const *kv)
 {
 	int r = pq_flush(f, PQ_RELEASE);
 	if (r)
 		return r;
+	FILE *o = fopen(f->path, "ab");
+	if (!o)
+		return tio_err_set(TIO_ERR_IO, "%s: cannot open: %s", f->path, strerror(errno));
+	/* FileMetaData: the fields before the row groups, the row groups (from the side file), the rest */
 	tio_buf m = {0};
 	tw w = {.b = &m};
 	tw_i32(&w, 1, 1);
@@ -2054,7 +2203,10 @@ int pq_close(pq_file *f, const char *const *kv)
 	write_schema(&w, f->root, true);
 	tw_i64(&w, 3, (int64_t)f->total_rows);
 	tw_list(&w, 4, T_STRUCT, f->nrg);
-	tio_buf_add(&m, f->rgs.p, f->rgs.len);
+	struct foot out = {o, 0, m.p != NULL};
+	put_rec(&out, m.p, m.len, NULL, 0);
+	m.len = 0;
+	r = rgs_each(f, put_rec, &out);
 	size_t nkv = 0;
 	while (kv && kv[2 * nkv])
 		nkv++;
@@ -2077,20 +2229,26 @@ int pq_close(pq_file *f, const char *const *kv)
 		tw_end(&w);
 	}
 	tio_buf_addc(&m, 0);
-	uint32_t len = (uint32_t)m.len;
-	tio_buf_add(&m, &len, 4);
+	uint64_t len = out.len + m.len;
+	uint32_t len32 = (uint32_t)len;
+	tio_buf_add(&m, &len32, 4);
 	tio_buf_add(&m, "PAR1", 4);
-	if (!m.p)
-		return TIO_ERR_NOMEM;
-	FILE *o = fopen(f->path, "ab");
-	if (!o) {
-		tio_buf_free(&m);
-		return tio_err_set(TIO_ERR_IO, "%s: cannot open: %s", f->path, strerror(errno));
-	}
-	bool ok = fwrite(m.p, 1, m.len, o) == m.len;
-	f->off += m.len;
+	if (!r && !m.p)
+		r = tio_err_oom();
+	if (!r && len > UINT32_MAX)
+		r = tio_err_set(TIO_ERR_LIMIT, "%s: a footer of more than 4 GiB (%" PRIu64 " row groups)", f->path,
+				(uint64_t)f->nrg);
+	if (!r)
+		put_rec(&out, m.p, m.len, NULL, 0);
+	f->off += out.len;
 	tio_buf_free(&m);
-	if (fclose(o) || !ok)
-		return tio_err_set(TIO_ERR_IO, "%s: write error: %s", f->path, strerror(errno));
-	return 0;
+	if ((fclose(o) || !out.ok) && !r)
+		r = tio_err_set(TIO_ERR_IO, "%s: write error: %s", f->path, strerror(errno));
+	if (f->spill) {
+		unlink(f->spill);
+		free(f->spill);
+		f->spill = NULL;
+		f->spilled = 0;
+	}
+	return r;
 }

@@ -164,8 +164,16 @@ typedef struct pq_file {
 	uint64_t rows; /* rows buffered */
 	uint64_t total_rows;
 	uint64_t off; /* bytes in the file */
-	tio_buf rgs;  /* serialized RowGroup structs */
+	tio_buf rgs;  /* serialized RowGroup structs (the latest: see spill) */
 	uint32_t nrg;
+	/*
+	 * <path>.rowgroups, NULL until used: the RowGroups serialized before
+	 * those in rgs once rgs holds PQ_RGS_SPILL bytes (records of their bytes
+	 * and patches), so that a file's memory does not grow with its row groups;
+	 * read back by pq_close and pq_append, removed by pq_close and pq_free.
+	 */
+	char *spill;
+	uint64_t spilled; /* bytes in it */
 	bool oom;	   /* an append failed: reported by pq_flush/pq_close */
 	int err;	   /* a page could not be written (compression): reported by pq_flush */
 	char errmsg[256];
@@ -202,7 +210,14 @@ enum pq_release {
 	PQ_KEEP_PAGES, /* the compressed chunks and dictionaries (the bulk), not the page buffers */
 	PQ_RELEASE,    /* everything */
 };
-/* Encode the buffered rows as one row group (nothing when none); `release`: enum pq_release. */
+/* Bytes of serialized RowGroups a file keeps in memory before they go to its side file. */
+#define PQ_RGS_SPILL (16u << 10)
+
+/*
+ * Encode the buffered rows as one row group (nothing when none); `release`:
+ * enum pq_release.  RowGroup.ordinal (an i16) is written for the first
+ * 32768 row groups of a file, not after (it is optional).
+ */
 int pq_flush(pq_file *f, int release);
 /*
  * Bytes of memory the buffered row group holds: the column chunks' and
@@ -233,7 +248,7 @@ void pq_defer(pq_shared *sh, pq_fn fn, void *arg, tio_buf *data);
  * buffered rows are written as a row group first, from's too, then from's
  * column chunks are copied to the end of f's file and its row groups'
  * offsets moved.  The bytes are those of f having written both.  from's
- * file is left as it was (the caller removes it).
+ * file is left as it was (the caller removes it); its side file is removed.
  */
 int pq_append(pq_file *f, pq_file *from);
 /* Flush and write the footer; the file is complete.  `kv` key/value pairs (NULL-terminated list) or

@@ -166,6 +166,46 @@ else
 	notok "in 3 parts: traces read in parts" "$(cat "$TMP/parts.log")"
 fi
 
+# more than 32767 row groups in a file (one row each; in 3 parts, so that the parts' row groups
+# are appended through their side files of footer metadata): RowGroup.ordinal, an optional i16,
+# is left out past 32767; DuckDB reads every row and column as in a conversion with the default
+# row groups (rows paired by position), and polars reads events.parquet's rows as DuckDB does
+MANY=$DAT/langraph-x86_64-v7-zstd.dat
+if TIO_THREADS=3 "$TIO" convert -q --to parquet --row-group-size 1 -o "$TMP/many" "$MANY" 2> "$TMP/conv.err" &&
+	"$TIO" convert -q --to parquet -o "$TMP/many0" "$MANY" 2>> "$TMP/conv.err"; then
+	q=
+	for f in "$TMP"/many/*.parquet; do
+		b=$(basename "$f")
+		q="${q:+$q UNION ALL }SELECT '$b' AS f, count(*) AS n, count(a.ts) AS na, count(b.ts) AS nb, count(*) FILTER (WHERE a IS DISTINCT FROM b) AS diff, (SELECT count(DISTINCT row_group_id) FROM parquet_metadata('$f')) AS rgs FROM read_parquet('$f') a POSITIONAL JOIN read_parquet('$TMP/many0/$b') b"
+	done
+	duck sql "$q" > "$TMP/many.json" 2>&1
+	bad=$($PY -c 'import json, sys
+rows = json.load(open(sys.argv[1]))
+bad = [r for r in rows if not (r["n"] == r["na"] == r["nb"] == r["rgs"] and r["diff"] == "0")]
+ev = [int(r["rgs"]) for r in rows if r["f"] == "events.parquet"]
+print("; ".join(map(str, bad)) if bad or len(rows) != int(sys.argv[2]) or not ev or ev[0] <= 32767 else "")' \
+		"$TMP/many.json" "$(ls "$TMP"/many/*.parquet | wc -l)" 2>&1)
+	if [ -z "$bad" ] && [ -s "$TMP/many.json" ]; then
+		ok "more than 32767 row groups in a file: $(ls "$TMP"/many/*.parquet | wc -l) files read back by DuckDB as with default row groups ($(grep -o '"f":"events.parquet","n":"[0-9]*"' "$TMP/many.json" | grep -o '[0-9]*"$' | tr -d '"') in events.parquet)"
+	else
+		notok "more than 32767 row groups in a file: DuckDB reads them as with default row groups" "$bad" "$(head -c 300 "$TMP/many.json")"
+	fi
+	node "$HERE/polars.mjs" dump "$TMP/many-pl.jsonl" "$TMP/many/events.parquet" 2> "$TMP/polars.err"
+	duck dump "$TMP/many-dk.jsonl" "$TMP/many0/events.parquet"
+	if $PY -c 'import json, sys
+a = json.loads(open(sys.argv[1]).readline()); b = json.loads(open(sys.argv[2]).readline())
+sys.exit(not (len(a["rows"]) == len(b["rows"]) > 32767 and a["rows"] == b["rows"]))' "$TMP/many-pl.jsonl" "$TMP/many-dk.jsonl"; then
+		ok "more than 32767 row groups in a file: polars reads events.parquet's rows as DuckDB reads the default conversion's"
+	else
+		notok "more than 32767 row groups: polars reads events.parquet" "$(head -c 300 "$TMP/many-pl.jsonl")" "$(head -c 300 "$TMP/many-dk.jsonl")" "$(tail -3 "$TMP/polars.err")"
+	fi
+	left=$(find "$TMP/many" "$TMP/many0" -name '*.rowgroups' | wc -l)
+	if [ "$left" -eq 0 ]; then ok "no side file of footer metadata left in the output"; else notok "side files left in the output: $left"; fi
+	rm -rf "$TMP/many" "$TMP/many0"
+else
+	notok "more than 32767 row groups in a file: converted" "$(head -3 "$TMP/conv.err")"
+fi
+
 # a trace damaged mid-stream: the packet is reported and skipped, every other event written
 cp -r "$TIO_TOP/tests/data/ctf/lttng-ust-discard" "$TMP/damaged"
 $PY - "$TMP/damaged" <<'EOF'
@@ -259,6 +299,22 @@ if [ -z "$why" ]; then
 			notok "many busy classes under a 1 MiB budget" "peak RSS $cv KiB, decode $dec KiB; events.parquet $rows rows, info $ev"
 		fi
 		rm -rf "$TMP/busy"
+		# row groups of 100 rows: the footers' row group metadata (some 37 MB here) goes to side
+		# files as it is made, so that memory does not grow with the row groups (it was all held
+		# until the footers were written, and files of more than 32767 row groups were refused)
+		if cv=$(TIO_THREADS=1 rt "$TIO" convert -q --to parquet --buffer-size 1M --row-group-size 100 -o "$TMP/busy" "$TMP/busy.dat"); then
+			e=$TMP/busy/events.parquet
+			got=$(duck sql "SELECT (SELECT count(*) FROM '$e') AS n, (SELECT count(DISTINCT row_group_id) FROM parquet_metadata('$e')) AS g" |
+				$PY -c 'import json,sys; r = json.load(sys.stdin)[0]; print(r["n"], r["g"])')
+			if [ $((cv - dec)) -lt $((24 * 1024)) ] && [ "${got% *}" = "$ev" ] && [ "${got#* }" -ge $(((ev + 99) / 100)) ]; then
+				ok "row groups of 100 rows: peak RSS $((cv / 1024)) MiB, $(((cv - dec) / 1024)) MiB over the decode's; events.parquet: ${got% *} rows in ${got#* } row groups"
+			else
+				notok "row groups of 100 rows: memory flat" "peak RSS $cv KiB, decode $dec KiB; events.parquet rows, row groups: $got, for $ev events"
+			fi
+			rm -rf "$TMP/busy"
+		else
+			notok "row groups of 100 rows: converted" "$(tail -3 "$TMP/rt.err")"
+		fi
 	else
 		notok "busy recording converted" "$(tail -3 "$TMP/rec-busy.log")" "$(cat "$TMP/rt.err" 2> /dev/null | tail -3)"
 	fi
