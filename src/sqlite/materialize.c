@@ -129,6 +129,15 @@ int tio_sqlite_materialize(const tio_sqlite_args *a, const char *out, tio_sqlite
 fail:
 	if (!*err)
 		*err = sqlite3_mprintf("%s", db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+	int prim = rc & 0xff;
+	if (*err && strncmp(*err, "traceio:", 8) &&
+	    (prim == SQLITE_FULL || prim == SQLITE_IOERR || prim == SQLITE_CANTOPEN || prim == SQLITE_READONLY)) {
+		char *m = sqlite3_mprintf("%s: %s", out, *err); /* writing the output failed: name it */
+		if (m) {
+			sqlite3_free(*err);
+			*err = m;
+		}
+	}
 	if (warnings && s)
 		*warnings = tio_sqlite_warnings(s);
 	sqlite3_close(db);
