@@ -49,6 +49,7 @@ static const struct wopt {
 	{"--dictionary-size", "parquet"},
 	{"--page-size", "parquet"},
 	{"--partition-by", "parquet"},
+	{"--int-width", "parquet"},
 };
 #define NWOPTS (sizeof(wopts) / sizeof(wopts[0]))
 
@@ -141,6 +142,11 @@ static void help(void)
 	       "                        for several), so that RUNS/*/CLASS.parquet is one table\n"
 	       "                        (parquet: OUT/<class>.parquet per event class with events,\n"
 	       "                        OUT/events.parquet, OUT/meta.json; docs/formats/parquet.md)\n"
+	       "  --int-width 64        parquet: every integer field INT64 (signed or not as the\n"
+	       "                        field; default narrowest: INT32 for up to 32 bits), so\n"
+	       "                        that traces of 32- and 64-bit machines (a C long of 4 or\n"
+	       "                        8 bytes) give files that polars reads as one table\n"
+	       "                        (DuckDB reads them either way)\n"
 	       "  --strict              stop at the first input error instead of skipping\n"
 	       "  -q, --quiet           no progress line (shown only when stderr is a terminal)\n"
 	       CLI_READER_OPTS_HELP

@@ -233,7 +233,9 @@ static tio_fc *field_fc(const td_file *f, const line_field *lf, td_field *tf)
 		if (lf->size == 0 || n == 0) {
 			fc = tio_fc_new(ch ? TIO_FC_STRING : TIO_FC_DBLOB);
 			tf->kind = ch ? TD_RESTSTR : TD_RESTBLOB;
-		} else if (ch && elem == 1) {
+		} else if (ch) {
+			/* text of `size:` bytes, also when the declared length disagrees (`char comm[32];
+			   size:16` in some arm32 kernels' formats), as libtraceevent reads it */
 			fc = tio_fc_new(TIO_FC_SSTRING);
 			if (fc) {
 				fc->s.length = lf->size;

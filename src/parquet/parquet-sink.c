@@ -146,6 +146,7 @@ typedef struct psink {
 	char *out;
 	bool force;
 	bool partition; /* --partition-by trace: a `trace` column */
+	bool int64;	/* --int-width 64: every integer field INT64 (a fleet's 32- and 64-bit machines' files alike) */
 	int codec;
 	int level; /* zstd level */
 	bool level_set; /* option compression-level given (zstd only) */
@@ -211,10 +212,11 @@ static json_object *src_step(json_object *parent, json_object *step)
 typedef struct bctx {
 	json_object *cols; /* top-level columns: [{name, source}] */
 	const char *scope;
+	bool int64; /* option int-width 64: every integer INT64 */
 } bctx;
 
 /* A leaf schema node for a value class, or NULL (error set). */
-static pq_node *leaf_for(const tio_fc *fc, const char *name, int rep, uint8_t *kind)
+static pq_node *leaf_for(const tio_fc *fc, const char *name, int rep, uint8_t *kind, bool int64)
 {
 	pq_node *n = NULL;
 	switch (fc->kind) {
@@ -233,7 +235,7 @@ static pq_node *leaf_for(const tio_fc *fc, const char *name, int rep, uint8_t *k
 			*kind = PN_BIG;
 			break;
 		}
-		unsigned w = bits <= 8 ? 8 : bits <= 16 ? 16 : bits <= 32 ? 32 : 64;
+		unsigned w = int64 || bits > 32 ? 64 : bits <= 8 ? 8 : bits <= 16 ? 16 : 32;
 		n = pq_leaf_new(name, rep, w == 64 ? PQ_INT64 : PQ_INT32, PQ_LT_INT);
 		if (n) {
 			n->int_bits = (uint8_t)w;
@@ -478,7 +480,7 @@ static int build(bctx *x, pnode *p, const tio_fc *fc, const char *name, pq_node 
 		/* text */
 		__attribute__((fallthrough));
 	default: {
-		pq_node *n = leaf_for(fc, name, reptype, &p->kind);
+		pq_node *n = leaf_for(fc, name, reptype, &p->kind, x->int64);
 		if (!n) {
 			json_object_put(src);
 			return TIO_ERR_NOMEM;
@@ -1022,7 +1024,7 @@ static int table_new(psink *s, ptrace *t, const tio_event_class *ec, ptable **ou
 				break;
 			}
 			scols[k] = json_object_new_array();
-			bctx x = {.cols = scols[k], .scope = scope_names[k]};
+			bctx x = {.cols = scols[k], .scope = scope_names[k], .int64 = s->int64};
 			json_object *src = json_object_new_array();
 			json_object_array_add(src, json_object_new_string(scope_names[k]));
 			r = build(&x, &tb->scopes[k], fc, "", sg[k], true, false, 0, 0, src, 0);
@@ -1784,7 +1786,7 @@ static int pq_merge(tio_sink *ik, tio_sink *fk)
 	psink *s = (psink *)ik, *o = (psink *)fk;
 	if (s->failed || o->failed)
 		return tio_err_set(TIO_ERR_USAGE, "Parquet writer: a part failed");
-	if (s->ntraces != o->ntraces || s->codec != o->codec || s->partition != o->partition)
+	if (s->ntraces != o->ntraces || s->codec != o->codec || s->partition != o->partition || s->int64 != o->int64)
 		return tio_err_set(TIO_ERR_UNSUPPORTED, "Parquet writer: parts of other inputs or options");
 	int r = ev_sync(s);
 	if (!r)
@@ -1898,6 +1900,7 @@ static int write_meta(psink *s, ptrace *t)
 		json_object_object_add(tr, "uuid", juuid(tc->uuid));
 	json_object_object_add(o, "trace", tr);
 	json_object_object_add(o, "trace_column", json_object_new_boolean(s->partition));
+	json_object_object_add(o, "int_width", json_object_new_string(s->int64 ? "64" : "narrowest"));
 	json_object_object_add(o, "compression", json_object_new_string(codec_name(s->codec)));
 	if (s->codec == PQ_ZSTD)
 		json_object_object_add(o, "compression_level", json_object_new_int(s->level));
@@ -2183,6 +2186,13 @@ static int pq_set(tio_sink *sk, const char *key, const char *value)
 		}
 		return r;
 	}
+	if (!strcmp(key, "int-width")) {
+		if (value && (!strcmp(value, "64") || !strcmp(value, "narrowest")))
+			s->int64 = value[0] == '6';
+		else
+			return tio_err_set(TIO_ERR_USAGE, "option int-width: '%s': narrowest or 64", value ? value : "");
+		return 0;
+	}
 	if (!strcmp(key, "partition-by")) {
 		if (value && !strcmp(value, "trace"))
 			s->partition = true;
@@ -2197,7 +2207,7 @@ static int pq_set(tio_sink *sk, const char *key, const char *value)
 	return tio_err_set(TIO_ERR_USAGE,
 			   "sink parquet takes no option '%s' (output, force, compression, compression-level, "
 			   "row-group-size, buffer-size, "
-			   "dictionary-size, page-size, partition-by, parts)",
+			   "dictionary-size, page-size, partition-by, int-width, parts)",
 			   key);
 }
 

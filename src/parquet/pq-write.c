@@ -2169,7 +2169,6 @@ static uint32_t count_nodes(const pq_node *n)
 	return c;
 }
 
-/* Last row group, then the footer: FileMetaData, its length, the magic. */
 /* The footer's output: bytes so far, write errors. */
 struct foot {
 	FILE *o;
@@ -2187,6 +2186,7 @@ static int put_rec(void *arg, const char *b, size_t n, const struct pq_patch *pp
 	return 0;
 }
 
+/* Last row group, then the footer: FileMetaData, its length, the magic. */
 int pq_close(pq_file *f, const char *const *kv)
 {
 	int r = pq_flush(f, PQ_RELEASE);

@@ -211,7 +211,9 @@ enum pq_release {
 	PQ_RELEASE,    /* everything */
 };
 /* Bytes of serialized RowGroups a file keeps in memory before they go to its side file. */
+#ifndef PQ_RGS_SPILL
 #define PQ_RGS_SPILL (16u << 10)
+#endif
 
 /*
  * Encode the buffered rows as one row group (nothing when none); `release`:

@@ -9,10 +9,11 @@
 //       values as hex (column type "BLOB"), NaN and infinities as "nan",
 //       "inf", "-inf", lists as arrays, groups as objects.  A file the
 //       reader refuses: {"file", "error"}.
-//   node polars.mjs fleet GLOB CLASS_COLUMN
+//   node polars.mjs fleet GLOB COLUMN[,COLUMN...]
 //       docs/formats/parquet.md's polars query, as nodejs-polars spells it:
 //       scan every file of GLOB as one table and count the rows per
-//       ("trace", CLASS_COLUMN), most first; prints the rows as JSON.
+//       ("trace", COLUMN...), most first; prints the rows as JSON (64-bit
+//       integers as text).
 import { createRequire } from 'node:module';
 import { writeFileSync, appendFileSync } from 'node:fs';
 const require = createRequire(process.env.TIO_NODE_MODULES + '/');
@@ -89,10 +90,17 @@ if (mode === 'dump' && args.length) {
 	}
 } else if (mode === 'fleet' && args.length === 2) {
 	const [glob, col] = args;
-	const r = pl.scanParquet(glob).groupBy(['trace', col]).agg(pl.len().alias('len'))
+	const cols = col.split(',');
+	const r = pl.scanParquet(glob).groupBy(['trace', ...cols]).agg(pl.len().alias('len'))
 		.sort('len', true).collectSync();
-	console.log(JSON.stringify(r.toRecords().map((x) => ({ trace: x.trace, [col]: x[col], len: Number(x.len) }))));
+	const val = (v) => (typeof v === 'bigint' ? v.toString() : v);
+	console.log(JSON.stringify(r.toRecords().map((x) => {
+		const o = { trace: x.trace };
+		for (const c of cols) o[c] = val(x[c]);
+		o.len = Number(x.len);
+		return o;
+	})));
 } else {
-	console.error('usage: polars.mjs dump OUT FILE... | fleet GLOB CLASS_COLUMN');
+	console.error('usage: polars.mjs dump OUT FILE... | fleet GLOB COLUMN[,COLUMN...]');
 	process.exit(2);
 }

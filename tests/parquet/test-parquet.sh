@@ -86,6 +86,7 @@ ok "converted $ntr suite traces"
 LISA=$DAT/lisa-tests-assets-sched_load-arm64-v6.dat
 UST=$TIO_TOP/tests/data/ctf/lttng-ust-discard
 conv "$LISA" --row-group-size 100 && RG=$last
+conv "$DAT/lisa-tests-trace-arm32-v6-large.dat" --int-width 64
 conv "$LISA" --dictionary-size 8 && SMALLDICT=$last
 conv "$DAT/langraph-x86_64-v7-zstd.dat" --buffer-size 1M && BUDGET=$last
 conv "$UST" --compression none && C_NONE=$last
@@ -507,6 +508,43 @@ if [ -n "$got" ] && [ "$got" = "$want" ] && [ "$(echo "$want" | $PY -c 'import j
 else
 	notok "docs query in polars: rows per trace and prev_comm as DuckDB counts them" "got ${got:0:200}" "want ${want:0:200}" "$(tail -3 "$TMP/polars.err")"
 fi
+
+# a fleet of 32- and 64-bit machines (arm32, arm64, x86-64 trace.dat; a C long of 4 or 8 bytes):
+# with --int-width 64 every integer field is INT64, so polars scans OUT/*/sched_switch.parquet
+# as one table (with the default narrowest types, arm32's prev_state is INT32 and x86-64's
+# INT64, which polars refuses to put in one column); prev_comm is text in every file
+# (arm32's `char prev_comm[32]; size:16` is read as the 16 bytes of text libtraceevent reads)
+ARM32=$DAT/lisa-tests-trace-arm32-v6-large.dat
+FLEET=("$ARM32" "$LISA" "$DAT/langraph-x86_64-v7-zstd.dat")
+"$TIO" convert -q --to parquet --partition-by trace -o "$TMP/fleet" "${FLEET[@]}" 2> "$TMP/conv.err" &&
+	"$TIO" convert -q --to parquet --partition-by trace --int-width 64 -o "$TMP/fleet64" "${FLEET[@]}" 2>> "$TMP/conv.err"
+types() { duck sql "SELECT DISTINCT type FROM parquet_schema('$1/*/*.parquet') WHERE type LIKE 'INT%' AND name NOT IN ('cpu', 'stream') ORDER BY 1" | tr -d '\n'; }
+t32=$(duck sql "SELECT type FROM parquet_schema('$TMP/fleet/$(basename "$ARM32")/sched_switch.parquet') WHERE name = 'prev_state'" | tr -d '\n')
+t64=$(types "$TMP/fleet64")
+comm=$(duck sql "SELECT DISTINCT logical_type FROM parquet_schema('$TMP/fleet/*/sched_switch.parquet') WHERE name IN ('prev_comm', 'next_comm')" | tr -d '\n')
+if [ "$t32" = '[{"type":"INT32"}]' ] && [ "$t64" = '[{"type":"INT64"}]' ] && [ "$comm" = '[{"logical_type":"StringType()"}]' ]; then
+	ok "fleet of 32- and 64-bit machines: prev_state INT32 on arm32 by default, every integer field INT64 with --int-width 64, prev_comm text everywhere"
+else
+	notok "fleet of 32- and 64-bit machines: integer types and prev_comm" "arm32 prev_state: $t32" "--int-width 64: $t64" "prev_comm: $comm"
+fi
+norm2='import json, sys; print(json.dumps(sorted((r["trace"], r["prev_comm"], str(r["prev_state"]), int(r["len"])) for r in json.load(sys.stdin))))'
+want=$(duck sql "SELECT trace, prev_comm, prev_state, count(*) AS len FROM read_parquet('$TMP/fleet/*/sched_switch.parquet') GROUP BY ALL" | $PY -c "$norm2")
+got=$(node "$HERE/polars.mjs" fleet "$TMP/fleet64/*/sched_switch.parquet" prev_comm,prev_state 2> "$TMP/polars.err" | $PY -c "$norm2" 2>> "$TMP/polars.err")
+if [ -n "$got" ] && [ "$got" = "$want" ] && [ "$(echo "$want" | $PY -c 'import json,sys; print(len({r[0] for r in json.load(sys.stdin)}))')" = 3 ]; then
+	ok "fleet of 32- and 64-bit machines with --int-width 64: polars counts rows per trace, prev_comm and prev_state as DuckDB does over the default files"
+else
+	notok "fleet with --int-width 64: polars reads it as one table" "got ${got:0:200}" "want ${want:0:200}" "$(tail -3 "$TMP/polars.err")"
+fi
+# prev_comm as trace-cmd prints it (`PREV_COMM:PID [PRIO] STATE ==> ...`): rows per comm in arm32's sched_switch
+want=$(trace-cmd report -i "$ARM32" 2> /dev/null | sed -n 's/.* sched_switch: *\(.*\):[0-9]* \[[0-9]*\] [^ ]* ==> .*/\1/p' | sort | uniq -c | awk '{print $2, $1}')
+got=$(duck sql "SELECT prev_comm AS c, count(*) AS n FROM '$TMP/fleet/$(basename "$ARM32")/sched_switch.parquet' GROUP BY 1" |
+	$PY -c 'import json,sys; [print(r["c"], r["n"]) for r in sorted(json.load(sys.stdin), key=lambda r: r["c"])]' | LC_ALL=C sort)
+if [ -n "$want" ] && [ "$got" = "$(echo "$want" | LC_ALL=C sort)" ]; then
+	ok "arm32's char prev_comm[32] of 16 bytes: $(echo "$want" | wc -l) names, each as often as trace-cmd report prints it"
+else
+	notok "arm32's prev_comm as trace-cmd prints it" "$(diff <(echo "$want" | LC_ALL=C sort) <(echo "$got") | head -5)"
+fi
+rm -rf "$TMP/fleet" "$TMP/fleet64"
 
 # atomic output: an existing OUT is refused, replaced with --force; nothing left behind
 "$TIO" convert -q --to parquet -o "$C_ZSTD" "$UST" 2> "$TMP/err"; rc=$?
