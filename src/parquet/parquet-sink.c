@@ -874,6 +874,9 @@ static bool file_taken(const ptrace *t, const char *f)
 	return false;
 }
 
+/* Bytes of an event class name in its file name at most (255 - 52 for -ID-ID-K - 18). */
+#define PQ_NAME_MAX 180
+
 /* The file name of an event class: its name made safe, unique in the directory. */
 static char *class_file(const ptrace *t, const tio_event_class *ec)
 {
@@ -882,6 +885,10 @@ static char *class_file(const ptrace *t, const tio_event_class *ec)
 		      : tio_asprintf("event-%" PRIu64 "-%" PRIu64, ec->sc ? ec->sc->id : 0, ec->id);
 	if (!b)
 		return NULL;
+	/* a long name cut so that the name made unique (-ID-ID-K), ".parquet" and the side file's
+	 * ".rowgroups" stay within a file name's 255 bytes (meta.json maps the class to it) */
+	if (strlen(b) > PQ_NAME_MAX)
+		b[PQ_NAME_MAX] = 0;
 	char *f = tio_asprintf("%s.parquet", b);
 	for (unsigned k = 0; f && file_taken(t, f); k++) {
 		free(f);

@@ -82,6 +82,20 @@ for t in "${corpus[@]}" "${ltt[@]}" "${dats[@]}"; do
 done
 ok "converted $ntr suite traces"
 
+# an event class name of 300 bytes (CTF sets no limit; LTTng's 255 with the provider): its file
+# name is cut to fit a file system's 255 bytes with the side file's suffix, meta.json maps the
+# class to it, and the rows are compared below with the others (they were not written: "File
+# name too long")
+cp -r "$TIO_TOP/tests/data/ctf/handmade-bitfields" "$TMP/longname"
+long=$(printf 'e%.0s' $(seq 300))
+sed -i "s/name = \"bf\"/name = \"$long\"/" "$TMP/longname/metadata"
+if conv "$TMP/longname" && f=$($PY -c 'import json,sys; print(*[c["file"] for c in json.load(open(sys.argv[1]))["classes"] if c["name"] == sys.argv[2]])' "$last/meta.json" "$long") &&
+	[ -f "$last/$f" ] && [ ${#f} -le 200 ]; then
+	ok "an event class name of 300 bytes: written to $(echo "$f" | cut -c1-12)... (${#f} bytes), as meta.json says"
+else
+	notok "an event class name of 300 bytes" "file: ${f:-none}" "$(head -3 "$TMP/conv.err")"
+fi
+
 # options: small row groups, a small memory budget, each compression, two traces partitioned
 LISA=$DAT/lisa-tests-assets-sched_load-arm64-v6.dat
 UST=$TIO_TOP/tests/data/ctf/lttng-ust-discard
