@@ -146,7 +146,7 @@ typedef struct psink {
 	char *out;
 	bool force;
 	bool partition; /* --partition-by trace: a `trace` column */
-	bool int64;	/* --int-width 64: every integer field INT64 (a fleet's 32- and 64-bit machines' files alike) */
+	bool int64;	/* --int-width 64: every integer field INT64 (32- and 64-bit machines alike) */
 	int codec;
 	int level; /* zstd level */
 	bool level_set; /* option compression-level given (zstd only) */
@@ -874,7 +874,8 @@ static bool file_taken(const ptrace *t, const char *f)
 	return false;
 }
 
-/* Bytes of an event class name in its file name at most (255 - 52 for -ID-ID-K - 18). */
+/* Bytes of an event class name in its file name at most: 255 less 52 for -ID-ID-K and 18 for
+ * ".parquet.rowgroups", and some to spare. */
 #define PQ_NAME_MAX 180
 
 /* The file name of an event class: its name made safe, unique in the directory. */
@@ -1793,7 +1794,8 @@ static int pq_merge(tio_sink *ik, tio_sink *fk)
 	psink *s = (psink *)ik, *o = (psink *)fk;
 	if (s->failed || o->failed)
 		return tio_err_set(TIO_ERR_USAGE, "Parquet writer: a part failed");
-	if (s->ntraces != o->ntraces || s->codec != o->codec || s->partition != o->partition || s->int64 != o->int64)
+	if (s->ntraces != o->ntraces || s->codec != o->codec || s->partition != o->partition ||
+	    s->int64 != o->int64)
 		return tio_err_set(TIO_ERR_UNSUPPORTED, "Parquet writer: parts of other inputs or options");
 	int r = ev_sync(s);
 	if (!r)
@@ -2197,7 +2199,8 @@ static int pq_set(tio_sink *sk, const char *key, const char *value)
 		if (value && (!strcmp(value, "64") || !strcmp(value, "narrowest")))
 			s->int64 = value[0] == '6';
 		else
-			return tio_err_set(TIO_ERR_USAGE, "option int-width: '%s': narrowest or 64", value ? value : "");
+			return tio_err_set(TIO_ERR_USAGE, "option int-width: '%s': narrowest or 64",
+					   value ? value : "");
 		return 0;
 	}
 	if (!strcmp(key, "partition-by")) {

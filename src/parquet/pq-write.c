@@ -1855,11 +1855,13 @@ static int spill_rgs(pq_file *f)
 	if (!f->spill && !(f->spill = tio_asprintf("%s.rowgroups", f->path)))
 		return TIO_ERR_NOMEM;
 	/* opened for each record: thousands of files may be open at once */
-	int fd = open(f->spill, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (f->spilled ? 0 : O_TRUNC), 0600);
+	int fd = open(f->spill, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (f->spilled ? 0 : O_TRUNC),
+		      0600);
 	if (fd < 0)
 		return tio_err_set(TIO_ERR_IO, "%s: cannot open: %s", f->spill, strerror(errno));
 	struct spill_rec h = {f->rgs.len, f->npatches};
-	bool ok = !write_all(fd, &h, sizeof(h)) && !write_all(fd, f->patches, f->npatches * sizeof(*f->patches)) &&
+	bool ok = !write_all(fd, &h, sizeof(h)) &&
+		  !write_all(fd, f->patches, f->npatches * sizeof(*f->patches)) &&
 		  !write_all(fd, f->rgs.p, f->rgs.len);
 	if (close(fd) || !ok)
 		return tio_err_set(TIO_ERR_IO, "%s: write error: %s", f->spill, strerror(errno));
@@ -1887,8 +1889,8 @@ static int rgs_each(pq_file *f, rgs_fn fn, void *arg)
 			uint64_t left = f->spilled - pos - (k > 0 ? (uint64_t)k : 0);
 			if (k != (ssize_t)sizeof(h) || h.npatches > left / sizeof(struct pq_patch) ||
 			    h.nbytes > left - h.npatches * sizeof(struct pq_patch)) {
-				r = tio_err_set(TIO_ERR_IO, "%s: shorter than written (at byte %" PRIu64 ")", f->spill,
-						pos);
+				r = tio_err_set(TIO_ERR_IO, "%s: shorter than written (at byte %" PRIu64 ")",
+						f->spill, pos);
 				break;
 			}
 			size_t need = (size_t)(h.npatches * sizeof(struct pq_patch) + h.nbytes);
@@ -1906,7 +1908,8 @@ static int rgs_each(pq_file *f, rgs_fn fn, void *arg)
 				break;
 			}
 			size_t pb = (size_t)h.npatches * sizeof(struct pq_patch);
-			r = fn(arg, buf + pb, (size_t)h.nbytes, (const struct pq_patch *)(void *)buf, (size_t)h.npatches);
+			r = fn(arg, buf + pb, (size_t)h.nbytes, (const struct pq_patch *)(void *)buf,
+			       (size_t)h.npatches);
 			pos += sizeof(h) + need;
 		}
 		free(buf);
@@ -2236,8 +2239,8 @@ int pq_close(pq_file *f, const char *const *kv)
 	if (!r && !m.p)
 		r = tio_err_oom();
 	if (!r && len > UINT32_MAX)
-		r = tio_err_set(TIO_ERR_LIMIT, "%s: a footer of more than 4 GiB (%" PRIu64 " row groups)", f->path,
-				(uint64_t)f->nrg);
+		r = tio_err_set(TIO_ERR_LIMIT, "%s: a footer of more than 4 GiB (%" PRIu64 " row groups)",
+				f->path, (uint64_t)f->nrg);
 	if (!r)
 		put_rec(&out, m.p, m.len, NULL, 0);
 	f->off += out.len;

@@ -131,8 +131,10 @@ fail:
 		*err = sqlite3_mprintf("%s", db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
 	int prim = rc & 0xff;
 	if (*err && strncmp(*err, "traceio:", 8) &&
-	    (prim == SQLITE_FULL || prim == SQLITE_IOERR || prim == SQLITE_CANTOPEN || prim == SQLITE_READONLY)) {
-		char *m = sqlite3_mprintf("%s: %s", out, *err); /* writing the output failed: name it */
+	    (prim == SQLITE_FULL || prim == SQLITE_IOERR || prim == SQLITE_CANTOPEN ||
+	     prim == SQLITE_READONLY)) {
+		/* writing the output failed: name it */
+		char *m = sqlite3_mprintf("%s: %s", out, *err);
 		if (m) {
 			sqlite3_free(*err);
 			*err = m;
