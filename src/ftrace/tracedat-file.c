@@ -374,13 +374,39 @@ static int sec_events(td_open *o, rd *r)
 	return 0;
 }
 
-static int sec_text32(td_open *o, rd *r, const char *table)
+static int td_load_table(tio_trace_class *tc, tio_kv *kv);
+
+/*
+ * kallsyms / printk_formats (a u32 size and the text): only where the text
+ * is, and its size, until a sink asks for it (td_load_table): kallsyms
+ * alone is megabytes, copied at each open of the file, and most readers
+ * never look at it.  `id`: the v7 section, read again when compressed.
+ */
+static int sec_text32(td_open *o, rd *r, const char *table, uint16_t id)
 {
+	td_file *f = o->f;
 	uint32_t sz;
 	const uint8_t *b;
 	if (rd_u32(r, &sz) || rd_bytes(r, sz, &b))
 		return TIO_ERR_FORMAT;
-	return table_add(o, table, b, sz);
+	if (f->nlazy == TIO_ARRAY_LEN(f->lazy) || strlen(table) >= sizeof(f->lazy[0].key))
+		return table_add(o, table, b, sz);
+	int e = env_add(&o->tc->tables, &o->tc->ntables, table, NULL, 0, false, 0);
+	if (e)
+		return e;
+	tio_kv *kv = &o->tc->tables[o->tc->ntables - 1];
+	free(kv->sval);
+	kv->sval = NULL;
+	kv->ival = sz;
+	struct td_lazy *z = &f->lazy[f->nlazy++];
+	snprintf(z->key, sizeof(z->key), "%s", table);
+	z->sect = r->copy;
+	z->id = id;
+	z->off = r->copy ? r->file_off : r->file_off + (uint64_t)(b - r->base);
+	z->len = sz;
+	o->tc->load_table = td_load_table;
+	o->tc->table_ctx = f;
+	return 0;
 }
 
 static int sec_cmdlines(td_open *o, rd *r)
@@ -788,6 +814,44 @@ static int open_section(td_open *o, uint64_t off, uint16_t want, rd *r, uint8_t 
 }
 
 /*
+ * tio_trace_class.load_table: the text of a table sec_text32 left unread,
+ * read from the file again (it was read whole on opening: only memory can
+ * fail here).  The pages read are given back, as on opening.
+ */
+static int td_load_table(tio_trace_class *tc, tio_kv *kv)
+{
+	td_file *f = tc->table_ctx;
+	const struct td_lazy *z = NULL;
+	for (uint32_t i = 0; f && i < f->nlazy && !z; i++)
+		if (!strcmp(f->lazy[i].key, kv->key))
+			z = &f->lazy[i];
+	if (!z)
+		return TIO_ERR_FORMAT;
+	td_open o = {.f = f, .tc = tc};
+	uint8_t *copy = NULL;
+	const uint8_t *b = f->map.p + z->off;
+	uint32_t sz = z->len;
+	int e = 0;
+	if (z->sect) {
+		rd s;
+		e = open_section(&o, z->off, z->id, &s, &copy);
+		if (!e && (rd_u32(&s, &sz) || rd_bytes(&s, sz, &b)))
+			e = TIO_ERR_FORMAT;
+	} else if (z->off > f->map.size || z->len > f->map.size - z->off) {
+		e = tio_err_set(TIO_ERR_FORMAT, "%s@0x%llx: %s past the end of the file", f->path,
+				(unsigned long long)z->off, kv->key);
+	}
+	if (!e && !(kv->sval = tio_strndup((const char *)b, strnlen((const char *)b, sz))))
+		e = TIO_ERR_NOMEM;
+	free(copy);
+	uint64_t n = z->len;
+	if (z->sect && z->off <= f->map.size && f->map.size - z->off >= 16)
+		n = 16 + td_u64(f, f->map.p + z->off + 8);
+	tio_map_drop(&f->map, z->off, n);
+	return e;
+}
+
+/*
  * Sections of a v7 file, as `trace-cmd dump` counts them: one after the
  * other from the end of the file header, each header telling its size.
  */
@@ -855,8 +919,8 @@ static int read_v7(td_open *o, rd *r)
 			case SEC_HEADER: e = sec_header(o, &s); break;
 			case SEC_FTRACE: e = sec_ftrace(o, &s); break;
 			case SEC_EVENTS: e = sec_events(o, &s); break;
-			case SEC_KALLSYMS: e = sec_text32(o, &s, "kallsyms"); break;
-			case SEC_PRINTK: e = sec_text32(o, &s, "printk_formats"); break;
+			case SEC_KALLSYMS: e = sec_text32(o, &s, "kallsyms", SEC_KALLSYMS); break;
+			case SEC_PRINTK: e = sec_text32(o, &s, "printk_formats", SEC_PRINTK); break;
 			case SEC_CMDLINES: e = sec_cmdlines(o, &s); break;
 			}
 		}
@@ -924,10 +988,10 @@ static int read_v6(td_open *o, rd *r)
 	if ((e = sec_events(o, r)))
 		return e;
 	r->sect = "kallsyms";
-	if ((e = sec_text32(o, r, "kallsyms")))
+	if ((e = sec_text32(o, r, "kallsyms", 0)))
 		return e;
 	r->sect = "printk";
-	if ((e = sec_text32(o, r, "printk_formats")))
+	if ((e = sec_text32(o, r, "printk_formats", 0)))
 		return e;
 	r->sect = "cmdlines";
 	if ((e = sec_cmdlines(o, r)))
@@ -1218,6 +1282,10 @@ static int tracedat_open(tio_trace *t, const char *path)
 
 static void tracedat_free(tio_trace *t)
 {
+	if (t->tc && t->tc->table_ctx == t->user) { /* its tables cannot be read any more */
+		t->tc->load_table = NULL;
+		t->tc->table_ctx = NULL;
+	}
 	file_free(t->user);
 	t->user = NULL;
 }

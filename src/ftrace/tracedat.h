@@ -103,6 +103,17 @@ typedef struct td_file {
 	bool clock_v6_list; /* the clock is named only by v6's list after the CPU table */
 	td_plan common;
 	uint64_t max_page_events; /* values array sizing */
+	/* side tables read on first use (tio_trace_class.load_table): where
+	   their text is; `sect`: in the v7 section at `off` (compressed), read
+	   again with it; else the text's `len` bytes at file offset `off` */
+	struct td_lazy {
+		char key[16];
+		uint64_t off;
+		uint32_t len;
+		uint16_t id;
+		bool sect;
+	} lazy[2];
+	uint32_t nlazy;
 	/* formats parsed from the file, for every instance */
 	tio_event_class **ecs;
 	uint32_t necs;

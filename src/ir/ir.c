@@ -329,11 +329,21 @@ void tio_stream_class_sort(tio_stream_class *sc)
 		qsort(sc->ecs, sc->necs, sizeof(*sc->ecs), ec_cmp);
 }
 
+/*
+ * Not for two threads at once on one trace class: a table not read yet is
+ * read here (tio_trace_class.load_table).  NULL when it cannot be.
+ */
 const tio_kv *tio_trace_class_table(const tio_trace_class *tc, const char *key)
 {
-	for (uint32_t i = 0; i < tc->ntables; i++)
-		if (!strcmp(tc->tables[i].key, key))
-			return &tc->tables[i];
+	for (uint32_t i = 0; i < tc->ntables; i++) {
+		tio_kv *kv = &tc->tables[i];
+		if (strcmp(kv->key, key))
+			continue;
+		if (!kv->is_int && !kv->sval &&
+		    (!tc->load_table || tc->load_table((tio_trace_class *)tc, kv) || !kv->sval))
+			return NULL;
+		return kv;
+	}
 	return NULL;
 }
 

@@ -256,10 +256,16 @@ typedef struct tio_trace_class {
 	 * as the tracer saved it, for sinks that resolve addresses or process
 	 * names.  Kept apart from env so that env stays small.  May be empty.
 	 * A table's `ival` is its size in bytes as the trace stores it (its
-	 * `sval` text ends at the first NUL, so it may be shorter).
+	 * `sval` text ends at the first NUL, so it may be shorter).  Read
+	 * them through tio_trace_class_table: a big table (trace.dat's
+	 * kallsyms, megabytes) has no `sval` until then, and the format reads
+	 * it on that first use by load_table from its file (table_ctx); both
+	 * NULL once the file is closed.
 	 */
 	tio_kv *tables;
 	uint32_t ntables;
+	int (*load_table)(struct tio_trace_class *tc, tio_kv *kv);
+	void *table_ctx;
 	/* User annotations (bookmarks), in the order the trace lists them.  May be empty. */
 	tio_annotation *annotations;
 	uint32_t nannotations;

@@ -43,6 +43,12 @@ for f in "${inputs[@]}"; do
 			trace-cmd report -i "$TMP/o.dat" > "$TMP/got" 2> "$TMP/err"
 		fi
 		same "write $b $v" "$TMP/exp" "$TMP/got"
+		# traceio reads its own uncompressed v7 too: kallsyms and printk
+		# formats from an uncompressed section, read on first use
+		if [ $v = v7-none ] && $have_tc; then
+			"$TIO" print "$TMP/o.dat" > "$TMP/got" 2> "$TMP/err"
+			same "write $b $v read by traceio" "$TMP/exp" "$TMP/got"
+		fi
 	done
 done
 
