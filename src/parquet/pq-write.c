@@ -15,6 +15,7 @@
 #include <snappy-c.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -260,6 +261,8 @@ uint32_t pq_node_leaves(const pq_node *n)
  * pq_flush waits for them before it writes the chunks.
  */
 #define PQ_SLOTS 8
+/* pages of fewer bytes (values and levels) are compressed by the writer itself (page_cut) */
+#define PQ_INLINE (4u << 10)
 
 typedef struct pq_job {
 	pq_col *c;
@@ -499,6 +502,57 @@ static int assign(pq_file *f, pq_node *n, const char **path, uint32_t depth, uns
 }
 
 /* Number the columns, give them levels and paths, create the file with its magic. */
+/*
+ * Files kept open between row groups, in the whole process (the parts'
+ * writers included): opening and closing a file for each row group cost
+ * four system calls more than its writes, most of the time of a conversion
+ * into row groups of a hundred rows.  At most a quarter of the descriptors
+ * allowed, and 256: the rest are opened for each write.
+ */
+static _Atomic unsigned open_files;
+static unsigned open_max(void)
+{
+	static _Atomic unsigned max;
+	unsigned m = atomic_load(&max);
+	if (!m) {
+		struct rlimit rl;
+		rlim_t n = getrlimit(RLIMIT_NOFILE, &rl) ? 64 : rl.rlim_cur / 4;
+		m = n > 256 ? 256 : n < 1 ? 1 : (unsigned)n;
+		atomic_store(&max, m);
+	}
+	return m;
+}
+
+/* The file to append a row group to: f->fp, or opened now (and kept when there is room). */
+static FILE *file_out(pq_file *f)
+{
+	if (f->fp)
+		return f->fp;
+	FILE *o = fopen(f->path, "ab");
+	if (o && atomic_fetch_add(&open_files, 1) < open_max())
+		f->fp = o;
+	else if (o)
+		atomic_fetch_sub(&open_files, 1);
+	return o;
+}
+
+/* Done writing to o (from file_out): flushed when kept, else closed.  Non-zero: a write error. */
+static int file_done(pq_file *f, FILE *o)
+{
+	return o == f->fp ? fflush(o) : fclose(o);
+}
+
+/* Close the kept file, if any.  Non-zero: a write error. */
+static int file_shut(pq_file *f)
+{
+	if (!f->fp)
+		return 0;
+	int r = fclose(f->fp);
+	f->fp = NULL;
+	atomic_fetch_sub(&open_files, 1);
+	return r;
+}
+
 int pq_open(pq_file *f, const char *path, pq_node *root, int codec, int level, pq_shared *sh)
 {
 	memset(f, 0, sizeof(*f));
@@ -608,6 +662,7 @@ void pq_free(pq_file *f)
 	}
 	free(f->cols);
 	free(f->due);
+	(void)file_shut(f);
 	pq_node_free(f->root);
 	tio_buf_free(&f->rgs);
 	free(f->patches);
@@ -1638,7 +1693,12 @@ static void page_cut(pq_file *f, pq_col *c)
 		if (held[b] > c->hw[b])
 			c->hw[b] = held[b];
 	pq_shared *sh = f->sh;
-	pq_job *j = sh->w ? worker_slot(sh->w, c) : NULL;
+	/* a small page (the last of a row group, or row groups of a few rows)
+	   is done here when none of its column is in flight: handing it over
+	   costs more than compressing it */
+	bool small = held[0] + held[1] + held[2] + held[3] < PQ_INLINE &&
+		     !__atomic_load_n(&c->inflight, __ATOMIC_ACQUIRE);
+	pq_job *j = sh->w && !small ? worker_slot(sh->w, c) : NULL;
 	if (j && !c->dict) {
 		buf_swap(&j->vals, &c->vals);
 		buf_swap(&j->defs, &c->defs);
@@ -1942,7 +2002,7 @@ int pq_flush(pq_file *f, int release)
 				   f->path);
 	if (f->err)
 		return tio_err_set(f->err, "%s: %s", f->path, f->errmsg);
-	FILE *o = fopen(f->path, "ab");
+	FILE *o = file_out(f);
 	if (!o)
 		return tio_err_set(TIO_ERR_IO, "%s: cannot open: %s", f->path, strerror(errno));
 	uint64_t start = f->off;
@@ -1954,7 +2014,7 @@ int pq_flush(pq_file *f, int release)
 	int r = 0;
 	for (uint32_t k = 0; k < f->ncols && !r; k++)
 		r = write_chunk(f, o, &f->cols[k], &rg);
-	if (fclose(o) && !r)
+	if (file_done(f, o) && !r)
 		r = tio_err_set(TIO_ERR_IO, "%s: write error: %s", f->path, strerror(errno));
 	if (r) {
 		f->rgs.len = rg_at;
@@ -2093,6 +2153,9 @@ int pq_append(pq_file *f, pq_file *from)
 		return r;
 	if (f->ncols != from->ncols || f->codec != from->codec)
 		return tio_err_set(TIO_ERR_USAGE, "%s: a part of another schema (%s)", f->path, from->path);
+	/* both flushed: from's bytes are all in its file; f's kept file appends after these */
+	if (file_shut(from))
+		return tio_err_set(TIO_ERR_IO, "%s: write error: %s", from->path, strerror(errno));
 	if ((r = copy_bytes(from->path, 4, from->off - 4, f->path, f->off)))
 		return r;
 	struct app a = {f, (int64_t)f->off - 4, f->nrg};
@@ -2195,7 +2258,7 @@ int pq_close(pq_file *f, const char *const *kv)
 	int r = pq_flush(f, PQ_RELEASE);
 	if (r)
 		return r;
-	FILE *o = fopen(f->path, "ab");
+	FILE *o = file_out(f);
 	if (!o)
 		return tio_err_set(TIO_ERR_IO, "%s: cannot open: %s", f->path, strerror(errno));
 	/* FileMetaData: the fields before the row groups, the row groups (from the side file), the rest */
@@ -2245,7 +2308,8 @@ int pq_close(pq_file *f, const char *const *kv)
 		put_rec(&out, m.p, m.len, NULL, 0);
 	f->off += out.len;
 	tio_buf_free(&m);
-	if ((fclose(o) || !out.ok) && !r)
+	int e = o == f->fp ? file_shut(f) : fclose(o);
+	if ((e || !out.ok) && !r)
 		r = tio_err_set(TIO_ERR_IO, "%s: write error: %s", f->path, strerror(errno));
 	if (f->spill) {
 		unlink(f->spill);

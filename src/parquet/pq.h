@@ -185,6 +185,9 @@ typedef struct pq_file {
 	uint32_t ndue;
 	uint32_t pages; /* data pages cut (dictionary stamps) */
 	pq_shared *sh;
+	/* the file, kept open from one row group to the next while fewer than
+	   a few hundred are (pq_flush: file_out); NULL: opened for each write */
+	FILE *fp;
 	/* where rgs holds file offsets and row group ordinals (pq_append rewrites them) */
 	struct pq_patch {
 		size_t at;	 /* the varint's first byte in rgs */
