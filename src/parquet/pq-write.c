@@ -333,12 +333,13 @@ static void *worker_main(void *arg)
 		if (!r && j->type != JOB_NONE)
 			r = finish_page(j->c, &j->body, &j->tail, 0, w->zctx, &w->cbuf, &w->hdr,
 					msg, sizeof(msg));
-		__atomic_sub_fetch(&j->c->inflight, 1, __ATOMIC_RELEASE);
 		pthread_mutex_lock(&w->mu);
 		if (r && !j->c->file->err) {
 			j->c->file->err = r;
 			snprintf(j->c->file->errmsg, sizeof(j->c->file->errmsg), "%s", msg);
 		}
+		/* under mu, after the error: file_drain sees both */
+		__atomic_sub_fetch(&j->c->inflight, 1, __ATOMIC_RELEASE);
 		w->cons++;
 		pthread_cond_broadcast(&w->done);
 	}
@@ -381,6 +382,22 @@ static void worker_drain(struct pq_worker *w)
 	pthread_mutex_lock(&w->mu);
 	while (w->cons != w->prod)
 		pthread_cond_wait(&w->done, &w->mu);
+	pthread_mutex_unlock(&w->mu);
+}
+
+/*
+ * Wait until no page of file f is in flight (its chunks are complete);
+ * other files' pages and the JOB_FNs (events.parquet's rows) may be.
+ */
+static void file_drain(pq_file *f)
+{
+	struct pq_worker *w = f->sh->w;
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->mu);
+	for (uint32_t k = 0; k < f->ncols; k++)
+		while (__atomic_load_n(&f->cols[k].inflight, __ATOMIC_ACQUIRE))
+			pthread_cond_wait(&w->done, &w->mu);
 	pthread_mutex_unlock(&w->mu);
 }
 
@@ -1996,7 +2013,7 @@ int pq_flush(pq_file *f, int release)
 	for (uint32_t k = 0; k < f->ncols; k++)
 		page_cut(f, &f->cols[k]);
 	f->ndue = 0;
-	worker_drain(f->sh->w);
+	file_drain(f);
 	if (f->oom)
 		return tio_err_set(TIO_ERR_NOMEM, "%s: out of memory while buffering a row group",
 				   f->path);
