@@ -518,7 +518,6 @@ static int assign(pq_file *f, pq_node *n, const char **path, uint32_t depth, uns
 	return 0;
 }
 
-/* Number the columns, give them levels and paths, create the file with its magic. */
 /*
  * Files kept open between row groups, in the whole process (the parts'
  * writers included): opening and closing a file for each row group cost
@@ -570,6 +569,7 @@ static int file_shut(pq_file *f)
 	return r;
 }
 
+/* Number the columns, give them levels and paths, create the file with its magic. */
 int pq_open(pq_file *f, const char *path, pq_node *root, int codec, int level, pq_shared *sh)
 {
 	memset(f, 0, sizeof(*f));
