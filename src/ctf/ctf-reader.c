@@ -193,7 +193,6 @@ typedef struct ctf_stream {
 	bool has_stop;
 	uint32_t stop_file;
 	uint64_t stop_off;
-	bool no_ahead; /* a part: the other parts keep the CPUs busy, no read-ahead helper */
 } ctf_stream;
 
 /* ---------------------------------------------------------------- decoding */
@@ -1250,7 +1249,7 @@ static int begin_packet(ctf_stream *s)
 	tio_map *map = &s->files[s->cur].map;
 	if (s->ahead_file != s->cur || s->ahead_upto < s->pkt_off + pkt_bits / 8)
 		tio_map_populate(map, s->pkt_off, (content_bits + 7) / 8);
-	if (!s->no_ahead && (s->ahead_file != s->cur || s->ahead_upto < s->pkt_off + 2 * (pkt_bits / 8))) {
+	if (!s->base.in_part && (s->ahead_file != s->cur || s->ahead_upto < s->pkt_off + 2 * (pkt_bits / 8))) {
 		uint64_t from = s->pkt_off + pkt_bits / 8;
 		if (s->ahead_file == s->cur && s->ahead_upto > from)
 			from = s->ahead_upto;
@@ -2120,8 +2119,6 @@ static int ctf_part_keep(tio_stream *base, int64_t lo, int64_t hi)
 				   s->base.name ? s->base.name : "stream");
 	uint32_t a = pk_cut(s, lo), b = pk_cut(s, hi);
 	goto_packet(s, a);
-	/* measured: 2 parts on 2 CPUs, 0.186 s with the helper, 0.171 s without */
-	s->no_ahead = true;
 	s->has_stop = b < s->npk && b > a;
 	if (b <= a)
 		s->cur = s->nfiles; /* nothing: next() ends */

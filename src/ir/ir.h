@@ -468,6 +468,10 @@ struct tio_stream {
 	const tio_val *mt_vals;	/* with mt_cut: where the current value array is, after each next() */
 	void *mt;		/* the pipe's proxy while a worker may read the stream (mt_pause) */
 	bool part_past;		/* tio_mux_set_part_in_order: an event at or after the part's begin came */
+	bool in_part;		/* read as one part of several (tio_mux_set_part, in order too): the other
+				   parts' threads keep the CPUs busy, so no read-ahead helper (2 parts
+				   on 2 CPUs: 0.171 s without, 0.186 s with; a Parquet conversion in
+				   parts: the same time, 22 MiB less peak RSS) */
 };
 
 /*

@@ -382,6 +382,8 @@ static int apply_part(tio_mux *m)
 {
 	m->parted = true;
 	m->part_failed = true; /* until the streams are cut */
+	for (size_t i = 0; i < m->nall; i++)
+		m->all[i]->in_part = true;
 	if (m->has_begin || m->begin_tod || m->seeked)
 		return tio_err_set(TIO_ERR_USAGE, "tio_mux_set_part: not with a begin bound or a seek");
 	uint64_t *whole = tio_calloc(m->nall ? m->nall : 1, sizeof(uint64_t));
