@@ -63,6 +63,12 @@ const char *tio_trace_env_key(const tio_trace *t, uint32_t i);
 /* true with *ival set for an integer entry; false with *sval set for a string one */
 bool tio_trace_env_value(const tio_trace *t, uint32_t i, int64_t *ival, const char **sval);
 
+/*
+ * The trace's UUID (CTF: its trace class's; tio_traces_merge joins traces of
+ * the same UUID found in several places), false when it has none.
+ */
+bool tio_trace_uuid(const tio_trace *t, uint8_t uuid[16]);
+
 uint32_t tio_trace_clock_count(const tio_trace *t);
 const tio_clock *tio_trace_clock(const tio_trace *t, uint32_t i);
 const char *tio_clock_name(const tio_clock *c);

@@ -93,6 +93,18 @@ int tio_sink_merge(tio_sink *into, tio_sink *from);
  */
 int tio_sink_flush(tio_sink *s);
 
+/*
+ * No more messages of trace `t` will come (an input read to its end, its
+ * messages consumed): a writer may finish what it writes of `t` now and
+ * forget it, so that the caller can close `t` and read the next input,
+ * and memory holds one trace at a time.  The Parquet sink closes the
+ * trace's files and writes its meta.json (its directory is renamed into
+ * place by tio_sink_finish; set option "several-traces" first for the
+ * several-traces layout).  The other sinks ignore it, and their traces
+ * must then stay open until tio_sink_finish.
+ */
+int tio_sink_end_trace(tio_sink *s, const tio_trace *t);
+
 /* Flush; prints summaries.  Call once after the last message. */
 int tio_sink_finish(tio_sink *s);
 

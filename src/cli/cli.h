@@ -63,6 +63,12 @@ int cli_reader_opt(int argc, char **argv, int *i, cli_reader_opts *o);
    one: 1 (message printed), as the SQL module and Python refuse an option no input takes; print,
    info and convert call it (check goes path by path). */
 int cli_reader_opts_unused(tio_trace **traces, size_t n, const cli_reader_opts *o);
+/* The same for inputs opened one after another: their formats counted as they come. */
+typedef struct cli_seen {
+	size_t tracedat, lttng0;
+} cli_seen;
+void cli_formats_seen(tio_trace **traces, size_t n, cli_seen *seen);
+int cli_reader_opts_unused_seen(const cli_seen *seen, const cli_reader_opts *o);
 /* Apply `o` to every trace whose reader takes it.  Prints errors; 0 or 1. */
 int cli_apply_reader_opts(tio_trace **traces, size_t n, const cli_reader_opts *o);
 /* The same without a word (the error stays set). */

@@ -197,21 +197,40 @@ int cli_set_reader_opts(tio_trace **traces, size_t n, const cli_reader_opts *o)
 	return 0;
 }
 
+void cli_formats_seen(tio_trace **traces, size_t n, cli_seen *seen)
+{
+	for (size_t i = 0; i < n; i++) {
+		seen->tracedat += !strcmp(tio_trace_format(traces[i]), "tracedat");
+		seen->lttng0 += !strcmp(tio_trace_format(traces[i]), "lttng0");
+	}
+}
+
+/* Why `o` has an option that no reader of the inputs seen takes, or NULL. */
+static const char *opts_unused_seen(const cli_seen *seen, const cli_reader_opts *o)
+{
+	if (o->ts2secs && !seen->tracedat)
+		return "--ts2secs is for trace.dat inputs, and none is one";
+	if (o->raw_ts && !seen->tracedat)
+		return "--raw-ts is for trace.dat inputs, and none is one";
+	if (o->ltt_tsc && !seen->lttng0)
+		return "--ltt-tsc is for LTTng 0.x inputs, and none is one";
+	return NULL;
+}
+
 /* Why `o` has an option that no input's reader takes, or NULL. */
 static const char *opts_unused(tio_trace **traces, size_t n, const cli_reader_opts *o)
 {
-	size_t td = 0, l0 = 0;
-	for (size_t i = 0; i < n; i++) {
-		td += !strcmp(tio_trace_format(traces[i]), "tracedat");
-		l0 += !strcmp(tio_trace_format(traces[i]), "lttng0");
-	}
-	if (o->ts2secs && !td)
-		return "--ts2secs is for trace.dat inputs, and none is one";
-	if (o->raw_ts && !td)
-		return "--raw-ts is for trace.dat inputs, and none is one";
-	if (o->ltt_tsc && !l0)
-		return "--ltt-tsc is for LTTng 0.x inputs, and none is one";
-	return NULL;
+	cli_seen seen = {0};
+	cli_formats_seen(traces, n, &seen);
+	return opts_unused_seen(&seen, o);
+}
+
+int cli_reader_opts_unused_seen(const cli_seen *seen, const cli_reader_opts *o)
+{
+	const char *why = opts_unused_seen(seen, o);
+	if (why)
+		fprintf(stderr, "traceio: %s\n", why);
+	return why != NULL;
 }
 
 int cli_reader_opts_unused(tio_trace **traces, size_t n, const cli_reader_opts *o)

@@ -132,7 +132,8 @@ static void help(void)
 	       "                        in parts, one per CPU and per 32 MiB of this buffer, on\n"
 	       "                        a thread each (each part's rows after the previous\n"
 	       "                        part's, row groups ending where parts meet;\n"
-	       "                        TIO_THREADS=N: N parts, 1: none)\n"
+	       "                        TIO_THREADS=N: N parts, 1: none); more inputs than\n"
+	       "                        parts: one after another, each closed before the next\n"
 	       "  --dictionary-size N   parquet: distinct strings per column and row group at most\n"
 	       "                        in a dictionary (default 64K); more: PLAIN encoding\n"
 	       "  --page-size N         parquet: bytes of a column's values in a page before it\n"
@@ -203,12 +204,22 @@ static double now(void)
 }
 
 /* The message loop of cli_run() with the name filter and a progress line. */
-static int run(tio_mux *mux, tio_sink *sink, const char *names, bool strict, bool progress,
-	       cli_filter *cf)
+/* The progress line's counts, carried from one input to the next (convert_each). */
+typedef struct runstate {
+	uint64_t nev, nmsg;
+	double t0, last;
+} runstate;
+
+/*
+ * The messages of `mux` into `sink`: 0; 1 after errors read past (the
+ * output is still written); -1 when the conversion stops without writing
+ * (status 1).  *stop is set when reading stops at an error (--strict, out
+ * of memory): the output is still written.
+ */
+static int run_msgs(tio_mux *mux, tio_sink *sink, const char *names, bool strict, bool progress,
+		    cli_filter *cf, runstate *rs, bool *stop)
 {
 	int status = 0;
-	uint64_t nev = 0, nmsg = 0;
-	double t0 = now(), last = t0;
 	for (;;) {
 		const tio_msg *m;
 		int r = tio_mux_next(mux, &m);
@@ -219,45 +230,155 @@ static int run(tio_mux *mux, tio_sink *sink, const char *names, bool strict, boo
 				fputc('\n', stderr);
 			cli_error(NULL);
 			status = 1;
-			if (strict || r == TIO_ERR_NOMEM)
+			if (strict || r == TIO_ERR_NOMEM) {
+				*stop = true;
 				break;
+			}
 			continue;
 		}
 		const char *en = tio_msg_event_name(m);
 		if (names && en && !in_list(names, en))
 			continue;
-		int keep = cli_filter_keep(cf, m);
+		int keep = cf ? cli_filter_keep(cf, m) : 1;
 		if (keep <= 0) {
 			if (keep < 0) {
 				cli_error(NULL);
-				return 1;
+				return -1;
 			}
 			continue;
 		}
 		if (en)
-			nev++;
+			rs->nev++;
 		if (tio_sink_consume(sink, m)) {
 			if (progress)
 				fputc('\n', stderr);
 			cli_error(NULL);
-			return 1;
+			return -1;
 		}
-		if (progress && (++nmsg & 0xffff) == 0) {
+		if (progress && (++rs->nmsg & 0xffff) == 0) {
 			double t = now();
-			if (t - last >= 0.5) {
-				last = t;
-				fprintf(stderr, "\rtraceio convert: %llu events, %.1f s", (unsigned long long)nev, t - t0);
+			if (t - rs->last >= 0.5) {
+				rs->last = t;
+				fprintf(stderr, "\rtraceio convert: %llu events, %.1f s", (unsigned long long)rs->nev,
+					t - rs->t0);
 				fflush(stderr);
 			}
 		}
 	}
-	if (progress && last > t0)
-		fprintf(stderr, "\rtraceio convert: %llu events, %.1f s\n", (unsigned long long)nev, now() - t0);
+	return status;
+}
+
+/* The progress line's end, then the sink's; the exit status. */
+static int run_end(tio_sink *sink, bool progress, const runstate *rs, int status)
+{
+	if (progress && rs->last > rs->t0)
+		fprintf(stderr, "\rtraceio convert: %llu events, %.1f s\n", (unsigned long long)rs->nev,
+			now() - rs->t0);
 	if (tio_sink_finish(sink)) {
 		cli_error(NULL);
 		return 1;
 	}
 	return status;
+}
+
+static int run(tio_mux *mux, tio_sink *sink, const char *names, bool strict, bool progress,
+	       cli_filter *cf)
+{
+	runstate rs = {.t0 = now()};
+	rs.last = rs.t0;
+	bool stop = false;
+	int status = run_msgs(mux, sink, names, strict, progress, cf, &rs, &stop);
+	return status < 0 ? 1 : run_end(sink, progress, &rs, status);
+}
+
+/*
+ * convert --to parquet of several inputs, more of them than parts: each
+ * input opened, read to its end and closed before the next
+ * (tio_sink_end_trace), so that memory and the sink's work per row hold
+ * one trace's tables, not every input's at once (200 `-e all` recordings
+ * of 3 MB took minutes and gigabytes read together).  The files are
+ * those of a read of all inputs at once: the same names, rows and order
+ * in each trace's files.  Returns the exit status, or -2 before any
+ * output when an input holds the same trace as an earlier one (CTF: the
+ * same UUID, which a read of all inputs at once joins into one): the
+ * caller then reads them all at once.
+ */
+static int convert_each(char **inputs, size_t ninputs, const char *format, const cli_reader_opts *ro,
+			tio_sink *sink, bool strict, bool progress)
+{
+	uint8_t(*uuids)[16] = NULL;
+	size_t nuuids = 0;
+	cli_seen seen = {0};
+	runstate rs = {.t0 = now()};
+	rs.last = rs.t0;
+	int status = 0;
+	bool stop = false;
+	if (tio_sink_set(sink, "several-traces", "1")) {
+		cli_error(NULL);
+		return 1;
+	}
+	for (size_t i = 0; i < ninputs && !stop; i++) {
+		tio_trace **tr = NULL;
+		size_t nt = 0;
+		tio_mux *mux = NULL;
+		int r = 1;
+		if (cli_open_inputs(&inputs[i], 1, format, &tr, &nt))
+			goto fail;
+		for (size_t k = 0; k < nt; k++) {
+			uint8_t u[16];
+			if (!tio_trace_uuid(tr[k], u))
+				continue;
+			for (size_t j = 0; j < nuuids; j++) {
+				if (!memcmp(uuids[j], u, 16)) {
+					r = -2;
+					goto fail;
+				}
+			}
+			void *nu = realloc(uuids, (nuuids + 1) * sizeof(*uuids));
+			if (!nu) {
+				fprintf(stderr, "traceio: out of memory\n");
+				goto fail;
+			}
+			uuids = nu;
+			memcpy(uuids[nuuids++], u, 16);
+		}
+		cli_formats_seen(tr, nt, &seen);
+		if (cli_apply_reader_opts(tr, nt, ro))
+			goto fail;
+		for (size_t k = 0; k < nt; k++) {
+			if (tio_sink_add_trace(sink, tr[k])) {
+				cli_error(NULL);
+				goto fail;
+			}
+		}
+		if (tio_mux_new(tr, nt, &mux)) {
+			cli_error(NULL);
+			goto fail;
+		}
+		int s = run_msgs(mux, sink, NULL, strict, progress, NULL, &rs, &stop);
+		if (s < 0)
+			goto fail;
+		status |= s;
+		for (size_t k = 0; k < nt; k++) {
+			if (tio_sink_end_trace(sink, tr[k])) {
+				cli_error(NULL);
+				goto fail;
+			}
+		}
+		tio_mux_free(mux);
+		cli_free_traces(tr, nt);
+		continue;
+	fail:
+		tio_mux_free(mux);
+		cli_free_traces(tr, nt);
+		free(uuids);
+		return r;
+	}
+	free(uuids);
+	/* as a read of all inputs at once refuses it before reading: nothing is written */
+	if (!stop && cli_reader_opts_unused_seen(&seen, ro))
+		return 1;
+	return run_end(sink, progress, &rs, status);
 }
 
 /* Warnings of the SQL tables (damaged parts skipped): stderr. */
@@ -324,9 +445,8 @@ static size_t buffer_size_opt(void)
  * part also holds its pages and its mapped packets: some 30 MB); TIO_THREADS
  * says it otherwise.
  */
-static unsigned parquet_parts(tio_trace **traces, size_t n, const char *buffer_size)
+static unsigned parquet_parts_cap(unsigned np, const char *buffer_size)
 {
-	unsigned np = cli_parts(traces, n);
 	const char *e = getenv("TIO_THREADS");
 	if (e && *e)
 		return np;
@@ -340,6 +460,11 @@ static unsigned parquet_parts(tio_trace **traces, size_t n, const char *buffer_s
 	}
 	uint64_t most = budget / (32u << 20);
 	return most < 1 ? 1 : most < np ? (unsigned)most : np;
+}
+
+static unsigned parquet_parts(tio_trace **traces, size_t n, const char *buffer_size)
+{
+	return parquet_parts_cap(cli_parts(traces, n), buffer_size);
 }
 
 /* A part's sink (convert --to parquet in parts): the same options, its share of the buffer, the inputs. */
@@ -523,6 +648,24 @@ int cli_convert(int argc, char **argv)
 		goto done;
 	}
 
+	sopts so = {.out = out, .force = force, .packet_size = packet_size, .packetize = packetize,
+		    .ctf_version = ctf_version, .file_version = file_version, .compression = compression,
+		    .wvals = wvals};
+	/* Parquet of more inputs than parts (a fleet's traces): one input after another */
+	if (!strcmp(w->sink, "parquet") && ninputs > 1 && !begin && !end && !names && !fopts.n && !fopts.cpus &&
+	    !fopts.pids && !fopts.comms &&
+	    ninputs > parquet_parts_cap(cli_parts_of_paths(inputs, ninputs), wvals[buffer_size_opt()])) {
+		if (tio_sink_new(w->sink, stdout, stderr, &sink) || set_options(sink, &so)) {
+			cli_error(NULL);
+			status = 2;
+			goto done;
+		}
+		status = convert_each(inputs, ninputs, format, &ropts, sink, strict, !quiet && isatty(STDERR_FILENO));
+		if (status != -2)
+			goto done;
+		tio_sink_free(sink); /* the same trace in two inputs: all of them at once, as below */
+		sink = NULL;
+	}
 	status = 1;
 	if (cli_open_inputs(inputs, ninputs, format, &traces, &ntraces) ||
 	    cli_reader_opts_unused(traces, ntraces, &ropts) || cli_apply_reader_opts(traces, ntraces, &ropts))
@@ -532,9 +675,6 @@ int cli_convert(int argc, char **argv)
 		status = fs;
 		goto done;
 	}
-	sopts so = {.out = out, .force = force, .packet_size = packet_size, .packetize = packetize,
-		    .ctf_version = ctf_version, .file_version = file_version, .compression = compression,
-		    .wvals = wvals};
 	if (tio_sink_new(w->sink, stdout, stderr, &sink) || set_options(sink, &so)) {
 		cli_error(NULL);
 		status = 2;

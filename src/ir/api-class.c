@@ -133,6 +133,14 @@ const tio_event_class *tio_trace_event_class_by_name(const tio_trace *t, const c
 	return NULL;
 }
 
+bool tio_trace_uuid(const tio_trace *t, uint8_t uuid[16])
+{
+	if (!t->tc || !t->tc->has_uuid)
+		return false;
+	memcpy(uuid, t->tc->uuid, 16);
+	return true;
+}
+
 uint32_t tio_trace_env_count(const tio_trace *t)
 {
 	return t && t->tc ? t->tc->nenv : 0;

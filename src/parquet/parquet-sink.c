@@ -133,6 +133,9 @@ typedef struct ptrace {
 	size_t ndisc, dcap;
 	bool is_tracedat;
 	bool ready;
+	/* tio_sink_end_trace: its files and meta.json written, its tables freed, `in` forgotten (NULL) */
+	bool ended;
+	char *path; /* ended: the input's path, for the top meta.json */
 	struct {
 		int64_t pid;
 		const char *comm;
@@ -146,6 +149,7 @@ typedef struct psink {
 	char *out;
 	bool force;
 	bool partition; /* --partition-by trace: a `trace` column */
+	bool several;	/* option several-traces: OUT/<name>/ per trace even if only one comes */
 	bool int64;	/* --int-width 64: every integer field INT64 (32- and 64-bit machines alike) */
 	int codec;
 	int level; /* zstd level */
@@ -1183,7 +1187,7 @@ static int start(psink *s)
 /* A directory name for trace k: its name below the input (several traces), else OUT's. */
 static char *trace_dir_name(psink *s, size_t k)
 {
-	if (s->ntraces == 1) {
+	if (s->ntraces == 1 && !s->several) {
 		const char *b = strrchr(s->out, '/');
 		return tio_strdup(b ? b + 1 : s->out);
 	}
@@ -1795,13 +1799,17 @@ static int pq_merge(tio_sink *ik, tio_sink *fk)
 	if (s->failed || o->failed)
 		return tio_err_set(TIO_ERR_USAGE, "Parquet writer: a part failed");
 	if (s->ntraces != o->ntraces || s->codec != o->codec || s->partition != o->partition ||
-	    s->int64 != o->int64)
+	    s->int64 != o->int64 || s->several != o->several)
 		return tio_err_set(TIO_ERR_UNSUPPORTED, "Parquet writer: parts of other inputs or options");
 	int r = ev_sync(s);
 	if (!r)
 		r = ev_sync(o);
 	for (size_t i = 0; i < s->ntraces && !r; i++) {
 		ptrace *t = s->traces[i], *u = o->traces[i];
+		if (t->ended || u->ended) {
+			r = tio_err_set(TIO_ERR_UNSUPPORTED, "Parquet writer: parts of a trace already ended");
+			break;
+		}
 		if (!u->ready)
 			continue;
 		if (!t->ready && (r = prepare(s, t)))
@@ -2013,11 +2021,78 @@ static int write_top_meta(psink *s)
 	for (size_t k = 0; k < s->ntraces; k++) {
 		json_object *j = json_object_new_object();
 		json_object_object_add(j, "dir", jstr(s->traces[k]->name));
-		json_object_object_add(j, "path", jstr(s->traces[k]->in->path));
+		json_object_object_add(j, "path",
+				       jstr(s->traces[k]->in ? s->traces[k]->in->path : s->traces[k]->path));
 		json_object_array_add(a, j);
 	}
 	json_object_object_add(o, "traces", a);
 	return write_meta_file(s->tmpdir, o);
+}
+
+/* A trace's files closed (footers) and its meta.json written (its directory made first if none). */
+static int trace_close(psink *s, ptrace *t)
+{
+	int r = 0;
+	if (!t->ready && (r = prepare(s, t)))
+		return r;
+	static const char *const kv[] = {"created_by", "traceio convert --to parquet", NULL};
+	for (size_t j = 0; j < t->ntables && !r; j++)
+		r = pq_close(&t->tables[j]->f, kv);
+	if (!r)
+		r = pq_close(&t->events->f, kv);
+	if (!r)
+		r = write_meta(s, t);
+	return r;
+}
+
+/* A trace's tables and what they hold freed (its name and directory stay). */
+static void trace_free_tables(ptrace *t)
+{
+	for (size_t j = 0; j < t->ntables; j++)
+		table_free(t->tables[j]);
+	table_free(t->events);
+	free(t->tables);
+	free(t->hash);
+	free(t->disc);
+	t->tables = t->hash = NULL;
+	t->events = NULL;
+	t->disc = NULL;
+	t->ntables = t->tcap = t->hcap = t->ndisc = t->dcap = 0;
+}
+
+/*
+ * No more messages of `in`: its files are finished now and its memory
+ * given back, so that traces read one after another need the memory of
+ * one (convert --to parquet of several inputs).  The sink forgets `in`,
+ * which the caller may then close; pq_finish still renames its directory.
+ */
+static int pq_end_trace(tio_sink *sk, const tio_trace *in)
+{
+	psink *s = (psink *)sk;
+	if (s->failed)
+		return tio_err_set(TIO_ERR_USAGE, "Parquet writer: already failed");
+	ptrace *t = find_trace(s, in);
+	if (!t)
+		return 0;
+	int r = ev_sync(s);
+	if (!r)
+		r = trace_close(s, t);
+	if (!r && in->path && !(t->path = tio_strdup(in->path)))
+		r = TIO_ERR_NOMEM;
+	if (r) {
+		s->failed = true;
+		return r;
+	}
+	trace_free_tables(t);
+	memset(t->comms, 0, sizeof(t->comms)); /* names of the closed trace */
+	t->in = NULL;
+	t->ended = true;
+	/* caches that point into the trace or its tables */
+	s->last_t = NULL;
+	s->last_ec = NULL;
+	s->last_table = NULL;
+	s->cpu_pc = NULL;
+	return 0;
 }
 
 /* Close every file (footers), write meta.json, and rename the temporary directory to OUT. */
@@ -2034,26 +2109,16 @@ static int pq_finish(tio_sink *sk)
 		s->failed = true;
 		return r;
 	}
-	for (size_t k = 0; k < s->ntraces && !r; k++) {
-		ptrace *t = s->traces[k];
-		if (!t->ready && (r = prepare(s, t)))
-			break;
-		static const char *const kv[] = {"created_by", "traceio convert --to parquet",
-						 NULL};
-		for (size_t j = 0; j < t->ntables && !r; j++)
-			r = pq_close(&t->tables[j]->f, kv);
-		if (!r)
-			r = pq_close(&t->events->f, kv);
-		if (!r)
-			r = write_meta(s, t);
-	}
+	for (size_t k = 0; k < s->ntraces && !r; k++)
+		if (!s->traces[k]->ended)
+			r = trace_close(s, s->traces[k]);
 	if (r) {
 		s->failed = true;
 		return r;
 	}
 	/* several traces: OUT/<name>/ each; one: OUT itself */
 	char *src = NULL;
-	if (s->ntraces == 1) {
+	if (s->ntraces == 1 && !s->several) {
 		src = tio_strdup(s->traces[0]->dir);
 	} else {
 		for (size_t k = 0; k < s->ntraces && !r; k++) {
@@ -2073,7 +2138,7 @@ static int pq_finish(tio_sink *sk)
 	if (!r)
 		r = tio_dir_replace(src, s->out, s->force, "meta.json", "meta.json");
 	free(src);
-	if (!r && s->ntraces == 1)
+	if (!r && s->ntraces == 1 && !s->several)
 		rmdir(s->tmpdir);
 	if (!r) {
 		free(s->tmpdir);
@@ -2185,6 +2250,8 @@ static int pq_set(tio_sink *sk, const char *key, const char *value)
 		return parse_size(key, value, 1, 1u << 20, &s->dict_max);
 	if (!strcmp(key, "buffer-size"))
 		return parse_size(key, value, 1u << 20, 1ull << 40, &s->budget);
+	if (!strcmp(key, "several-traces")) /* OUT/<name>/ per trace (traces given one after another) */
+		return tio_sink_bool(key, value, &s->several);
 	if (!strcmp(key, "parts")) { /* one of N sinks reading parts at once: its share of the budget */
 		uint64_t n;
 		int r = parse_size(key, value, 1, 64, &n);
@@ -2217,7 +2284,7 @@ static int pq_set(tio_sink *sk, const char *key, const char *value)
 	return tio_err_set(TIO_ERR_USAGE,
 			   "sink parquet takes no option '%s' (output, force, compression, compression-level, "
 			   "row-group-size, buffer-size, "
-			   "dictionary-size, page-size, partition-by, int-width, parts)",
+			   "dictionary-size, page-size, partition-by, int-width, parts, several-traces)",
 			   key);
 }
 
@@ -2230,14 +2297,10 @@ static void pq_fini(tio_sink *sk)
 		tio_rm_tree(s->tmpdir);
 	for (size_t k = 0; k < s->ntraces; k++) {
 		ptrace *t = s->traces[k];
-		for (size_t j = 0; j < t->ntables; j++)
-			table_free(t->tables[j]);
-		table_free(t->events);
-		free(t->tables);
-		free(t->hash);
-		free(t->disc);
+		trace_free_tables(t);
 		free(t->dir);
 		free(t->name);
+		free(t->path);
 		free(t);
 	}
 	free(s->traces);
@@ -2258,6 +2321,7 @@ const tio_sink_ops tio_sink_parquet_ops = {
     .add_trace = pq_add_trace,
     .consume = pq_consume,
     .merge = pq_merge,
+    .end_trace = pq_end_trace,
     .flush = pq_flush_all,
     .finish = pq_finish,
     .fini = pq_fini,

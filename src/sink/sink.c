@@ -102,6 +102,11 @@ int tio_sink_merge(tio_sink *into, tio_sink *from)
 
 int tio_sink_flush(tio_sink *s) { return s->ops->flush ? s->ops->flush(s) : 0; }
 
+int tio_sink_end_trace(tio_sink *s, const tio_trace *t)
+{
+	return s->ops->end_trace ? s->ops->end_trace(s, t) : 0;
+}
+
 int tio_sink_finish(tio_sink *s) { return s->ops->finish ? s->ops->finish(s) : 0; }
 
 void tio_sink_free(tio_sink *s)

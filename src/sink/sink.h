@@ -21,6 +21,7 @@ typedef struct tio_sink_ops {
 	int (*filtered)(tio_sink *s, const tio_msg *m); /* optional: see tio_sink_filtered */
 	int (*merge)(tio_sink *into, tio_sink *from); /* optional: see tio_sink_merge */
 	int (*flush)(tio_sink *s);			/* optional: see tio_sink_flush */
+	int (*end_trace)(tio_sink *s, const tio_trace *t); /* optional: see tio_sink_end_trace */
 	int (*finish)(tio_sink *s);
 	void (*fini)(tio_sink *s);
 } tio_sink_ops;

@@ -576,6 +576,52 @@ else
 fi
 rm -rf "$TMP/fleet" "$TMP/fleet64"
 
+# more inputs than parts: each read and closed before the next is opened (tio_sink_end_trace).
+# Each trace's directory must be, byte for byte, what converting its input alone into a
+# directory of that name gives; the same CTF trace given twice is still one trace; and the
+# peak RSS must not grow with the inputs (16 inputs of langraph's 7 MB kallsyms: 73 MiB
+# read all at once, against 16 MiB for 2)
+EACH=("$ARM32" "$LISA" "$DAT/langraph-x86_64-v7-zstd.dat" "$UST" "$DAT/igt-tests-trace-x86_64-i915-v6.dat")
+TIO_THREADS=1 "$TIO" convert -q --to parquet --partition-by trace -o "$TMP/each" "${EACH[@]}" 2> "$TMP/conv.err"; rc=$?
+mapfile -t dirs < <($PY -c 'import json, sys; [print(t["dir"]) for t in json.load(open(sys.argv[1]))["traces"]]' "$TMP/each/meta.json" 2> /dev/null)
+bad=""
+mkdir -p "$TMP/alone"
+[ $rc -eq 0 ] && [ ${#dirs[@]} = ${#EACH[@]} ] || bad="exit $rc, traces: ${dirs[*]}"
+for ((i = 0; i < ${#EACH[@]} && ${#bad} == 0; i++)); do # each input holds one trace: its directory is the i-th
+	d=${dirs[$i]}
+	TIO_THREADS=1 "$TIO" convert -q --to parquet --partition-by trace -o "$TMP/alone/$d" "${EACH[$i]}" 2>> "$TMP/conv.err" &&
+		diff -r "$TMP/each/$d" "$TMP/alone/$d" > "$TMP/each.diff" 2>&1 || bad="$d (${EACH[$i]}): $(head -2 "$TMP/each.diff")"
+done
+if [ -z "$bad" ]; then
+	ok "${#EACH[@]} inputs one after another: each trace's files and meta.json as its input's alone"
+else
+	notok "inputs one after another: each trace's files as its input's alone" "$bad" "$(head -3 "$TMP/conv.err")"
+fi
+rm -rf "$TMP/each" "$TMP/alone"
+TIO_THREADS=1 "$TIO" convert -q --to parquet -o "$TMP/twice" "$UST" "$UST/" 2> "$TMP/conv.err"; rc=$?
+ev=$("$TIO" info --count "$UST" "$UST/" | awk '/^  events:/ {s += $2} END {print s + 0}')
+rows=$(duck sql "SELECT count(*) AS n FROM '$TMP/twice/events.parquet'" 2>&1 | sed 's/.*"n":"*\([0-9]*\).*/\1/')
+if [ $rc -eq 0 ] && [ "$(ls -d "$TMP"/twice/*/ 2> /dev/null | wc -l)" = 0 ] && [ "$rows" = "$ev" ] && [ "$ev" -gt 0 ]; then
+	ok "the same CTF trace given twice: one trace (no directory per input), $rows events as info counts them"
+else
+	notok "the same CTF trace given twice: one trace" "exit $rc, events.parquet: $rows rows, info: $ev" "$(ls "$TMP/twice" 2>&1 | head -3)" "$(head -3 "$TMP/conv.err")"
+fi
+rm -rf "$TMP/twice"
+if ! is_sanitized; then
+	mkdir -p "$TMP/lk"
+	for i in $(seq 16); do mkdir -p "$TMP/lk/m$i" && ln -sf "$DAT/langraph-x86_64-v7-zstd.dat" "$TMP/lk/m$i/langraph.dat"; done
+	rt() { "$TIO_TOP/bench/rtime.py" -f %M -o "$TMP/rss" "$@" > /dev/null 2> "$TMP/rt.err" && tail -1 "$TMP/rss"; }
+	r2=$(TIO_THREADS=1 rt "$TIO" convert -q --to parquet -o "$TMP/lk2" "$TMP"/lk/m1/langraph.dat "$TMP"/lk/m2/langraph.dat)
+	r16=$(TIO_THREADS=1 rt "$TIO" convert -q --to parquet -o "$TMP/lk16" "$TMP"/lk/m*/langraph.dat)
+	n16=$(ls -d "$TMP"/lk16/*/ 2> /dev/null | wc -l)
+	if [ -n "$r2" ] && [ -n "$r16" ] && [ "$n16" = 16 ] && [ $((r16 - r2)) -lt $((8 * 1024)) ]; then
+		ok "16 inputs one after another: peak RSS $((r16 / 1024)) MiB, 2 inputs $((r2 / 1024)) MiB"
+	else
+		notok "16 inputs: peak RSS flat" "16: $r16 KiB ($n16 traces), 2: $r2 KiB" "$(tail -3 "$TMP/rt.err")"
+	fi
+	rm -rf "$TMP/lk" "$TMP/lk2" "$TMP/lk16"
+fi
+
 # atomic output: an existing OUT is refused, replaced with --force; nothing left behind
 "$TIO" convert -q --to parquet -o "$C_ZSTD" "$UST" 2> "$TMP/err"; rc=$?
 if [ $rc -eq 2 ] && grep -q 'already exists' "$TMP/err"; then ok "existing OUT refused without --force"
