@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "ctf/ctf-plan.h"
 #include "ctf/ctf.h"
@@ -2603,6 +2604,14 @@ static int file_cmp(const void *x, const void *y)
 	return strcmp(a->map.path ? a->map.path : "", b->map.path ? b->map.path : "");
 }
 
+/* Are two stream files the same file (the same trace given twice, by two paths or the same one)? */
+static bool same_file(const ctf_file *a, const ctf_file *b)
+{
+	struct stat x, y;
+	return a->map.path && b->map.path && !stat(a->map.path, &x) && !stat(b->map.path, &y) &&
+	       x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
 static void swap_traces(tio_trace *a, tio_trace *b)
 {
 	tio_trace t = *a;
@@ -2653,8 +2662,20 @@ static int ctf_merge(tio_trace *into, tio_trace *from)
 			if (!f)
 				return TIO_ERR_NOMEM;
 			ds->files = f;
-			memcpy(ds->files + ds->nfiles, ss->files, ss->nfiles * sizeof(*f));
-			ds->nfiles += ss->nfiles;
+			/* a file already there (the trace given twice) is read once: its packets would
+			   follow their own copies, which the packet signatures below do not catch */
+			uint32_t had = ds->nfiles;
+			for (uint32_t k = 0; k < ss->nfiles; k++) {
+				bool dup = false;
+				for (uint32_t j = 0; j < had && !dup; j++)
+					dup = same_file(&ds->files[j], &ss->files[k]);
+				if (dup) {
+					tio_map_close(&ss->files[k].map);
+					free(ss->files[k].idx);
+				} else {
+					ds->files[ds->nfiles++] = ss->files[k];
+				}
+			}
 			ss->nfiles = 0;
 			qsort(ds->files, ds->nfiles, sizeof(*f), file_cmp);
 			if (!ds->pending_err) {
