@@ -172,6 +172,13 @@ void tio_rm_tree(const char *path);
  * `what`"); it is moved aside first and removed once `src` is in place.
  */
 int tio_dir_replace(const char *src, const char *out, bool force, const char *marker, const char *what);
+/*
+ * mkdtemp with the permissions of mkdir(path, 0777): `tmpl` ends in XXXXXX,
+ * replaced by the name made.  mkdtemp's 0700 would stay on an output that
+ * is the temporary directory renamed (several traces), and other users (a
+ * query engine's service account) could not read it.  0, or -1 with errno.
+ */
+int tio_mkdtemp(char *tmpl);
 
 /* Read a whole (small) file into a malloc'd NUL-terminated buffer. */
 int tio_read_file(const char *path, char **out, size_t *len);

@@ -7,10 +7,35 @@
 #include <errno.h>
 #include <ftw.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/common.h"
+
+int tio_mkdtemp(char *tmpl)
+{
+	size_t n = strlen(tmpl);
+	if (n < 6 || strcmp(tmpl + n - 6, "XXXXXX")) {
+		errno = EINVAL;
+		return -1;
+	}
+	static const char abc[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	uint64_t x = 0;
+	for (int tries = 0; tries < 1000; tries++) {
+		if (getrandom(&x, sizeof(x), 0) != (ssize_t)sizeof(x))
+			x = x * 6364136223846793005ull + (uint64_t)getpid() + (uint64_t)tries; /* no entropy: still varies */
+		for (int k = 0; k < 6; k++, x /= 62)
+			tmpl[n - 6 + k] = abc[x % 62];
+		if (!mkdir(tmpl, 0777))
+			return 0;
+		if (errno != EEXIST)
+			return -1;
+	}
+	errno = EEXIST;
+	return -1;
+}
 
 /* nftw callback of tio_rm_tree: a file, or a directory once emptied; goes on after a failure. */
 static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *f)

@@ -981,7 +981,7 @@ static int start(ctfw *w)
 	w->tmpdir = tio_asprintf("%s.tmp-XXXXXX", w->out);
 	if (!w->tmpdir)
 		return TIO_ERR_NOMEM;
-	if (!mkdtemp(w->tmpdir)) {
+	if (tio_mkdtemp(w->tmpdir)) {
 		int e = errno;
 		free(w->tmpdir);
 		w->tmpdir = NULL;

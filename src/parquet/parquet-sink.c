@@ -1174,7 +1174,7 @@ static int start(psink *s)
 	s->tmpdir = tio_asprintf("%s.tmp-XXXXXX", s->out);
 	if (!s->tmpdir)
 		return TIO_ERR_NOMEM;
-	if (!mkdtemp(s->tmpdir)) {
+	if (tio_mkdtemp(s->tmpdir)) {
 		int e = errno;
 		free(s->tmpdir);
 		s->tmpdir = NULL;

@@ -84,3 +84,18 @@ usage "--arch for lttng0" "--arch is for --to ltt" --to lttng0 --arch LP64
 usage "--byte-order for tracedat" "--byte-order is for --to ltt,lttng0" --to tracedat --byte-order big
 usage "bad --alignment" "alignment '3' is not" --to lttng0 --alignment 3
 usage "bad --block-size" "block-size '10' is not in" --to ltt --block-size 10
+
+# several traces: OUT is the writer's temporary directory renamed, made as mkdir makes one
+# (the umask's permissions), not with mkdtemp's 0700 that kept other users out (before 2026-11-28)
+S=$PEER/tracedat/samples
+rm -rf "$TMP/sev"
+if "$TIO" convert -q --to ctf -o "$TMP/sev" "$S/lisa-trappy-tests-trace-arm32-v6.dat" "$S/igt-tests-trace-x86_64-i915-v6.dat" 2>"$TMP/err"; then
+	mode=$(stat -c %a "$TMP/sev") want=$(printf '%o' $((0777 & ~$(umask))))
+	if [ "$mode" = "$want" ] && [ "$(ls -d "$TMP"/sev/*/ | wc -l)" = 2 ]; then
+		ok "ctf, two traces: OUT's mode $mode (umask $(umask))"
+	else
+		notok "ctf, two traces: OUT's mode" "$mode, want $want" "$(ls "$TMP/sev")"
+	fi
+else
+	notok "ctf, two traces" "$(head -3 "$TMP/err")"
+fi

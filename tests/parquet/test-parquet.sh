@@ -592,6 +592,9 @@ for ((i = 0; i < ${#EACH[@]} && ${#bad} == 0; i++)); do # each input holds one t
 	TIO_THREADS=1 "$TIO" convert -q --to parquet --partition-by trace -o "$TMP/alone/$d" "${EACH[$i]}" 2>> "$TMP/conv.err" &&
 		diff -r "$TMP/each/$d" "$TMP/alone/$d" > "$TMP/each.diff" 2>&1 || bad="$d (${EACH[$i]}): $(head -2 "$TMP/each.diff")"
 done
+# OUT is the temporary directory renamed: made as mkdir makes one (umask), not mkdtemp's 0700
+mode=$(stat -c %a "$TMP/each" 2> /dev/null) want=$(printf '%o' $((0777 & ~$(umask))))
+[ -n "$bad" ] || [ "$mode" = "$want" ] || bad="OUT's mode $mode, not $want (umask $(umask))"
 if [ -z "$bad" ]; then
 	ok "${#EACH[@]} inputs one after another: each trace's files and meta.json as its input's alone"
 else
