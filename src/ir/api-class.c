@@ -135,7 +135,7 @@ const tio_event_class *tio_trace_event_class_by_name(const tio_trace *t, const c
 
 bool tio_trace_uuid(const tio_trace *t, uint8_t uuid[16])
 {
-	if (!t->tc || !t->tc->has_uuid)
+	if (!t || !t->tc || !t->tc->has_uuid)
 		return false;
 	memcpy(uuid, t->tc->uuid, 16);
 	return true;
