@@ -81,7 +81,8 @@ static void help(void)
 	       "\n"
 	       "Writes the events of every INPUT (any format traceio reads: %s),\n"
 	       "merged by time, as one trace in another format.  Several input traces go to\n"
-	       "OUT/<trace name>/ each.  OUT is written under a temporary name and renamed at\n"
+	       "OUT/<trace>/ each (ctf, parquet: the trace's path below the directory holding\n"
+	       "every input).  OUT is written under a temporary name and renamed at\n"
 	       "the end; an existing OUT is replaced only with --force.\n"
 	       "\n"
 	       "  -o, --output OUT      the output path (required)\n"
@@ -141,7 +142,9 @@ static void help(void)
 	       "                        is cut at the end of the row (default 256K; K, M)\n"
 	       "  --partition-by trace  parquet: a `trace` column in every file (the name of the\n"
 	       "                        trace's directory: OUT's for one input, OUT/<trace>/\n"
-	       "                        for several), so that RUNS/*/CLASS.parquet is one table\n"
+	       "                        for several, <trace> its path below the directory of\n"
+	       "                        all inputs, / as _: hosts/web1/trace.dat gives\n"
+	       "                        web1_trace.dat), so that RUNS/*/CLASS.parquet is one table\n"
 	       "                        (parquet: OUT/<class>.parquet per event class with events,\n"
 	       "                        OUT/events.parquet, OUT/meta.json; docs/formats/parquet.md)\n"
 	       "  --int-width 64        parquet: every integer field INT64 (signed or not as the\n"
@@ -413,6 +416,8 @@ typedef struct sopts {
 	const char *out, *packet_size, *ctf_version, *file_version, *compression;
 	bool force, packetize;
 	const char **wvals; /* NWOPTS */
+	char **inputs;	    /* Parquet, CTF of several inputs: each as option input (trace directory names) */
+	size_t ninputs;
 } sopts;
 
 static int set_options(tio_sink *sink, const sopts *o)
@@ -426,6 +431,9 @@ static int set_options(tio_sink *sink, const sopts *o)
 		return -1;
 	for (size_t k = 0; k < NWOPTS; k++)
 		if (o->wvals[k] && tio_sink_set(sink, wopts[k].opt + 2, o->wvals[k]))
+			return -1;
+	for (size_t k = 0; k < o->ninputs; k++)
+		if (tio_sink_set(sink, "input", o->inputs[k]))
 			return -1;
 	return 0;
 }
@@ -652,6 +660,8 @@ int cli_convert(int argc, char **argv)
 	sopts so = {.out = out, .force = force, .packet_size = packet_size, .packetize = packetize,
 		    .ctf_version = ctf_version, .file_version = file_version, .compression = compression,
 		    .wvals = wvals};
+	if ((!strcmp(w->sink, "parquet") || !strcmp(w->sink, "ctf")) && ninputs > 1)
+		so.inputs = inputs, so.ninputs = ninputs;
 	/* Parquet of more inputs than parts (a fleet's traces): one input after another */
 	if (!strcmp(w->sink, "parquet") && ninputs > 1 && !begin && !end && !names && !fopts.n && !fopts.cpus &&
 	    !fopts.pids && !fopts.comms &&

@@ -117,6 +117,7 @@ typedef struct ctfw {
 	wtrace *last;
 	bool failed;
 	bool done;
+	tio_sink_inputs inputs; /* option input: trace_dir_name */
 } ctfw;
 
 /* ---------------------------------------------------------------- packet buffer */
@@ -1400,10 +1401,27 @@ static int write_metadata(ctfw *w, wtrace *t)
 	return 0;
 }
 
-/* A directory name for trace `k` when there are several: its name below the input. */
+/*
+ * A directory name for trace `k` when there are several: its path below
+ * the directory holding every input (tio_sink_trace_path: a fleet's
+ * hosts/<host>/trace.dat), else its name below its input; `trace<k>` when
+ * that is empty or an earlier trace's.
+ */
 static char *trace_dir_name(ctfw *w, size_t k)
 {
-	const char *n = w->traces[k]->in->name;
+	const tio_trace **all = tio_calloc(w->ntraces, sizeof(*all));
+	if (!all)
+		return NULL;
+	for (size_t j = 0; j < w->ntraces; j++)
+		all[j] = w->traces[j]->in;
+	char *abs;
+	int err;
+	const char *n = tio_sink_trace_path(&w->inputs, all, w->ntraces, k, &abs, &err);
+	free(all);
+	if (err)
+		return NULL;
+	if (!n)
+		n = w->traces[k]->in->name;
 	tio_buf b = {0};
 	bool comp_start = true;
 	for (const char *p = n ? n : ""; *p; p++) {
@@ -1421,6 +1439,7 @@ static char *trace_dir_name(ctfw *w, size_t k)
 	}
 	while (b.len && b.p[b.len - 1] == '/')
 		b.len--;
+	free(abs);
 	bool dup = !b.len;
 	for (size_t j = 0; j < k && !dup; j++) {
 		char *o = trace_dir_name(w, j);
@@ -1560,8 +1579,11 @@ static int ctfw_set(tio_sink *sk, const char *key, const char *value)
 		w->packet_size = v;
 		return 0;
 	}
+	if (!strcmp(key, "input")) /* each input as given: trace_dir_name */
+		return tio_sink_input_add(&w->inputs, value);
 	return tio_err_set(TIO_ERR_USAGE,
-			   "sink ctf takes no option '%s' (output, force, packet-size, packetize-metadata, ctf-version)",
+			   "sink ctf takes no option '%s' (output, force, packet-size, packetize-metadata, ctf-version, "
+			   "input)",
 			   key);
 }
 
@@ -1575,6 +1597,7 @@ static void ctfw_fini(tio_sink *sk)
 	free(w->traces);
 	free(w->tmpdir);
 	free(w->out);
+	tio_sink_inputs_free(&w->inputs);
 }
 
 const tio_sink_ops tio_sink_ctf_ops = {

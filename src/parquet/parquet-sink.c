@@ -150,6 +150,7 @@ typedef struct psink {
 	bool force;
 	bool partition; /* --partition-by trace: a `trace` column */
 	bool several;	/* option several-traces: OUT/<name>/ per trace even if only one comes */
+	tio_sink_inputs inputs; /* option input: several traces named by their path below the inputs' directory */
 	bool int64;	/* --int-width 64: every integer field INT64 (32- and 64-bit machines alike) */
 	int codec;
 	int level; /* zstd level */
@@ -1184,17 +1185,37 @@ static int start(psink *s)
 	return 0;
 }
 
-/* A directory name for trace k: its name below the input (several traces), else OUT's. */
+/*
+ * A directory name for trace k: OUT's when it is the only trace; else its
+ * path below the directory that holds every input (inputs_base: traces of
+ * inputs in several directories, a fleet's hosts/<host>/trace.dat, are
+ * told apart by their directories), '/' as '_'; else its name below its
+ * input, or its file's name; `trace<k>` when that is empty or an earlier
+ * trace's.
+ */
 static char *trace_dir_name(psink *s, size_t k)
 {
 	if (s->ntraces == 1 && !s->several) {
 		const char *b = strrchr(s->out, '/');
 		return tio_strdup(b ? b + 1 : s->out);
 	}
-	const char *n = s->traces[k]->in->name;
-	if ((!n || !*n) && s->traces[k]->in->path) /* trace.dat: the file's name */
-		n = strrchr(s->traces[k]->in->path, '/') ? strrchr(s->traces[k]->in->path, '/') + 1
-							 : s->traces[k]->in->path;
+	const tio_trace *in = s->traces[k]->in;
+	const tio_trace **all = tio_calloc(s->ntraces, sizeof(*all));
+	if (!all)
+		return NULL;
+	for (size_t j = 0; j < s->ntraces; j++)
+		all[j] = s->traces[j]->in;
+	char *abs;
+	int err;
+	const char *n = tio_sink_trace_path(&s->inputs, all, s->ntraces, k, &abs, &err);
+	free(all);
+	if (err)
+		return NULL;
+	if (!n) {
+		n = in->name;
+		if ((!n || !*n) && in->path) /* trace.dat: the file's name */
+			n = strrchr(in->path, '/') ? strrchr(in->path, '/') + 1 : in->path;
+	}
 	tio_buf b = {0};
 	bool comp_start = true;
 	for (const char *p = n ? n : ""; *p; p++) {
@@ -1211,6 +1232,7 @@ static char *trace_dir_name(psink *s, size_t k)
 		tio_buf_addc(&b, ok ? c : '_');
 		comp_start = false;
 	}
+	free(abs);
 	bool dup = !b.len;
 	for (size_t j = 0; j < k && !dup; j++)
 		dup = s->traces[j]->name && !strcmp(s->traces[j]->name, tio_buf_cstr(&b));
@@ -2252,6 +2274,8 @@ static int pq_set(tio_sink *sk, const char *key, const char *value)
 		return parse_size(key, value, 1u << 20, 1ull << 40, &s->budget);
 	if (!strcmp(key, "several-traces")) /* OUT/<name>/ per trace (traces given one after another) */
 		return tio_sink_bool(key, value, &s->several);
+	if (!strcmp(key, "input")) /* each input as given: trace_dir_name */
+		return tio_sink_input_add(&s->inputs, value);
 	if (!strcmp(key, "parts")) { /* one of N sinks reading parts at once: its share of the budget */
 		uint64_t n;
 		int r = parse_size(key, value, 1, 64, &n);
@@ -2284,7 +2308,7 @@ static int pq_set(tio_sink *sk, const char *key, const char *value)
 	return tio_err_set(TIO_ERR_USAGE,
 			   "sink parquet takes no option '%s' (output, force, compression, compression-level, "
 			   "row-group-size, buffer-size, "
-			   "dictionary-size, page-size, partition-by, int-width, parts, several-traces)",
+			   "dictionary-size, page-size, partition-by, int-width, parts, several-traces, input)",
 			   key);
 }
 
@@ -2306,6 +2330,7 @@ static void pq_fini(tio_sink *sk)
 	free(s->traces);
 	free(s->tmpdir);
 	free(s->out);
+	tio_sink_inputs_free(&s->inputs);
 	tio_buf_free(&s->scratch);
 	tio_buf_free(&s->text);
 	pq_shared_free(&s->sh);

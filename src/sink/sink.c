@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <errno.h>
+#include <string.h>
 #include <strings.h>
 #include <unistd.h>
 
@@ -156,6 +157,104 @@ int tio_sink_bool(const char *key, const char *value, bool *out)
 		return 0;
 	}
 	return tio_err_set(TIO_ERR_USAGE, "option %s: '%s' is not a boolean", key, value);
+}
+
+int tio_sink_input_add(tio_sink_inputs *in, const char *path)
+{
+	if (!path || !*path)
+		return tio_err_set(TIO_ERR_USAGE, "option input: empty path");
+	char *v = tio_strdup(path);
+	if (!v || tio_grow(&in->v, &in->cap, in->n + 1, sizeof(char *))) {
+		free(v);
+		return TIO_ERR_NOMEM;
+	}
+	in->v[in->n++] = v;
+	free(in->base);
+	in->base = NULL;
+	return 0;
+}
+
+void tio_sink_inputs_free(tio_sink_inputs *in)
+{
+	for (size_t k = 0; k < in->n; k++)
+		free(in->v[k]);
+	free(in->v);
+	free(in->base);
+	*in = (tio_sink_inputs){0};
+}
+
+/* Where trace `t` was found: its path less the trailing name below its input; absolute. */
+static char *trace_root(const tio_trace *t)
+{
+	char *a = t->path ? tio_path_abs(t->path) : NULL;
+	size_t la = a ? strlen(a) : 0, ln = t->name ? strlen(t->name) : 0;
+	if (a && ln && la > ln + 1 && a[la - ln - 1] == '/' && !strcmp(a + la - ln, t->name))
+		a[la - ln - 1] = 0;
+	return a;
+}
+
+/* The deepest directory holding every input (tio_sink_trace_path); NULL: no memory. */
+static char *inputs_base(const tio_sink_inputs *in, const tio_trace *const *traces, size_t ntraces)
+{
+	char *base = NULL;
+	size_t n = in->n ? in->n : ntraces;
+	for (size_t k = 0; k < n; k++) {
+		char *a = in->n ? tio_path_abs(in->v[k]) : trace_root(traces[k]);
+		if (!a) {
+			free(base);
+			return NULL;
+		}
+		if (!tio_is_dir(a)) {
+			char *sl = strrchr(a, '/');
+			sl[sl == a ? 1 : 0] = 0;
+		}
+		if (!base) {
+			base = a;
+			continue;
+		}
+		/* base cut to the components both paths begin with */
+		size_t i = 0;
+		while (base[i] && base[i] == a[i])
+			i++;
+		if (!(!base[i] && (!a[i] || a[i] == '/')) && !(!a[i] && base[i] == '/')) {
+			while (i > 0 && base[i - 1] != '/')
+				i--;
+			if (i > 1)
+				i--; /* the '/' before the component that differs */
+		}
+		base[i ? i : 1] = 0;
+		free(a);
+	}
+	return base;
+}
+
+const char *tio_sink_trace_path(tio_sink_inputs *in, const tio_trace *const *traces, size_t n, size_t k,
+				char **abs, int *err)
+{
+	*abs = NULL;
+	*err = 0;
+	if (!in->base && !(in->base = inputs_base(in, traces, n))) {
+		*err = TIO_ERR_NOMEM;
+		return NULL;
+	}
+	if (!traces[k]->path)
+		return NULL;
+	if (!(*abs = tio_path_abs(traces[k]->path))) {
+		*err = TIO_ERR_NOMEM;
+		return NULL;
+	}
+	size_t bl = strlen(in->base);
+	const char *r = NULL;
+	if (!strcmp(in->base, "/"))
+		r = *abs + 1;
+	else if (!strncmp(*abs, in->base, bl) && (*abs)[bl] == '/')
+		r = *abs + bl + 1;
+	if (!r || !*r) {
+		free(*abs);
+		*abs = NULL;
+		return NULL;
+	}
+	return r;
 }
 
 /* ---------------------------------------------------------------- dummy: decode only */

@@ -42,4 +42,28 @@ int tio_sink_flush_buf(tio_sink *s, tio_buf *b);
 /* Parse a boolean option value ("1", "yes", "true", "on" / "0", "no"...). */
 int tio_sink_bool(const char *key, const char *value, bool *out);
 
+/*
+ * Names of several traces' directories, for the writers (option "input"):
+ * the inputs as given, and the deepest directory that holds them all.
+ */
+typedef struct tio_sink_inputs {
+	char **v; /* option input, once per input */
+	size_t n, cap;
+	char *base; /* absolute; NULL until tio_sink_trace_path finds it */
+} tio_sink_inputs;
+
+/* Option "input": one more input path. */
+int tio_sink_input_add(tio_sink_inputs *in, const char *path);
+void tio_sink_inputs_free(tio_sink_inputs *in);
+
+/*
+ * Trace k of traces[0..n)'s path below the deepest directory holding every
+ * input (a file input: its directory): the inputs of option "input" or,
+ * without it, where each trace was found (its path less its name below
+ * its input).  Points into *abs (free it); NULL when the trace has no
+ * path or is not below it (then *abs is NULL).  TIO_ERR_NOMEM in *err.
+ */
+const char *tio_sink_trace_path(tio_sink_inputs *in, const tio_trace *const *traces, size_t n, size_t k,
+				char **abs, int *err);
+
 #endif

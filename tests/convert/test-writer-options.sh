@@ -99,3 +99,24 @@ if "$TIO" convert -q --to ctf -o "$TMP/sev" "$S/lisa-trappy-tests-trace-arm32-v6
 else
 	notok "ctf, two traces" "$(head -3 "$TMP/err")"
 fi
+
+# a fleet's layout, hosts/<host>/trace.dat: each trace's directory is its path below the
+# inputs' directory (before 2026-11-28: trace.dat and trace1), and babeltrace2 names the
+# traces so and reads each one's events
+rm -rf "$TMP/hosts" "$TMP/hostsout"
+mkdir -p "$TMP/hosts/web1" "$TMP/hosts/web2"
+ln -s "$S/lisa-trappy-tests-trace-arm32-v6.dat" "$TMP/hosts/web1/trace.dat"
+ln -s "$S/igt-tests-trace-x86_64-i915-v6.dat" "$TMP/hosts/web2/trace.dat"
+if "$TIO" convert -q --to ctf -o "$TMP/hostsout" "$TMP"/hosts/*/trace.dat 2>"$TMP/err"; then
+	dirs=$(cd "$TMP/hostsout" && find . -name metadata | sort | tr '\n' ' ')
+	got=$(TZ=UTC LC_ALL=C babeltrace2 -f trace "$TMP/hostsout" 2>/dev/null | sed -n 's/^\[[^]]*\] ([^)]*) \(web[12]\/trace\.dat\).*/\1/p' | sort | uniq -c | awk '{print $2 "=" $1}' | tr '\n' ' ')
+	want="web1/trace.dat=$("$TIO" info --count "$TMP/hosts/web1/trace.dat" | awk '/^  events:/ {print $2}') web2/trace.dat=$("$TIO" info --count "$TMP/hosts/web2/trace.dat" | awk '/^  events:/ {print $2}') "
+	if [ "$dirs" = "./web1/trace.dat/metadata ./web2/trace.dat/metadata " ] && [ "$got" = "$want" ]; then
+		ok "ctf, hosts/*/trace.dat: OUT/web1/trace.dat, OUT/web2/trace.dat; babeltrace2: $got"
+	else
+		notok "ctf, hosts/*/trace.dat: traces named by host" "directories: $dirs" "babeltrace2: $got" "want: $want"
+	fi
+else
+	notok "ctf, hosts/*/trace.dat" "$(head -3 "$TMP/err")"
+fi
+rm -rf "$TMP/hosts" "$TMP/hostsout"

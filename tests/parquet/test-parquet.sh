@@ -610,6 +610,26 @@ else
 	notok "the same CTF trace given twice: one trace" "exit $rc, events.parquet: $rows rows, info: $ev" "$(ls "$TMP/twice" 2>&1 | head -3)" "$(head -3 "$TMP/conv.err")"
 fi
 rm -rf "$TMP/twice"
+# a fleet's layout, hosts/<host>/trace.dat and hosts/<host>/session (two LTTng sessions of the
+# same ust/uid/0/64-bit layout): each trace named by its path below the directory holding the
+# inputs, as directory and as the trace column, read one after another and all at once (-b 0)
+mkdir -p "$TMP/hosts/web1" "$TMP/hosts/web2" "$TMP/hosts/db1" "$TMP/hosts/db2"
+ln -s "$LISA" "$TMP/hosts/web1/trace.dat" && ln -s "$IDLE" "$TMP/hosts/web2/trace.dat" &&
+	ln -s "$UST" "$TMP/hosts/db1/session" && ln -s "$TIO_TOP/tests/data/ctf/lttng-ust-cyg" "$TMP/hosts/db2/session"
+want='[{"trace":"db1_session_ust_uid_0_64-bit"},{"trace":"db2_session_ust_uid_0_64-bit"},{"trace":"web1_trace.dat"},{"trace":"web2_trace.dat"}]'
+for how in "one after another" "all at once"; do
+	b=() && [ "$how" = "all at once" ] && b=(-b 0)
+	rm -rf "$TMP/hostsout"
+	"$TIO" convert -q --to parquet --partition-by trace "${b[@]}" -o "$TMP/hostsout" "$TMP"/hosts/*/* 2> "$TMP/conv.err"; rc=$?
+	dirs=$(cd "$TMP/hostsout" 2> /dev/null && ls -d */ | tr -d / | tr '\n' ' ')
+	got=$(duck sql "SELECT DISTINCT trace FROM read_parquet('$TMP/hostsout/*/events.parquet') ORDER BY 1" 2>&1)
+	if [ $rc -eq 0 ] && [ "$dirs" = "db1_session_ust_uid_0_64-bit db2_session_ust_uid_0_64-bit web1_trace.dat web2_trace.dat " ] && [ "$got" = "$want" ]; then
+		ok "fleet layout ($how): traces named by host directory: $dirs"
+	else
+		notok "fleet layout ($how): traces named by host directory" "exit $rc, directories: $dirs" "trace column: ${got:0:300}" "$(head -3 "$TMP/conv.err")"
+	fi
+done
+rm -rf "$TMP/hosts" "$TMP/hostsout"
 if ! is_sanitized; then
 	mkdir -p "$TMP/lk"
 	for i in $(seq 16); do mkdir -p "$TMP/lk/m$i" && ln -sf "$DAT/langraph-x86_64-v7-zstd.dat" "$TMP/lk/m$i/langraph.dat"; done
