@@ -1185,13 +1185,33 @@ static int start(psink *s)
 	return 0;
 }
 
+/* Name n as a directory name: each '/' as '_', characters outside [A-Za-z0-9._-] as '_', no leading '.'. */
+static void dir_safe(tio_buf *b, const char *n)
+{
+	bool comp_start = true;
+	for (const char *p = n ? n : ""; *p; p++) {
+		char c = *p;
+		if (c == '/') {
+			if (!comp_start)
+				tio_buf_addc(b, '_');
+			comp_start = true;
+			continue;
+		}
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+			  (c == '.' && !comp_start);
+		tio_buf_addc(b, ok ? c : '_');
+		comp_start = false;
+	}
+}
+
 /*
  * A directory name for trace k: OUT's when it is the only trace; else its
- * path below the directory that holds every input (inputs_base: traces of
+ * path below the directory that holds every input (tio_sink_trace_path: traces of
  * inputs in several directories, a fleet's hosts/<host>/trace.dat, are
- * told apart by their directories), '/' as '_'; else its name below its
- * input, or its file's name; `trace<k>` when that is empty or an earlier
- * trace's.
+ * told apart by their directories), '/' as '_'; else (or when that takes
+ * more than 200 bytes) its name below its input, or its file's name;
+ * `trace<k>` when that is empty or an earlier trace's.
  */
 static char *trace_dir_name(psink *s, size_t k)
 {
@@ -1207,32 +1227,20 @@ static char *trace_dir_name(psink *s, size_t k)
 		all[j] = s->traces[j]->in;
 	char *abs;
 	int err;
-	const char *n = tio_sink_trace_path(&s->inputs, all, s->ntraces, k, &abs, &err);
+	const char *rel = tio_sink_trace_path(&s->inputs, all, s->ntraces, k, &abs, &err);
 	free(all);
 	if (err)
 		return NULL;
-	if (!n) {
-		n = in->name;
-		if ((!n || !*n) && in->path) /* trace.dat: the file's name */
-			n = strrchr(in->path, '/') ? strrchr(in->path, '/') + 1 : in->path;
-	}
 	tio_buf b = {0};
-	bool comp_start = true;
-	for (const char *p = n ? n : ""; *p; p++) {
-		char c = *p;
-		if (c == '/') {
-			if (!comp_start)
-				tio_buf_addc(&b, '_');
-			comp_start = true;
-			continue;
-		}
-		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			  (c >= '0' && c <= '9') || c == '_' || c == '-' ||
-			  (c == '.' && !comp_start);
-		tio_buf_addc(&b, ok ? c : '_');
-		comp_start = false;
-	}
+	dir_safe(&b, rel);
 	free(abs);
+	if (!b.len || b.len > 200) { /* below its input, or its file's name (trace.dat) */
+		const char *n = in->name;
+		if ((!n || !*n) && in->path)
+			n = strrchr(in->path, '/') ? strrchr(in->path, '/') + 1 : in->path;
+		tio_buf_reset(&b);
+		dir_safe(&b, n);
+	}
 	bool dup = !b.len;
 	for (size_t j = 0; j < k && !dup; j++)
 		dup = s->traces[j]->name && !strcmp(s->traces[j]->name, tio_buf_cstr(&b));
