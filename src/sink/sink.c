@@ -171,6 +171,7 @@ int tio_sink_input_add(tio_sink_inputs *in, const char *path)
 	in->v[in->n++] = v;
 	free(in->base);
 	in->base = NULL;
+	in->known = false;
 	return 0;
 }
 
@@ -193,16 +194,22 @@ static char *trace_root(const tio_trace *t)
 	return a;
 }
 
-/* The deepest directory holding every input (tio_sink_trace_path); NULL: no memory. */
-static char *inputs_base(const tio_sink_inputs *in, const tio_trace *const *traces, size_t ntraces)
+/*
+ * The deepest directory holding every input (tio_sink_trace_path) in
+ * in->base, NULL when no input has a path; in->known set.  0 or
+ * TIO_ERR_NOMEM.
+ */
+static int inputs_base(tio_sink_inputs *in, const tio_trace *const *traces, size_t ntraces)
 {
 	char *base = NULL;
 	size_t n = in->n ? in->n : ntraces;
 	for (size_t k = 0; k < n; k++) {
+		if (!in->n && !traces[k]->path)
+			continue;
 		char *a = in->n ? tio_path_abs(in->v[k]) : trace_root(traces[k]);
 		if (!a) {
 			free(base);
-			return NULL;
+			return TIO_ERR_NOMEM;
 		}
 		if (!tio_is_dir(a)) {
 			char *sl = strrchr(a, '/');
@@ -225,7 +232,9 @@ static char *inputs_base(const tio_sink_inputs *in, const tio_trace *const *trac
 		base[i ? i : 1] = 0;
 		free(a);
 	}
-	return base;
+	in->base = base;
+	in->known = true;
+	return 0;
 }
 
 const char *tio_sink_trace_path(tio_sink_inputs *in, const tio_trace *const *traces, size_t n, size_t k,
@@ -233,11 +242,9 @@ const char *tio_sink_trace_path(tio_sink_inputs *in, const tio_trace *const *tra
 {
 	*abs = NULL;
 	*err = 0;
-	if (!in->base && !(in->base = inputs_base(in, traces, n))) {
-		*err = TIO_ERR_NOMEM;
+	if (!in->known && (*err = inputs_base(in, traces, n)))
 		return NULL;
-	}
-	if (!traces[k]->path)
+	if (!in->base || !traces[k]->path)
 		return NULL;
 	if (!(*abs = tio_path_abs(traces[k]->path))) {
 		*err = TIO_ERR_NOMEM;

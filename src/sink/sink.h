@@ -49,7 +49,8 @@ int tio_sink_bool(const char *key, const char *value, bool *out);
 typedef struct tio_sink_inputs {
 	char **v; /* option input, once per input */
 	size_t n, cap;
-	char *base; /* absolute; NULL until tio_sink_trace_path finds it */
+	char *base; /* absolute, found by tio_sink_trace_path; NULL: none (no input with a path) */
+	bool known; /* base found */
 } tio_sink_inputs;
 
 /* Option "input": one more input path. */
