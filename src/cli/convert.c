@@ -240,9 +240,11 @@ static int run_msgs(tio_mux *mux, tio_sink *sink, const char *names, bool strict
 			}
 			continue;
 		}
-		const char *en = tio_msg_event_name(m);
-		if (names && en && !in_list(names, en))
-			continue;
+		if (names) { /* the class's name read only then: a cache miss per event otherwise */
+			const char *en = tio_msg_event_name(m);
+			if (en && !in_list(names, en))
+				continue;
+		}
 		int keep = cf ? cli_filter_keep(cf, m) : 1;
 		if (keep <= 0) {
 			if (keep < 0) {
@@ -251,7 +253,7 @@ static int run_msgs(tio_mux *mux, tio_sink *sink, const char *names, bool strict
 			}
 			continue;
 		}
-		if (en)
+		if (tio_msg_kind(m) == TIO_MSG_KIND_EVENT)
 			rs->nev++;
 		if (tio_sink_consume(sink, m)) {
 			if (progress)
