@@ -1401,23 +1401,20 @@ static int write_metadata(ctfw *w, wtrace *t)
 	return 0;
 }
 
+/* Input trace j (tio_sink_trace_path). */
+static const tio_trace *trace_at(const void *ctx, size_t j) { return ((const ctfw *)ctx)->traces[j]->in; }
+
 /*
  * A directory name for trace `k` when there are several: its path below
  * the directory holding every input (tio_sink_trace_path: a fleet's
  * hosts/<host>/trace.dat), else its name below its input; `trace<k>` when
- * that is empty or an earlier trace's.
+ * that is empty or an earlier trace's (`names[0..k)`).
  */
-static char *trace_dir_name(ctfw *w, size_t k)
+static char *trace_dir_name(ctfw *w, size_t k, char *const *names)
 {
-	const tio_trace **all = tio_calloc(w->ntraces, sizeof(*all));
-	if (!all)
-		return NULL;
-	for (size_t j = 0; j < w->ntraces; j++)
-		all[j] = w->traces[j]->in;
 	char *abs;
 	int err;
-	const char *n = tio_sink_trace_path(&w->inputs, all, w->ntraces, k, &abs, &err);
-	free(all);
+	const char *n = tio_sink_trace_path(&w->inputs, trace_at, w, w->ntraces, k, &abs, &err);
 	if (err)
 		return NULL;
 	if (!n)
@@ -1441,11 +1438,8 @@ static char *trace_dir_name(ctfw *w, size_t k)
 		b.len--;
 	free(abs);
 	bool dup = !b.len;
-	for (size_t j = 0; j < k && !dup; j++) {
-		char *o = trace_dir_name(w, j);
-		dup = !o || !strcmp(o, tio_buf_cstr(&b));
-		free(o);
-	}
+	for (size_t j = 0; j < k && !dup; j++)
+		dup = !strcmp(names[j], tio_buf_cstr(&b));
 	if (dup) {
 		tio_buf_reset(&b);
 		tio_buf_addf(&b, "trace%zu", k);
@@ -1502,16 +1496,21 @@ static int ctfw_finish(tio_sink *sk)
 	if (w->ntraces == 1) {
 		src = tio_strdup(w->traces[0]->dir);
 	} else {
+		char **names = tio_calloc(w->ntraces, sizeof(*names));
+		if (!names)
+			r = TIO_ERR_NOMEM;
 		for (size_t k = 0; k < w->ntraces && !r; k++) {
-			char *n = trace_dir_name(w, k);
-			char *dst = n ? tio_asprintf("%s/%s", w->tmpdir, n) : NULL;
-			free(n);
+			names[k] = trace_dir_name(w, k, names);
+			char *dst = names[k] ? tio_asprintf("%s/%s", w->tmpdir, names[k]) : NULL;
 			if (!dst)
 				r = TIO_ERR_NOMEM;
 			else if (!(r = mkdirs(dst)) && rename(w->traces[k]->dir, dst))
 				r = tio_err_set(TIO_ERR_IO, "%s: %s", dst, strerror(errno));
 			free(dst);
 		}
+		for (size_t k = 0; names && k < w->ntraces; k++)
+			free(names[k]);
+		free(names);
 		src = tio_strdup(w->tmpdir);
 	}
 	if (!src)

@@ -1185,6 +1185,9 @@ static int start(psink *s)
 	return 0;
 }
 
+/* Input trace j (tio_sink_trace_path). */
+static const tio_trace *trace_at(const void *ctx, size_t j) { return ((const psink *)ctx)->traces[j]->in; }
+
 /* Name n as a directory name: each '/' as '_', characters outside [A-Za-z0-9._-] as '_', no leading '.'. */
 static void dir_safe(tio_buf *b, const char *n)
 {
@@ -1220,15 +1223,9 @@ static char *trace_dir_name(psink *s, size_t k)
 		return tio_strdup(b ? b + 1 : s->out);
 	}
 	const tio_trace *in = s->traces[k]->in;
-	const tio_trace **all = tio_calloc(s->ntraces, sizeof(*all));
-	if (!all)
-		return NULL;
-	for (size_t j = 0; j < s->ntraces; j++)
-		all[j] = s->traces[j]->in;
 	char *abs;
 	int err;
-	const char *rel = tio_sink_trace_path(&s->inputs, all, s->ntraces, k, &abs, &err);
-	free(all);
+	const char *rel = tio_sink_trace_path(&s->inputs, trace_at, s, s->ntraces, k, &abs, &err);
 	if (err)
 		return NULL;
 	tio_buf b = {0};

@@ -199,14 +199,15 @@ static char *trace_root(const tio_trace *t)
  * in->base, NULL when no input has a path; in->known set.  0 or
  * TIO_ERR_NOMEM.
  */
-static int inputs_base(tio_sink_inputs *in, const tio_trace *const *traces, size_t ntraces)
+static int inputs_base(tio_sink_inputs *in, const tio_trace *(*at)(const void *ctx, size_t j), const void *ctx,
+		       size_t ntraces)
 {
 	char *base = NULL;
 	size_t n = in->n ? in->n : ntraces;
 	for (size_t k = 0; k < n; k++) {
-		if (!in->n && !traces[k]->path)
+		if (!in->n && !at(ctx, k)->path)
 			continue;
-		char *a = in->n ? tio_path_abs(in->v[k]) : trace_root(traces[k]);
+		char *a = in->n ? tio_path_abs(in->v[k]) : trace_root(at(ctx, k));
 		if (!a) {
 			free(base);
 			return TIO_ERR_NOMEM;
@@ -237,16 +238,17 @@ static int inputs_base(tio_sink_inputs *in, const tio_trace *const *traces, size
 	return 0;
 }
 
-const char *tio_sink_trace_path(tio_sink_inputs *in, const tio_trace *const *traces, size_t n, size_t k,
-				char **abs, int *err)
+const char *tio_sink_trace_path(tio_sink_inputs *in, const tio_trace *(*at)(const void *ctx, size_t j),
+				const void *ctx, size_t n, size_t k, char **abs, int *err)
 {
 	*abs = NULL;
 	*err = 0;
-	if (!in->known && (*err = inputs_base(in, traces, n)))
+	if (!in->known && (*err = inputs_base(in, at, ctx, n)))
 		return NULL;
-	if (!in->base || !traces[k]->path)
+	const tio_trace *t = at(ctx, k);
+	if (!in->base || !t->path)
 		return NULL;
-	if (!(*abs = tio_path_abs(traces[k]->path))) {
+	if (!(*abs = tio_path_abs(t->path))) {
 		*err = TIO_ERR_NOMEM;
 		return NULL;
 	}

@@ -58,13 +58,14 @@ int tio_sink_input_add(tio_sink_inputs *in, const char *path);
 void tio_sink_inputs_free(tio_sink_inputs *in);
 
 /*
- * Trace k of traces[0..n)'s path below the deepest directory holding every
- * input (a file input: its directory): the inputs of option "input" or,
- * without it, where each trace was found (its path less its name below
- * its input).  Points into *abs (free it); NULL when the trace has no
- * path or is not below it (then *abs is NULL).  TIO_ERR_NOMEM in *err.
+ * Trace k's path below the deepest directory holding every input (a file
+ * input: its directory): the inputs of option "input" or, without it,
+ * where each of the n traces (`at(ctx, j)`) was found (its path less its
+ * name below its input).  Points into *abs (free it); NULL when the trace
+ * has no path or is not below it (then *abs is NULL).  TIO_ERR_NOMEM in
+ * *err.
  */
-const char *tio_sink_trace_path(tio_sink_inputs *in, const tio_trace *const *traces, size_t n, size_t k,
-				char **abs, int *err);
+const char *tio_sink_trace_path(tio_sink_inputs *in, const tio_trace *(*at)(const void *ctx, size_t j),
+				const void *ctx, size_t n, size_t k, char **abs, int *err);
 
 #endif

@@ -120,3 +120,19 @@ else
 	notok "ctf, hosts/*/trace.dat" "$(head -3 "$TMP/err")"
 fi
 rm -rf "$TMP/hosts" "$TMP/hostsout"
+
+# 26 traces: each name compared with the names found before it (each name was found again
+# for every later trace, recursively: 2^k calls, minutes at 22 inputs), trace<k> for a repeat
+rm -rf "$TMP/hosts" "$TMP/hostsout"
+for i in $(seq 26); do mkdir -p "$TMP/hosts/h$i" && ln -s "$S/lisa-trappy-tests-trace-arm32-v6.dat" "$TMP/hosts/h$i/trace.dat"; done
+if timeout 120 "$TIO" convert -q --to ctf -o "$TMP/hostsout" "$TMP"/hosts/h*/trace.dat "$TMP/hosts/h1/trace.dat" 2>"$TMP/err"; then
+	n=$(find "$TMP/hostsout" -name metadata | wc -l)
+	if [ "$n" = 27 ] && [ -f "$TMP/hostsout/h26/trace.dat/metadata" ] && [ -f "$TMP/hostsout/trace26/metadata" ]; then
+		ok "ctf, 27 inputs (one twice): 27 traces, h26/trace.dat and trace26 for the repeat"
+	else
+		notok "ctf, 27 inputs: trace directories" "$n traces: $(ls "$TMP/hostsout" | head -30 | tr '\n' ' ')"
+	fi
+else
+	notok "ctf, 27 inputs" "exit $? (124: more than 120 s)" "$(head -3 "$TMP/err")"
+fi
+rm -rf "$TMP/hosts" "$TMP/hostsout"
