@@ -77,7 +77,10 @@ int tio_sink_filtered(tio_sink *s, const tio_msg *m);
  * until then (`into` may print from them).  The "info" sink (its counts,
  * for traces opened the same way in every part), "dummy" and "parquet"
  * (its files, for parts read with tio_mux_set_part_in_order: from's row
- * groups go after into's) take it; the others return TIO_ERR_UNSUPPORTED.
+ * groups go after into's; or, when every trace of both sinks ended
+ * (tio_sink_end_trace, option several-traces), from's traces after into's,
+ * TIO_ERR_UNSUPPORTED when one sink reading all of them would name one
+ * otherwise) take it; the others return TIO_ERR_UNSUPPORTED.
  * Merge the parts in order (1, 2... into 0): "info" prints several traces
  * in the order a whole read first sees them, and returns
  * TIO_ERR_UNSUPPORTED when the parts cannot tell that order (a trace's

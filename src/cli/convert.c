@@ -5,9 +5,13 @@
  * line in `writers` below.
  */
 #define _GNU_SOURCE
+#include <ftw.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -135,7 +139,9 @@ static void help(void)
 	       "                        part's, row groups ending where parts meet;\n"
 	       "                        TIO_THREADS=N: N parts, 1: none); more inputs than\n"
 	       "                        parts and no -F, --cpu, --pid, --comm, -n, -b, -e: one\n"
-	       "                        after another, each closed before the next\n"
+	       "                        after another, each closed before the next, on a\n"
+	       "                        thread per CPU, 32 MiB of inputs and 32 MiB of this\n"
+	       "                        buffer (ranges of the inputs; TIO_THREADS=N: N)\n"
 	       "  --dictionary-size N   parquet: distinct strings per column and row group at most\n"
 	       "                        in a dictionary (default 64K); more: PLAIN encoding\n"
 	       "  --page-size N         parquet: bytes of a column's values in a page before it\n"
@@ -212,6 +218,7 @@ static double now(void)
 typedef struct runstate {
 	uint64_t nev, nmsg;
 	double t0, last;
+	_Atomic uint64_t *pub; /* nev published there every 64 Ki messages (another thread shows it) */
 } runstate;
 
 /*
@@ -261,7 +268,11 @@ static int run_msgs(tio_mux *mux, tio_sink *sink, const char *names, bool strict
 			cli_error(NULL);
 			return -1;
 		}
-		if (progress && (++rs->nmsg & 0xffff) == 0) {
+		if ((progress || rs->pub) && (++rs->nmsg & 0xffff) == 0) {
+			if (rs->pub)
+				atomic_store_explicit(rs->pub, rs->nev, memory_order_relaxed);
+			if (!progress)
+				continue;
 			double t = now();
 			if (t - rs->last >= 0.5) {
 				rs->last = t;
@@ -295,122 +306,6 @@ static int run(tio_mux *mux, tio_sink *sink, const char *names, bool strict, boo
 	bool stop = false;
 	int status = run_msgs(mux, sink, names, strict, progress, cf, &rs, &stop);
 	return status < 0 ? 1 : run_end(sink, progress, &rs, status);
-}
-
-/*
- * convert --to parquet of several inputs, more of them than parts: each
- * input opened, read to its end and closed before the next
- * (tio_sink_end_trace), so that memory and the sink's work per row hold
- * one trace's tables, not every input's at once (200 `-e all` recordings
- * of 3 MB took minutes and gigabytes read together).  The files are
- * those of a read of all inputs at once: the same names, rows and order
- * in each trace's files.  Returns the exit status, or -2 before any
- * output when an input holds the same trace as an earlier one (CTF: the
- * same UUID, which a read of all inputs at once joins into one): the
- * caller then reads them all at once.
- */
-static int convert_each(char **inputs, size_t ninputs, const char *format, const cli_reader_opts *ro,
-			tio_sink *sink, bool strict, bool progress)
-{
-	uint8_t(*uuids)[16] = NULL;
-	size_t nuuids = 0;
-	cli_seen seen = {0};
-	runstate rs = {.t0 = now()};
-	rs.last = rs.t0;
-	int status = 0;
-	bool stop = false;
-	if (tio_sink_set(sink, "several-traces", "1")) {
-		cli_error(NULL);
-		return 1;
-	}
-	for (size_t i = 0; i < ninputs && !stop; i++) {
-		tio_trace **tr = NULL;
-		size_t nt = 0;
-		tio_mux *mux = NULL;
-		int r = 1;
-		if (cli_open_inputs(&inputs[i], 1, format, &tr, &nt))
-			goto fail;
-		for (size_t k = 0; k < nt; k++) {
-			uint8_t u[16];
-			if (!tio_trace_uuid(tr[k], u))
-				continue;
-			for (size_t j = 0; j < nuuids; j++) {
-				if (!memcmp(uuids[j], u, 16)) {
-					r = -2;
-					goto fail;
-				}
-			}
-			void *nu = realloc(uuids, (nuuids + 1) * sizeof(*uuids));
-			if (!nu) {
-				fprintf(stderr, "traceio: out of memory\n");
-				goto fail;
-			}
-			uuids = nu;
-			memcpy(uuids[nuuids++], u, 16);
-		}
-		cli_formats_seen(tr, nt, &seen);
-		if (cli_apply_reader_opts(tr, nt, ro))
-			goto fail;
-		for (size_t k = 0; k < nt; k++) {
-			if (tio_sink_add_trace(sink, tr[k])) {
-				cli_error(NULL);
-				goto fail;
-			}
-		}
-		if (tio_mux_new(tr, nt, &mux)) {
-			cli_error(NULL);
-			goto fail;
-		}
-		int s = run_msgs(mux, sink, NULL, strict, progress, NULL, &rs, &stop);
-		if (s < 0)
-			goto fail;
-		status |= s;
-		for (size_t k = 0; k < nt; k++) {
-			if (tio_sink_end_trace(sink, tr[k])) {
-				cli_error(NULL);
-				goto fail;
-			}
-		}
-		tio_mux_free(mux);
-		cli_free_traces(tr, nt);
-		continue;
-	fail:
-		tio_mux_free(mux);
-		cli_free_traces(tr, nt);
-		free(uuids);
-		return r;
-	}
-	free(uuids);
-	/* as a read of all inputs at once refuses it before reading: nothing is written */
-	if (!stop && cli_reader_opts_unused_seen(&seen, ro))
-		return 1;
-	return run_end(sink, progress, &rs, status);
-}
-
-/* Warnings of the SQL tables (damaged parts skipped): stderr. */
-static void sql_warn(void *arg, const char *msg)
-{
-	fprintf(stderr, "traceio: warning: %s\n", msg);
-}
-
-/* --to sqlite: the tables of `traceio sql` into a database file.  Exit status. */
-static int convert_sqlite(char **inputs, size_t ninputs, const char *format, const cli_reader_opts *ro, const char *out)
-{
-	tio_sqlite_args a = {.paths = inputs, .npaths = ninputs, .format = (char *)format, .clock_exact = ro->clock_exact,
-			     .ts2secs = (char *)ro->ts2secs, .raw_ts = ro->raw_ts};
-	char *err = NULL;
-	uint64_t warnings = 0;
-	tio_trace **t;
-	size_t n;
-	if (cli_open_inputs(inputs, ninputs, format, &t, &n)) /* errors and warnings of opening, once */
-		return 1;
-	cli_free_traces(t, n);
-	if (tio_sqlite_materialize(&a, out, sql_warn, NULL, &warnings, &err) != SQLITE_OK) {
-		fprintf(stderr, "%s%s\n", err && !strncmp(err, "traceio:", 8) ? "" : "traceio: convert: ", err ? err : "error");
-		sqlite3_free(err);
-		return 1;
-	}
-	return warnings ? 1 : 0;
 }
 
 /* The writer's options from the command line. */
@@ -471,6 +366,348 @@ static unsigned parquet_parts_cap(unsigned np, const char *buffer_size)
 	}
 	uint64_t most = budget / (32u << 20);
 	return most < 1 ? 1 : most < np ? (unsigned)most : np;
+}
+
+/* What the threads of convert_each share. */
+typedef struct each_shared {
+	char **inputs;
+	const char *format;
+	const cli_reader_opts *ro;
+	bool strict;
+	pthread_mutex_t mu; /* uuids */
+	uint8_t (*uuids)[16];
+	size_t nuuids;
+	atomic_int abort; /* an input failed: 1 (nothing is written), -2 (a trace of an earlier input) */
+} each_shared;
+
+/* One thread's range of the inputs, read into its own sink. */
+typedef struct each_part {
+	each_shared *sh;
+	size_t i0, i1; /* inputs [i0, i1) */
+	tio_sink *sink;
+	cli_seen seen;
+	runstate rs;
+	bool progress; /* run_msgs prints the progress line (one thread) */
+	bool stop;     /* reading stopped at an error (--strict, out of memory): later inputs not read */
+	int status;    /* 0 or 1 (errors read past); the failure's code when `failed` */
+	bool failed;
+	bool done;
+	pthread_t th;
+} each_part;
+
+/* Read inputs [i0, i1) one after another into p->sink (see convert_each). */
+static void *each_run(void *arg)
+{
+	each_part *p = arg;
+	each_shared *sh = p->sh;
+	for (size_t i = p->i0; i < p->i1 && !p->stop && !atomic_load(&sh->abort); i++) {
+		tio_trace **tr = NULL;
+		size_t nt = 0;
+		tio_mux *mux = NULL;
+		int r = 1;
+		if (cli_open_inputs(&sh->inputs[i], 1, sh->format, &tr, &nt))
+			goto fail;
+		pthread_mutex_lock(&sh->mu);
+		for (size_t k = 0; k < nt && r == 1; k++) {
+			uint8_t u[16];
+			if (!tio_trace_uuid(tr[k], u))
+				continue;
+			for (size_t j = 0; j < sh->nuuids && r == 1; j++)
+				if (!memcmp(sh->uuids[j], u, 16))
+					r = -2;
+			if (r == -2)
+				break;
+			void *nu = realloc(sh->uuids, (sh->nuuids + 1) * sizeof(*sh->uuids));
+			if (!nu) {
+				fprintf(stderr, "traceio: out of memory\n");
+				r = 0;
+				break;
+			}
+			sh->uuids = nu;
+			memcpy(sh->uuids[sh->nuuids++], u, 16);
+		}
+		pthread_mutex_unlock(&sh->mu);
+		if (r != 1) {
+			r = r ? r : 1;
+			goto fail;
+		}
+		cli_formats_seen(tr, nt, &p->seen);
+		if (cli_apply_reader_opts(tr, nt, sh->ro))
+			goto fail;
+		for (size_t k = 0; k < nt; k++) {
+			if (tio_sink_add_trace(p->sink, tr[k])) {
+				cli_error(NULL);
+				goto fail;
+			}
+		}
+		if (tio_mux_new(tr, nt, &mux)) {
+			cli_error(NULL);
+			goto fail;
+		}
+		if (p->rs.pub) /* one of several threads: no decoding threads of its own */
+			tio_mux_set_threads(mux, 1);
+		int s = run_msgs(mux, p->sink, NULL, sh->strict, p->progress, NULL, &p->rs, &p->stop);
+		if (s < 0)
+			goto fail;
+		p->status |= s;
+		for (size_t k = 0; k < nt; k++) {
+			if (tio_sink_end_trace(p->sink, tr[k])) {
+				cli_error(NULL);
+				goto fail;
+			}
+		}
+		tio_mux_free(mux);
+		cli_free_traces(tr, nt);
+		continue;
+	fail:
+		tio_mux_free(mux);
+		cli_free_traces(tr, nt);
+		p->failed = true;
+		p->status = r;
+		/* 1 wins over -2: the read of all inputs at once would fail as well */
+		int none = 0;
+		if (!atomic_compare_exchange_strong(&sh->abort, &none, r) && r == 1)
+			atomic_store(&sh->abort, 1);
+		break;
+	}
+	if (p->rs.pub)
+		atomic_store_explicit(p->rs.pub, p->rs.nev, memory_order_relaxed);
+	return NULL;
+}
+
+/* Input i's bytes (a directory's files), its path resolved first (a fleet's inputs may be links). */
+static uint64_t tree_sum;
+static int tree_add(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)path, (void)ftw;
+	if (type == FTW_F && S_ISREG(st->st_mode))
+		tree_sum += (uint64_t)st->st_size;
+	return 0;
+}
+
+static uint64_t input_bytes(const char *path)
+{
+	char *rp = realpath(path, NULL);
+	tree_sum = 0;
+	nftw(rp ? rp : path, tree_add, 16, FTW_PHYS);
+	free(rp);
+	return tree_sum;
+}
+
+/*
+ * How many threads convert_each reads with: TIO_THREADS, else one per CPU
+ * and per 32 MiB of the inputs (8 at most), and per 32 MiB of the buffer
+ * (--buffer-size, which they share), as many as inputs at most; 1 with
+ * --strict (its first error must stop what comes after it).  `bytes`:
+ * each input's.
+ */
+static unsigned each_threads(const uint64_t *bytes, size_t n, bool strict, const char *buffer_size)
+{
+	const char *e = getenv("TIO_THREADS");
+	unsigned np;
+	if (e && *e) {
+		char *end;
+		unsigned long v = strtoul(e, &end, 10);
+		np = *end || v < 1 ? 1 : v > 64 ? 64 : (unsigned)v;
+	} else {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		uint64_t total = 0, cap = cpus > 8 ? 8 : cpus < 1 ? 1 : (uint64_t)cpus;
+		for (size_t i = 0; i < n; i++)
+			total += bytes[i];
+		uint64_t most = total / (32u << 20);
+		np = (unsigned)(most < 1 ? 1 : most < cap ? most : cap);
+	}
+	np = parquet_parts_cap(np, buffer_size);
+	if (strict || np < 2)
+		return 1;
+	return n < np ? (unsigned)n : np;
+}
+
+/*
+ * convert --to parquet of several inputs, more of them than parts: each
+ * input opened, read to its end and closed before the next
+ * (tio_sink_end_trace), so that memory and the sink's work per row hold
+ * one trace's tables, not every input's at once (200 `-e all` recordings
+ * of 3 MB took minutes and gigabytes read together).  The files are
+ * those of a read of all inputs at once: the same names, rows and order
+ * in each trace's files.  On several CPUs (each_threads), each thread
+ * reads a range of the inputs (of about equal bytes, in order) into its
+ * own sink; the sinks are then merged in order (tio_sink_merge: the
+ * traces of the later after those of the earlier), the same files and
+ * names as one thread's.  When a sink would have named a trace otherwise
+ * (`trace<k>`: two inputs whose paths give the same name), the inputs are
+ * read again on one thread.  Returns the exit status, or -2 before any
+ * output when an input holds the same trace as an earlier one (CTF: the
+ * same UUID, which a read of all inputs at once joins into one): the
+ * caller then reads them all at once.
+ */
+static int convert_each(char **inputs, size_t ninputs, const char *format, const cli_reader_opts *ro,
+			const char *sink_name, const sopts *so, bool strict, bool progress)
+{
+	uint64_t *bytes = calloc(ninputs, sizeof(*bytes));
+	if (!bytes) {
+		fprintf(stderr, "traceio: out of memory\n");
+		return 1;
+	}
+	uint64_t total = 0;
+	for (size_t i = 0; i < ninputs; i++)
+		total += bytes[i] = input_bytes(inputs[i]);
+	unsigned np = each_threads(bytes, ninputs, strict, so->wvals[buffer_size_opt()]);
+again:;
+	each_shared sh = {.inputs = inputs, .format = format, .ro = ro, .strict = strict};
+	pthread_mutex_init(&sh.mu, NULL);
+	each_part *ps = calloc(np, sizeof(*ps));
+	_Atomic uint64_t *pub = calloc(np, sizeof(*pub));
+	int status = 1;
+	double t0 = now();
+	if (!ps || !pub) {
+		fprintf(stderr, "traceio: out of memory\n");
+		goto out;
+	}
+	/* ranges of about total/np bytes each, in order, none empty */
+	size_t i = 0;
+	uint64_t sum = 0;
+	for (unsigned k = 0; k < np; k++) {
+		ps[k] = (each_part){.sh = &sh, .i0 = i, .progress = progress && np == 1,
+				    .rs = {.t0 = t0, .last = t0, .pub = np > 1 ? &pub[k] : NULL}};
+		size_t last = ninputs - (np - 1 - k); /* leave one for each later range */
+		if (k + 1 == np) {
+			i = ninputs;
+		} else { /* up to the input that ends nearest the range's share */
+			uint64_t want = total / np * (k + 1);
+			do
+				sum += bytes[i++];
+			while (i < last && sum + bytes[i] / 2 < want);
+		}
+		ps[k].i1 = i;
+		char b[16];
+		snprintf(b, sizeof(b), "%u", np);
+		if (tio_sink_new(sink_name, stdout, stderr, &ps[k].sink) || set_options(ps[k].sink, so) ||
+		    (np > 1 && tio_sink_set(ps[k].sink, "parts", b)) ||
+		    tio_sink_set(ps[k].sink, "several-traces", "1")) {
+			cli_error(NULL);
+			status = 2;
+			goto out;
+		}
+	}
+	unsigned started = 0;
+	if (np == 1) {
+		each_run(&ps[0]);
+	} else {
+		for (; started < np; started++)
+			if (pthread_create(&ps[started].th, NULL, each_run, &ps[started]))
+				break;
+		if (started < np)
+			atomic_store(&sh.abort, 1), fprintf(stderr, "traceio: cannot start a thread\n");
+		/* the progress line, from what the threads publish */
+		for (double last = t0; progress;) {
+			struct timespec ts = {0, 100 * 1000 * 1000};
+			nanosleep(&ts, NULL);
+			bool all = true;
+			uint64_t nev = 0;
+			for (unsigned k = 0; k < started; k++) {
+				if (!ps[k].done && !pthread_tryjoin_np(ps[k].th, NULL))
+					ps[k].done = true;
+				all &= ps[k].done;
+				nev += atomic_load_explicit(&pub[k], memory_order_relaxed);
+			}
+			double t = now();
+			if (t - last >= 0.5) {
+				last = t;
+				ps[0].rs.last = t;
+				fprintf(stderr, "\rtraceio convert: %llu events, %.1f s", (unsigned long long)nev, t - t0);
+				fflush(stderr);
+			}
+			if (all)
+				break;
+		}
+		for (unsigned k = 0; k < started; k++)
+			if (!ps[k].done)
+				pthread_join(ps[k].th, NULL);
+	}
+	int ab = atomic_load(&sh.abort);
+	if (ab) {
+		if (progress && ps[0].rs.last > t0)
+			fputc('\n', stderr);
+		status = ab;
+		goto out;
+	}
+	/* a range that stopped (--strict, out of memory): the later ones are left out, as one thread would */
+	cli_seen seen = {0};
+	runstate rs = ps[0].rs;
+	unsigned upto = 0;
+	bool stop = false;
+	status = 0;
+	for (; upto < np; upto++) {
+		seen.tracedat += ps[upto].seen.tracedat;
+		seen.lttng0 += ps[upto].seen.lttng0;
+		status |= ps[upto].status;
+		if (upto)
+			rs.nev += ps[upto].rs.nev;
+		if (ps[upto].stop) {
+			stop = true;
+			break;
+		}
+	}
+	for (unsigned k = 1; k < np && k <= upto; k++) {
+		int mr = tio_sink_merge(ps[0].sink, ps[k].sink);
+		if (mr) {
+			if (mr == TIO_ERR_UNSUPPORTED) { /* names: read them again on one thread */
+				for (unsigned j = 0; j < np; j++)
+					tio_sink_free(ps[j].sink);
+				free(ps);
+				free(pub);
+				pthread_mutex_destroy(&sh.mu);
+				free(sh.uuids);
+				np = 1;
+				goto again;
+			}
+			cli_error(NULL);
+			status = 1;
+			goto out;
+		}
+	}
+	/* as a read of all inputs at once refuses it before reading: nothing is written */
+	if (!stop && cli_reader_opts_unused_seen(&seen, ro)) {
+		status = 1;
+		goto out;
+	}
+	status = run_end(ps[0].sink, progress, &rs, status);
+out:
+	for (unsigned k = 0; ps && k < np; k++)
+		tio_sink_free(ps[k].sink);
+	free(ps);
+	free(pub);
+	free(bytes);
+	pthread_mutex_destroy(&sh.mu);
+	free(sh.uuids);
+	return status;
+}
+
+/* Warnings of the SQL tables (damaged parts skipped): stderr. */
+static void sql_warn(void *arg, const char *msg)
+{
+	fprintf(stderr, "traceio: warning: %s\n", msg);
+}
+
+/* --to sqlite: the tables of `traceio sql` into a database file.  Exit status. */
+static int convert_sqlite(char **inputs, size_t ninputs, const char *format, const cli_reader_opts *ro, const char *out)
+{
+	tio_sqlite_args a = {.paths = inputs, .npaths = ninputs, .format = (char *)format, .clock_exact = ro->clock_exact,
+			     .ts2secs = (char *)ro->ts2secs, .raw_ts = ro->raw_ts};
+	char *err = NULL;
+	uint64_t warnings = 0;
+	tio_trace **t;
+	size_t n;
+	if (cli_open_inputs(inputs, ninputs, format, &t, &n)) /* errors and warnings of opening, once */
+		return 1;
+	cli_free_traces(t, n);
+	if (tio_sqlite_materialize(&a, out, sql_warn, NULL, &warnings, &err) != SQLITE_OK) {
+		fprintf(stderr, "%s%s\n", err && !strncmp(err, "traceio:", 8) ? "" : "traceio: convert: ", err ? err : "error");
+		sqlite3_free(err);
+		return 1;
+	}
+	return warnings ? 1 : 0;
 }
 
 static unsigned parquet_parts(tio_trace **traces, size_t n, const char *buffer_size)
@@ -668,16 +905,9 @@ int cli_convert(int argc, char **argv)
 	if (!strcmp(w->sink, "parquet") && ninputs > 1 && !begin && !end && !names && !fopts.n && !fopts.cpus &&
 	    !fopts.pids && !fopts.comms &&
 	    ninputs > parquet_parts_cap(cli_parts_of_paths(inputs, ninputs), wvals[buffer_size_opt()])) {
-		if (tio_sink_new(w->sink, stdout, stderr, &sink) || set_options(sink, &so)) {
-			cli_error(NULL);
-			status = 2;
+		status = convert_each(inputs, ninputs, format, &ropts, w->sink, &so, strict, !quiet && isatty(STDERR_FILENO));
+		if (status != -2) /* -2: the same trace in two inputs: all of them at once, as below */
 			goto done;
-		}
-		status = convert_each(inputs, ninputs, format, &ropts, sink, strict, !quiet && isatty(STDERR_FILENO));
-		if (status != -2)
-			goto done;
-		tio_sink_free(sink); /* the same trace in two inputs: all of them at once, as below */
-		sink = NULL;
 	}
 	status = 1;
 	if (cli_open_inputs(inputs, ninputs, format, &traces, &ntraces) ||

@@ -133,6 +133,7 @@ typedef struct ptrace {
 	size_t ndisc, dcap;
 	bool is_tracedat;
 	bool ready;
+	bool by_index; /* named `trace<k>` (no name of its own, or an earlier trace's): k is this sink's */
 	/* tio_sink_end_trace: its files and meta.json written, its tables freed, `in` forgotten (NULL) */
 	bool ended;
 	char *path; /* ended: the input's path, for the top meta.json */
@@ -1244,6 +1245,7 @@ static char *trace_dir_name(psink *s, size_t k)
 	if (dup) {
 		tio_buf_reset(&b);
 		tio_buf_addf(&b, "trace%zu", k);
+		s->traces[k]->by_index = true;
 	}
 	char *r = tio_strdup(tio_buf_cstr(&b));
 	tio_buf_free(&b);
@@ -1812,6 +1814,76 @@ static const tio_event_class *same_class(const tio_trace *a, const tio_trace *b,
 	return NULL;
 }
 
+/* Every trace of the sink ended (tio_sink_end_trace): its files and meta.json written. */
+static bool all_ended(const psink *s)
+{
+	for (size_t k = 0; k < s->ntraces; k++)
+		if (!s->traces[k]->ended)
+			return false;
+	return true;
+}
+
+/*
+ * The traces of `o`, each written whole and ended (convert --to parquet of
+ * a fleet's inputs, a range of them per sink and thread), after those of
+ * `s`: their directories moved into s's temporary directory, renamed into
+ * place by pq_finish with s's.  Each trace's name was given by its own
+ * sink, from its path below the directory of every input (option input,
+ * the same in every sink): the name a sink reading every input would give
+ * it unless that sink would have named it `trace<k>` (no name of its own,
+ * or the name of an earlier trace, perhaps another sink's).  Those give
+ * TIO_ERR_UNSUPPORTED, before anything moves: read them on one sink.
+ */
+static int adopt(psink *s, psink *o)
+{
+	if (s->codec != o->codec || s->partition != o->partition || s->int64 != o->int64)
+		return tio_err_set(TIO_ERR_UNSUPPORTED, "Parquet writer: sinks of other options");
+	for (size_t j = 0; j < o->ntraces; j++) {
+		const ptrace *u = o->traces[j];
+		bool clash = u->by_index || !u->name || !u->dir;
+		for (size_t k = 0; k < s->ntraces && !clash; k++)
+			clash = s->traces[k]->name && !strcmp(s->traces[k]->name, u->name);
+		for (size_t k = 0; k < j && !clash; k++)
+			clash = !strcmp(o->traces[k]->name, u->name);
+		if (clash)
+			return tio_err_set(TIO_ERR_UNSUPPORTED,
+					   "Parquet writer: trace '%s' would be named otherwise by one sink",
+					   u->name ? u->name : "");
+	}
+	int r = 0;
+	if (o->ntraces && !s->tmpdir)
+		r = start(s);
+	if (!r && tio_grow(&s->traces, &s->cap, s->ntraces + o->ntraces, sizeof(ptrace *)))
+		r = TIO_ERR_NOMEM;
+	size_t j = 0;
+	for (; j < o->ntraces && !r; j++) {
+		ptrace *u = o->traces[j];
+		char *dir = tio_asprintf("%s/.w%zu", s->tmpdir, s->ntraces);
+		if (!dir) {
+			r = TIO_ERR_NOMEM;
+			break;
+		}
+		if (rename(u->dir, dir)) {
+			r = tio_err_set(TIO_ERR_IO, "%s: %s", dir, strerror(errno));
+			free(dir);
+			break;
+		}
+		free(u->dir);
+		u->dir = dir;
+		s->traces[s->ntraces++] = u;
+		o->traces[j] = NULL;
+	}
+	/* o keeps the traces not moved (freed with it) */
+	size_t left = 0;
+	for (size_t k = 0; k < o->ntraces; k++)
+		if (o->traces[k])
+			o->traces[left++] = o->traces[k];
+	o->ntraces = left;
+	if (r)
+		s->failed = true;
+	return r;
+}
+
 /*
  * The files of a later part (`from`, read with tio_mux_set_part_in_order
  * from other opens of the same inputs, added in the same order) after
@@ -1825,6 +1897,8 @@ static int pq_merge(tio_sink *ik, tio_sink *fk)
 	psink *s = (psink *)ik, *o = (psink *)fk;
 	if (s->failed || o->failed)
 		return tio_err_set(TIO_ERR_USAGE, "Parquet writer: a part failed");
+	if (s->several && o->several && all_ended(s) && all_ended(o))
+		return adopt(s, o);
 	if (s->ntraces != o->ntraces || s->codec != o->codec || s->partition != o->partition ||
 	    s->int64 != o->int64 || s->several != o->several)
 		return tio_err_set(TIO_ERR_UNSUPPORTED, "Parquet writer: parts of other inputs or options");

@@ -610,6 +610,50 @@ else
 	notok "the same CTF trace given twice: one trace" "exit $rc, events.parquet: $rows rows, info: $ev" "$(ls "$TMP/twice" 2>&1 | head -3)" "$(head -3 "$TMP/conv.err")"
 fi
 rm -rf "$TMP/twice"
+# a fleet's inputs on several threads (convert_each: a range of the inputs per thread, each
+# into its own sink, merged in order): OUT byte for byte one thread's (the same buffer for
+# both: row groups follow each thread's share of it), the same exit status and messages with a
+# damaged input; two paths that give one name (a/b/x.dat and a_b/x.dat: one thread names the
+# later `trace<k>`, which the threads cannot know) read again on one thread, the same names;
+# and the threads are there: more tasks than with --strict (one thread), counted by strace
+mkdir -p "$TMP/mt/a/b" "$TMP/mt/a_b" "$TMP/mt/c" "$TMP/mt/d" "$TMP/mt/e"
+ln -s "$IDLE" "$TMP/mt/a/b/x.dat" && ln -s "$LISA" "$TMP/mt/a_b/x.dat" && ln -s "$TMP/damaged.dat" "$TMP/mt/c/x.dat" &&
+	ln -s "$DAT/langraph-x86_64-v7-zstd.dat" "$TMP/mt/d/x.dat" && ln -s "$UST" "$TMP/mt/e/x"
+for set in "3:c/x.dat d/x.dat e/x a/b/x.dat" "2:a/b/x.dat d/x.dat a_b/x.dat e/x"; do
+	th=${set%%:*} in=() && for f in ${set#*:}; do in+=("$TMP/mt/$f"); done
+	rm -rf "$TMP/mt1" "$TMP/mtn"
+	TIO_THREADS=1 "$TIO" convert -q --to parquet --partition-by trace --buffer-size 1G -o "$TMP/mt1" "${in[@]}" 2> "$TMP/mt1.err"; rc1=$?
+	TIO_THREADS=$th "$TIO" convert -q --to parquet --partition-by trace --buffer-size 1G -o "$TMP/mtn" "${in[@]}" 2> "$TMP/mtn.err"; rcn=$?
+	dirs=$(cd "$TMP/mtn" 2> /dev/null && ls -d */ | tr -d / | tr '\n' ' ')
+	bad=""
+	[ $rc1 = $rcn ] && [ -f "$TMP/mtn/meta.json" ] || bad="exit $rc1 on one thread, $rcn on $th"
+	[ -n "$bad" ] || diff -r "$TMP/mt1" "$TMP/mtn" > "$TMP/mt.diff" 2>&1 || bad="OUT differs: $(head -3 "$TMP/mt.diff")"
+	[ -n "$bad" ] || [ "$(sort -u "$TMP/mt1.err")" = "$(sort -u "$TMP/mtn.err")" ] || bad="messages differ: $(diff <(sort -u "$TMP/mt1.err") <(sort -u "$TMP/mtn.err") | head -3)"
+	case $th in
+	3) [ -n "$bad" ] || { [ $rcn = 1 ] && grep -q "c/x.dat@0x[0-9a-f]*: section flyrecord cpu 3" "$TMP/mtn.err"; } || bad="the damaged input not reported (exit $rcn)" ;;
+	2) [ -n "$bad" ] || [ "$dirs" = "a_b_x.dat d_x.dat e_x_ust_uid_0_64-bit trace2 " ] || bad="names: $dirs" ;;
+	esac
+	if [ -z "$bad" ]; then
+		ok "${#in[@]} inputs on $th threads: OUT as one thread's (exit $rcn; $dirs)"
+	else
+		notok "${#in[@]} inputs on $th threads: OUT as one thread's" "$bad" "$(head -3 "$TMP/mtn.err")"
+	fi
+done
+if command -v strace > /dev/null && ! is_sanitized; then
+	# readers: the threads that opened an input
+	readers() {
+		rm -rf "$TMP/mtn"
+		TIO_THREADS=3 strace -f -qq -e trace=openat -o "$TMP/strace" "$TIO" convert -q --to parquet "$@" -o "$TMP/mtn" \
+			"$TMP"/mt/[de]/x* "$TMP/mt/a/b/x.dat" "$ARM32" 2> /dev/null
+		grep -E "openat\(AT_FDCWD, \"($TMP/mt/|$ARM32)" "$TMP/strace" | awk '{print $1}' | sort -u | wc -l
+	}
+	r1=$(readers --strict) rn=$(readers)
+	if [ "$r1" = 1 ] && [ "$rn" = 3 ]; then ok "4 inputs on 3 threads: opened by $rn threads, by $r1 with --strict (one thread)"
+	else notok "4 inputs on 3 threads: opened by 3 threads" "$rn threads, $r1 with --strict"; fi
+else
+	echo "ok 4 inputs on 3 threads: opened by 3 threads # skip no strace, or sanitizer build"
+fi
+rm -rf "$TMP/mt" "$TMP/mt1" "$TMP/mtn"
 # a fleet's layout, hosts/<host>/trace.dat and hosts/<host>/session (two LTTng sessions of the
 # same ust/uid/0/64-bit layout): each trace named by its path below the directory holding the
 # inputs, as directory and as the trace column, read one after another and all at once (-b 0)
