@@ -69,3 +69,20 @@ for w in ctf tracedat ltt lttng0 perfetto sqlite parquet; do
 		rm -f "$TMP/err"
 	done
 done
+
+# a fleet's inputs on 2 threads (convert --to parquet of more inputs than parts: each thread's
+# sink in its own temporary directory beside OUT): the same exit, message and empty disk
+for size in 32k 256k; do
+	got=$(in_full $size : env TIO_THREADS=2 "$TIO" convert -q --to parquet -o "$FULL/out" "$BIG" "$SMALL" "$LTT0")
+	rc=$(echo "$got" | sed -n 's/^rc=//p')
+	before=$(echo "$got" | sed -n 's/^old: //p')
+	after=$(echo "$got" | sed -n 's/^after: //p')
+	msg=$(head -c 300 "$TMP/err")
+	if [ "$rc" = 1 ] && [ -n "$before" ] && [ "$before" = "$after" ] &&
+		grep -q "$FULL/out[^ ]*: .*\(No space left on device\|disk is full\)" "$TMP/err"; then
+		ok "disk full ($size), --to parquet, 3 inputs on 2 threads: exit 1, the output named, the disk as it was"
+	else
+		notok "disk full ($size), --to parquet, 3 inputs on 2 threads" "got: $got" "stderr: $msg"
+	fi
+	rm -f "$TMP/err"
+done
