@@ -200,6 +200,10 @@ int cli_run_parts(char **inputs, size_t ninputs, const char *format, const cli_r
  * warnings printed as a whole open prints them when the parts succeed.
  */
 unsigned cli_parts_of_paths(char **paths, size_t n);
+/* The parts for `bytes` of inputs (TIO_THREADS, else a CPU per 32 MiB, 8 at most), and an
+ * input's bytes (the files under it, its own path resolved first: a fleet's inputs may be links). */
+unsigned cli_parts_for(uint64_t bytes);
+uint64_t cli_input_bytes(const char *path);
 int cli_run_parts_unopened(char **inputs, size_t ninputs, const char *format, const cli_reader_opts *ropts,
 			   const char *sink_name, unsigned nparts);
 

@@ -475,25 +475,6 @@ static void *each_run(void *arg)
 	return NULL;
 }
 
-/* Input i's bytes (a directory's files), its path resolved first (a fleet's inputs may be links). */
-static uint64_t tree_sum;
-static int tree_add(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)path, (void)ftw;
-	if (type == FTW_F && S_ISREG(st->st_mode))
-		tree_sum += (uint64_t)st->st_size;
-	return 0;
-}
-
-static uint64_t input_bytes(const char *path)
-{
-	char *rp = realpath(path, NULL);
-	tree_sum = 0;
-	nftw(rp ? rp : path, tree_add, 16, FTW_PHYS);
-	free(rp);
-	return tree_sum;
-}
-
 /*
  * How many threads convert_each reads with: TIO_THREADS, else one per CPU
  * and per 32 MiB of the inputs (8 at most), and per 32 MiB of the buffer
@@ -503,21 +484,10 @@ static uint64_t input_bytes(const char *path)
  */
 static unsigned each_threads(const uint64_t *bytes, size_t n, bool strict, const char *buffer_size)
 {
-	const char *e = getenv("TIO_THREADS");
-	unsigned np;
-	if (e && *e) {
-		char *end;
-		unsigned long v = strtoul(e, &end, 10);
-		np = *end || v < 1 ? 1 : v > 64 ? 64 : (unsigned)v;
-	} else {
-		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-		uint64_t total = 0, cap = cpus > 8 ? 8 : cpus < 1 ? 1 : (uint64_t)cpus;
-		for (size_t i = 0; i < n; i++)
-			total += bytes[i];
-		uint64_t most = total / (32u << 20);
-		np = (unsigned)(most < 1 ? 1 : most < cap ? most : cap);
-	}
-	np = parquet_parts_cap(np, buffer_size);
+	uint64_t total = 0;
+	for (size_t i = 0; i < n; i++)
+		total += bytes[i];
+	unsigned np = parquet_parts_cap(cli_parts_for(total), buffer_size);
 	if (strict || np < 2)
 		return 1;
 	return n < np ? (unsigned)n : np;
@@ -551,7 +521,7 @@ static int convert_each(char **inputs, size_t ninputs, const char *format, const
 	}
 	uint64_t total = 0;
 	for (size_t i = 0; i < ninputs; i++)
-		total += bytes[i] = input_bytes(inputs[i]);
+		total += bytes[i] = cli_input_bytes(inputs[i]);
 	unsigned np = each_threads(bytes, ninputs, strict, so->wvals[buffer_size_opt()]);
 again:;
 	each_shared sh = {.inputs = inputs, .format = format, .ro = ro, .strict = strict};

@@ -117,7 +117,7 @@ static void *run_part(void *arg)
 }
 
 /* How many parts for `bytes` of packets: TIO_THREADS, else the CPUs (8 at most), 32 MiB each at least. */
-static unsigned parts_for(uint64_t bytes)
+unsigned cli_parts_for(uint64_t bytes)
 {
 	const char *e = getenv("TIO_THREADS");
 	if (e && *e) {
@@ -144,7 +144,7 @@ unsigned cli_parts(tio_trace **traces, size_t n)
 		if (!tio_trace_index(traces[i], &ii))
 			bytes += ii.bytes;
 	}
-	return parts_for(bytes);
+	return cli_parts_for(bytes);
 }
 
 static uint64_t tree_bytes; /* cli_parts_of_paths: the sum so far (nftw passes no argument) */
@@ -156,13 +156,22 @@ static int add_size(const char *path, const struct stat *st, int type, struct FT
 	return 0;
 }
 
+uint64_t cli_input_bytes(const char *path)
+{
+	char *rp = realpath(path, NULL);
+	tree_bytes = 0;
+	nftw(rp ? rp : path, add_size, 16, FTW_PHYS);
+	free(rp);
+	return tree_bytes;
+}
+
 unsigned cli_parts_of_paths(char **paths, size_t n)
 {
 	tree_bytes = 0;
 	const char *e = getenv("TIO_THREADS");
 	for (size_t i = 0; i < n && !(e && *e); i++)
 		nftw(paths[i], add_size, 16, FTW_PHYS);
-	return parts_for(tree_bytes);
+	return cli_parts_for(tree_bytes);
 }
 
 static int run_parts(char **inputs, size_t ninputs, const char *format, const cli_reader_opts *ropts,
