@@ -493,6 +493,17 @@ static unsigned each_threads(const uint64_t *bytes, size_t n, bool strict, const
 	return n < np ? (unsigned)n : np;
 }
 
+/* convert_each's threads' sinks (what they wrote removed unless finished) and what they share. */
+static void each_free(each_shared *sh, each_part *ps, unsigned np, _Atomic uint64_t *pub)
+{
+	for (unsigned k = 0; ps && k < np; k++)
+		tio_sink_free(ps[k].sink);
+	free(ps);
+	free(pub);
+	pthread_mutex_destroy(&sh->mu);
+	free(sh->uuids);
+}
+
 /*
  * convert --to parquet of several inputs, more of them than parts: each
  * input opened, read to its end and closed before the next
@@ -505,8 +516,8 @@ static unsigned each_threads(const uint64_t *bytes, size_t n, bool strict, const
  * own sink; the sinks are then merged in order (tio_sink_merge: the
  * traces of the later after those of the earlier), the same files and
  * names as one thread's.  When a sink would have named a trace otherwise
- * (`trace<k>`: two inputs whose paths give the same name), the inputs are
- * read again on one thread.  Returns the exit status, or -2 before any
+ * (`trace<k>`: two inputs whose paths give the same name), or a thread
+ * cannot start, the inputs are read again on one thread.  Returns the exit status, or -2 before any
  * output when an input holds the same trace as an earlier one (CTF: the
  * same UUID, which a read of all inputs at once joins into one): the
  * caller then reads them all at once.
@@ -567,10 +578,10 @@ again:;
 		for (; started < np; started++)
 			if (pthread_create(&ps[started].th, NULL, each_run, &ps[started]))
 				break;
-		if (started < np)
-			atomic_store(&sh.abort, 1), fprintf(stderr, "traceio: cannot start a thread\n");
+		if (started < np) /* stop the threads started: all on one thread (below) */
+			atomic_store(&sh.abort, 1);
 		/* the progress line, from what the threads publish */
-		for (double last = t0; progress;) {
+		for (double last = t0; progress && started == np;) {
 			struct timespec ts = {0, 100 * 1000 * 1000};
 			nanosleep(&ts, NULL);
 			bool all = true;
@@ -594,6 +605,11 @@ again:;
 		for (unsigned k = 0; k < started; k++)
 			if (!ps[k].done)
 				pthread_join(ps[k].th, NULL);
+		if (started < np) {
+			each_free(&sh, ps, np, pub);
+			np = 1;
+			goto again;
+		}
 	}
 	int ab = atomic_load(&sh.abort);
 	if (ab) {
@@ -623,12 +639,7 @@ again:;
 		int mr = tio_sink_merge(ps[0].sink, ps[k].sink);
 		if (mr) {
 			if (mr == TIO_ERR_UNSUPPORTED) { /* names: read them again on one thread */
-				for (unsigned j = 0; j < np; j++)
-					tio_sink_free(ps[j].sink);
-				free(ps);
-				free(pub);
-				pthread_mutex_destroy(&sh.mu);
-				free(sh.uuids);
+				each_free(&sh, ps, np, pub);
 				np = 1;
 				goto again;
 			}
@@ -644,13 +655,8 @@ again:;
 	}
 	status = run_end(ps[0].sink, progress, &rs, status);
 out:
-	for (unsigned k = 0; ps && k < np; k++)
-		tio_sink_free(ps[k].sink);
-	free(ps);
-	free(pub);
+	each_free(&sh, ps, np, pub);
 	free(bytes);
-	pthread_mutex_destroy(&sh.mu);
-	free(sh.uuids);
 	return status;
 }
 

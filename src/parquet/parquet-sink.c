@@ -199,6 +199,39 @@ static void pnode_free(pnode *p)
 	p->nkids = 0;
 }
 
+/*
+ * meta.json and the columns' sources are built with json-c, whose
+ * constructors return NULL when out of memory and whose adders assert on a
+ * NULL container: every value made here goes through J() and every add
+ * through jset/jpush, which note such a failure in `joom` (per thread: a
+ * sink per thread) for the caller to see before it uses the result.
+ */
+static _Thread_local bool joom;
+
+static json_object *J(json_object *v)
+{
+	if (!v)
+		joom = true;
+	return v;
+}
+
+/* o[k] = v (v NULL on purpose: a null; consumed either way) */
+static void jset(json_object *o, const char *k, json_object *v)
+{
+	if (!o || json_object_object_add(o, k, v)) {
+		joom = true;
+		json_object_put(v);
+	}
+}
+
+static void jpush(json_object *a, json_object *v)
+{
+	if (!a || !v || json_object_array_add(a, v)) {
+		joom = true;
+		json_object_put(v);
+	}
+}
+
 /* "a" + "." + "b" (just "b" when a is empty): a flattened member's column name. */
 static char *join_name(const char *a, const char *b)
 {
@@ -208,10 +241,10 @@ static char *join_name(const char *a, const char *b)
 /* The column source path (meta.json): parent's steps and one more. */
 static json_object *src_step(json_object *parent, json_object *step)
 {
-	json_object *a = json_object_new_array();
+	json_object *a = J(json_object_new_array());
 	for (size_t k = 0; parent && k < json_object_array_length(parent); k++)
-		json_object_array_add(a, json_object_get(json_object_array_get_idx(parent, k)));
-	json_object_array_add(a, step);
+		jpush(a, json_object_get(json_object_array_get_idx(parent, k)));
+	jpush(a, step);
 	return a;
 }
 
@@ -293,9 +326,9 @@ static pq_node *leaf_for(const tio_fc *fc, const char *name, int rep, uint8_t *k
  */
 static void note_col(bctx *x, pq_node *n, json_object *src, const tio_fc *fc)
 {
-	json_object *o = json_object_new_object();
-	json_object_object_add(o, "name", json_object_new_string(n->name));
-	json_object_object_add(o, "source", src);
+	json_object *o = J(json_object_new_object());
+	jset(o, "name", J(json_object_new_string(n->name)));
+	jset(o, "source", src);
 	const tio_mapping *maps = NULL;
 	uint32_t nmaps = 0;
 	bool sgn = false;
@@ -304,28 +337,28 @@ static void note_col(bctx *x, pq_node *n, json_object *src, const tio_fc *fc)
 	else if (fc && fc->kind == TIO_FC_VARINT)
 		maps = fc->vi.mappings, nmaps = fc->vi.nmappings, sgn = fc->vi.is_signed;
 	if (nmaps) {
-		json_object *a = json_object_new_array();
+		json_object *a = J(json_object_new_array());
 		for (uint32_t k = 0; k < nmaps; k++) {
-			json_object *m = json_object_new_object(), *r = json_object_new_array();
-			json_object_object_add(
-			    m, "label", json_object_new_string(maps[k].label ? maps[k].label : ""));
+			json_object *m = J(json_object_new_object()), *r = J(json_object_new_array());
+			jset(
+			    m, "label", J(json_object_new_string(maps[k].label ? maps[k].label : "")));
 			for (uint32_t j = 0; j < maps[k].nranges; j++) {
-				json_object *pr = json_object_new_array();
+				json_object *pr = J(json_object_new_array());
 				const tio_range *g = &maps[k].ranges[j];
-				json_object_array_add(
-				    pr, sgn ? json_object_new_int64(g->lo)
-					    : json_object_new_uint64((uint64_t)g->lo));
-				json_object_array_add(
-				    pr, sgn ? json_object_new_int64(g->hi)
-					    : json_object_new_uint64((uint64_t)g->hi));
-				json_object_array_add(r, pr);
+				jpush(
+				    pr, sgn ? J(json_object_new_int64(g->lo))
+					    : J(json_object_new_uint64((uint64_t)g->lo)));
+				jpush(
+				    pr, sgn ? J(json_object_new_int64(g->hi))
+					    : J(json_object_new_uint64((uint64_t)g->hi)));
+				jpush(r, pr);
 			}
-			json_object_object_add(m, "ranges", r);
-			json_object_array_add(a, m);
+			jset(m, "ranges", r);
+			jpush(a, m);
 		}
-		json_object_object_add(o, fc->kind == TIO_FC_BITMAP ? "flags" : "labels", a);
+		jset(o, fc->kind == TIO_FC_BITMAP ? "flags" : "labels", a);
 	}
-	json_object_array_add(x->cols, o);
+	jpush(x->cols, o);
 }
 
 /*
@@ -373,12 +406,12 @@ static int build(bctx *x, pnode *p, const tio_fc *fc, const char *name, pq_node 
 			char *cn = flatten ? join_name(name, mn) : tio_strdup(mn);
 			json_object *step;
 			if (var) {
-				step = json_object_new_object();
-				json_object_object_add(step, "option",
-						       m->name ? json_object_new_string(m->name)
-							       : json_object_new_int(k));
+				step = J(json_object_new_object());
+				jset(step, "option",
+						       m->name ? J(json_object_new_string(m->name))
+							       : J(json_object_new_int(k)));
 			} else {
-				step = json_object_new_string(mn);
+				step = J(json_object_new_string(mn));
 			}
 			json_object *ks =
 			    flatten ? src_step(src, step) : (json_object_put(step), NULL);
@@ -1015,7 +1048,8 @@ static int table_new(psink *s, ptrace *t, const tio_event_class *ec, ptable **ou
 	int r = 0;
 	pq_node *root = pq_node_new("schema", PQ_REQUIRED);
 	pq_node *sg[NSCOPES] = {0};
-	json_object *cols = json_object_new_array();
+	joom = false;
+	json_object *cols = J(json_object_new_array());
 	if (!root || !cols) {
 		r = TIO_ERR_NOMEM;
 		goto fail;
@@ -1037,10 +1071,10 @@ static int table_new(psink *s, ptrace *t, const tio_event_class *ec, ptable **ou
 				r = TIO_ERR_NOMEM;
 				break;
 			}
-			scols[k] = json_object_new_array();
+			scols[k] = J(json_object_new_array());
 			bctx x = {.cols = scols[k], .scope = scope_names[k], .int64 = s->int64};
-			json_object *src = json_object_new_array();
-			json_object_array_add(src, json_object_new_string(scope_names[k]));
+			json_object *src = J(json_object_new_array());
+			jpush(src, J(json_object_new_string(scope_names[k])));
 			r = build(&x, &tb->scopes[k], fc, "", sg[k], true, false, 0, 0, src, 0);
 			/* names: a clash with a column already there gets the scope's prefix, then
 			 * a number */
@@ -1065,8 +1099,8 @@ static int table_new(psink *s, ptrace *t, const tio_event_class *ec, ptable **ou
 				}
 				json_object *cj = json_object_array_get_idx(scols[k], j);
 				if (cj)
-					json_object_object_add(cj, "name",
-							       json_object_new_string(nn));
+					jset(cj, "name",
+							       J(json_object_new_string(nn)));
 				free(n->name);
 				n->name = nn;
 			}
@@ -1082,13 +1116,15 @@ static int table_new(psink *s, ptrace *t, const tio_event_class *ec, ptable **ou
 			if (sg[k])
 				sg[k]->nkids = 0;
 			for (size_t j = 0; scols[k] && j < json_object_array_length(scols[k]); j++)
-				json_object_array_add(
+				jpush(
 				    cols, json_object_get(json_object_array_get_idx(scols[k], j)));
 			json_object_put(scols[k]);
 		}
 	} else if (!(tb->file = tio_strdup("events.parquet"))) {
 		r = TIO_ERR_NOMEM;
 	}
+	if (!r && joom)
+		r = TIO_ERR_NOMEM;
 	if (!r && cols && !(tb->cols = tio_strdup(json_object_to_json_string_ext(
 				 cols, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE))))
 		r = TIO_ERR_NOMEM;
@@ -1965,7 +2001,7 @@ static int pq_add_trace(tio_sink *sk, const tio_trace *in)
 
 /* ---------------------------------------------------------------- meta.json and the end */
 
-static json_object *jstr(const char *s) { return s ? json_object_new_string(s) : NULL; }
+static json_object *jstr(const char *s) { return s ? J(json_object_new_string(s)) : NULL; }
 
 /* A UUID as its usual text. */
 static json_object *juuid(const uint8_t *u)
@@ -1975,7 +2011,7 @@ static json_object *juuid(const uint8_t *u)
 		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
 		 u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
 		 u[15]);
-	return json_object_new_string(b);
+	return J(json_object_new_string(b));
 }
 
 /* The --compression name of a codec. */
@@ -2006,127 +2042,137 @@ static int write_meta(psink *s, ptrace *t)
 {
 	const tio_trace *in = t->in;
 	const tio_trace_class *tc = in->tc;
-	json_object *o = json_object_new_object();
-	json_object_object_add(o, "format", json_object_new_string("traceio-parquet"));
-	json_object_object_add(o, "version", json_object_new_int(1));
-	json_object *tr = json_object_new_object();
-	json_object_object_add(tr, "name", jstr(t->name));
-	json_object_object_add(tr, "input_name", jstr(in->name));
-	json_object_object_add(tr, "path", jstr(in->path));
-	json_object_object_add(tr, "format", jstr(in->fmt ? in->fmt->name : NULL));
+	joom = false;
+	json_object *o = J(json_object_new_object());
+	jset(o, "format", J(json_object_new_string("traceio-parquet")));
+	jset(o, "version", J(json_object_new_int(1)));
+	json_object *tr = J(json_object_new_object());
+	jset(tr, "name", jstr(t->name));
+	jset(tr, "input_name", jstr(in->name));
+	jset(tr, "path", jstr(in->path));
+	jset(tr, "format", jstr(in->fmt ? in->fmt->name : NULL));
 	if (tc->has_uuid)
-		json_object_object_add(tr, "uuid", juuid(tc->uuid));
-	json_object_object_add(o, "trace", tr);
-	json_object_object_add(o, "trace_column", json_object_new_boolean(s->partition));
-	json_object_object_add(o, "int_width", json_object_new_string(s->int64 ? "64" : "narrowest"));
-	json_object_object_add(o, "compression", json_object_new_string(codec_name(s->codec)));
+		jset(tr, "uuid", juuid(tc->uuid));
+	jset(o, "trace", tr);
+	jset(o, "trace_column", J(json_object_new_boolean(s->partition)));
+	jset(o, "int_width", J(json_object_new_string(s->int64 ? "64" : "narrowest")));
+	jset(o, "compression", J(json_object_new_string(codec_name(s->codec))));
 	if (s->codec == PQ_ZSTD)
-		json_object_object_add(o, "compression_level", json_object_new_int(s->level));
-	json_object_object_add(o, "row_group_rows", json_object_new_uint64(s->rg_rows));
-	json_object *ck = json_object_new_array();
+		jset(o, "compression_level", J(json_object_new_int(s->level)));
+	jset(o, "row_group_rows", J(json_object_new_uint64(s->rg_rows)));
+	json_object *ck = J(json_object_new_array());
 	for (uint32_t k = 0; k < tc->nclocks; k++) {
 		const tio_clock *c = tc->clocks[k];
-		json_object *j = json_object_new_object();
-		json_object_object_add(j, "name", jstr(c->name));
-		json_object_object_add(j, "description", jstr(c->description));
-		json_object_object_add(j, "frequency", json_object_new_uint64(c->freq));
-		json_object_object_add(j, "offset_s", json_object_new_int64(c->offset_s));
-		json_object_object_add(j, "offset_cycles", json_object_new_int64(c->offset));
-		json_object_object_add(j, "precision", json_object_new_uint64(c->precision));
-		json_object_object_add(j, "origin_is_unix_epoch",
-				       json_object_new_boolean(c->origin_unix));
+		json_object *j = J(json_object_new_object());
+		jset(j, "name", jstr(c->name));
+		jset(j, "description", jstr(c->description));
+		jset(j, "frequency", J(json_object_new_uint64(c->freq)));
+		jset(j, "offset_s", J(json_object_new_int64(c->offset_s)));
+		jset(j, "offset_cycles", J(json_object_new_int64(c->offset)));
+		jset(j, "precision", J(json_object_new_uint64(c->precision)));
+		jset(j, "origin_is_unix_epoch",
+				       J(json_object_new_boolean(c->origin_unix)));
 		if (c->has_uuid)
-			json_object_object_add(j, "uuid", juuid(c->uuid));
-		json_object_array_add(ck, j);
+			jset(j, "uuid", juuid(c->uuid));
+		jpush(ck, j);
 	}
-	json_object_object_add(o, "clocks", ck);
-	json_object_object_add(
+	jset(o, "clocks", ck);
+	jset(
 	    o, "ts",
-	    json_object_new_string("ns from the origin of the stream class's default clock "
+	    J(json_object_new_string("ns from the origin of the stream class's default clock "
 				   "(clocks[].offset included); TIMESTAMP(NANOS) with "
-				   "isAdjustedToUTC when that origin is the Unix epoch"));
-	json_object *env = json_object_new_object();
+				   "isAdjustedToUTC when that origin is the Unix epoch")));
+	json_object *env = J(json_object_new_object());
 	for (uint32_t k = 0; k < tc->nenv; k++)
-		json_object_object_add(env, tc->env[k].key ? tc->env[k].key : "",
-				       tc->env[k].is_int ? json_object_new_int64(tc->env[k].ival)
+		jset(env, tc->env[k].key ? tc->env[k].key : "",
+				       tc->env[k].is_int ? J(json_object_new_int64(tc->env[k].ival))
 							 : jstr(tc->env[k].sval));
-	json_object_object_add(o, "environment", env);
-	json_object *st = json_object_new_array();
+	jset(o, "environment", env);
+	json_object *st = J(json_object_new_array());
 	for (uint32_t k = 0; k < in->nstreams; k++) {
 		const tio_stream *x = in->streams[k];
-		json_object *j = json_object_new_object();
-		json_object_object_add(j, "stream", json_object_new_int((int)x->index));
-		json_object_object_add(j, "stream_class_id",
-				       json_object_new_uint64(x->sc ? x->sc->id : 0));
-		json_object_object_add(j, "id", json_object_new_uint64(x->id));
-		json_object_object_add(j, "name", jstr(x->name));
-		json_object_object_add(j, "path", jstr(x->path));
+		json_object *j = J(json_object_new_object());
+		jset(j, "stream", J(json_object_new_int((int)x->index)));
+		jset(j, "stream_class_id",
+				       J(json_object_new_uint64(x->sc ? x->sc->id : 0)));
+		jset(j, "id", J(json_object_new_uint64(x->id)));
+		jset(j, "name", jstr(x->name));
+		jset(j, "path", jstr(x->path));
 		if (x->id_is_cpu)
-			json_object_object_add(j, "cpu", json_object_new_uint64(x->id));
-		json_object_array_add(st, j);
+			jset(j, "cpu", J(json_object_new_uint64(x->id)));
+		jpush(st, j);
 	}
-	json_object_object_add(o, "streams", st);
-	json_object_object_add(o, "events_file", json_object_new_string("events.parquet"));
-	json_object_object_add(o, "events",
-			       json_object_new_uint64(t->events ? t->events->rows : 0));
-	json_object *cl = json_object_new_array();
+	jset(o, "streams", st);
+	jset(o, "events_file", J(json_object_new_string("events.parquet")));
+	jset(o, "events",
+			       J(json_object_new_uint64(t->events ? t->events->rows : 0)));
+	json_object *cl = J(json_object_new_array());
 	for (uint32_t i = 0; i < tc->nscs; i++) {
 		const tio_stream_class *sc = tc->scs[i];
 		for (uint32_t k = 0; k < sc->necs; k++) {
 			const tio_event_class *ec = sc->ecs[k];
 			const ptable *tb = lookup(t, ec);
-			json_object *j = json_object_new_object();
-			json_object_object_add(j, "name", jstr(ec->name));
-			json_object_object_add(j, "id", json_object_new_uint64(ec->id));
-			json_object_object_add(j, "stream_class_id",
-					       json_object_new_uint64(sc->id));
-			json_object_object_add(j, "file", tb ? jstr(tb->file) : NULL);
-			json_object_object_add(j, "rows",
-					       json_object_new_uint64(tb ? tb->rows : 0));
+			json_object *j = J(json_object_new_object());
+			jset(j, "name", jstr(ec->name));
+			jset(j, "id", J(json_object_new_uint64(ec->id)));
+			jset(j, "stream_class_id",
+					       J(json_object_new_uint64(sc->id)));
+			jset(j, "file", tb ? jstr(tb->file) : NULL);
+			jset(j, "rows",
+					       J(json_object_new_uint64(tb ? tb->rows : 0)));
 			if (tb)
-				json_object_object_add(j, "columns", json_tokener_parse(tb->cols));
-			json_object_array_add(cl, j);
+				jset(j, "columns", J(json_tokener_parse(tb->cols)));
+			jpush(cl, j);
 		}
 	}
-	json_object_object_add(o, "classes", cl);
-	json_object *ds = json_object_new_array();
+	jset(o, "classes", cl);
+	json_object *ds = J(json_object_new_array());
 	for (size_t k = 0; k < t->ndisc; k++) {
 		const pdisc *d = &t->disc[k];
-		json_object *j = json_object_new_object();
-		json_object_object_add(j, "kind",
-				       json_object_new_string(d->packets ? "packets" : "events"));
-		json_object_object_add(j, "stream", json_object_new_int((int)d->stream));
-		json_object_object_add(j, "count",
-				       d->count ? json_object_new_uint64(d->count) : NULL);
+		json_object *j = J(json_object_new_object());
+		jset(j, "kind",
+				       J(json_object_new_string(d->packets ? "packets" : "events")));
+		jset(j, "stream", J(json_object_new_int((int)d->stream)));
+		jset(j, "count",
+				       d->count ? J(json_object_new_uint64(d->count)) : NULL);
 		if (d->has_range) {
-			json_object_object_add(j, "begin_ns", json_object_new_int64(d->begin_ns));
-			json_object_object_add(j, "end_ns", json_object_new_int64(d->end_ns));
-			json_object_object_add(j, "begin_cycles",
-					       json_object_new_uint64(d->begin_cycles));
-			json_object_object_add(j, "end_cycles",
-					       json_object_new_uint64(d->end_cycles));
+			jset(j, "begin_ns", J(json_object_new_int64(d->begin_ns)));
+			jset(j, "end_ns", J(json_object_new_int64(d->end_ns)));
+			jset(j, "begin_cycles",
+					       J(json_object_new_uint64(d->begin_cycles)));
+			jset(j, "end_cycles",
+					       J(json_object_new_uint64(d->end_cycles)));
 		}
-		json_object_array_add(ds, j);
+		jpush(ds, j);
 	}
-	json_object_object_add(o, "discarded", ds);
+	jset(o, "discarded", ds);
+	if (joom) {
+		json_object_put(o);
+		return tio_err_oom();
+	}
 	return write_meta_file(t->dir, o);
 }
 
 /* OUT/meta.json for several traces: where each one went. */
 static int write_top_meta(psink *s)
 {
-	json_object *o = json_object_new_object();
-	json_object_object_add(o, "format", json_object_new_string("traceio-parquet"));
-	json_object_object_add(o, "version", json_object_new_int(1));
-	json_object *a = json_object_new_array();
+	joom = false;
+	json_object *o = J(json_object_new_object());
+	jset(o, "format", J(json_object_new_string("traceio-parquet")));
+	jset(o, "version", J(json_object_new_int(1)));
+	json_object *a = J(json_object_new_array());
 	for (size_t k = 0; k < s->ntraces; k++) {
-		json_object *j = json_object_new_object();
-		json_object_object_add(j, "dir", jstr(s->traces[k]->name));
-		json_object_object_add(j, "path",
+		json_object *j = J(json_object_new_object());
+		jset(j, "dir", jstr(s->traces[k]->name));
+		jset(j, "path",
 				       jstr(s->traces[k]->in ? s->traces[k]->in->path : s->traces[k]->path));
-		json_object_array_add(a, j);
+		jpush(a, j);
 	}
-	json_object_object_add(o, "traces", a);
+	jset(o, "traces", a);
+	if (joom) {
+		json_object_put(o);
+		return tio_err_oom();
+	}
 	return write_meta_file(s->tmpdir, o);
 }
 
@@ -2396,8 +2442,6 @@ static void pq_fini(tio_sink *sk)
 {
 	psink *s = (psink *)sk;
 	pq_sync(&s->sh); /* nothing staged runs after this */
-	if (s->tmpdir) /* not finished: leave nothing behind */
-		tio_rm_tree(s->tmpdir);
 	for (size_t k = 0; k < s->ntraces; k++) {
 		ptrace *t = s->traces[k];
 		trace_free_tables(t);
@@ -2407,7 +2451,6 @@ static void pq_fini(tio_sink *sk)
 		free(t);
 	}
 	free(s->traces);
-	free(s->tmpdir);
 	free(s->out);
 	tio_sink_inputs_free(&s->inputs);
 	tio_buf_free(&s->scratch);
@@ -2415,6 +2458,11 @@ static void pq_fini(tio_sink *sk)
 	pq_shared_free(&s->sh);
 	pq_shared_free(&s->evsh);
 	tio_buf_free(&s->stage);
+	/* not finished: leave nothing behind (once the buffers are given back: out of memory, the
+	   walk of the directory needs some) */
+	if (s->tmpdir)
+		tio_rm_tree(s->tmpdir);
+	free(s->tmpdir);
 }
 
 const tio_sink_ops tio_sink_parquet_ops = {

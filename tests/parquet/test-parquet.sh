@@ -654,6 +654,33 @@ else
 	echo "ok 4 inputs on 3 threads: opened by 3 threads # skip no strace, or sanitizer build"
 fi
 rm -rf "$TMP/mt" "$TMP/mt1" "$TMP/mtn"
+# out of memory (address space limited, 15 to 300 MB): exit 1 with a word on memory, or 0 with
+# the whole output, never a crash (json-c asserted on a NULL object building meta.json), and
+# nothing left behind; one input, and three on 2 threads (a thread that cannot start: one)
+if ! is_sanitized; then
+	bad="" n0=0 n1=0
+	for v in $(seq 15000 15000 300000); do
+		for how in one fleet; do
+			in=("$ARM32") && [ $how = fleet ] && in=("$IDLE" "$LISA" "$UST")
+			rm -rf "$TMP/oom"*
+			(ulimit -v $v && TIO_THREADS=$([ $how = fleet ] && echo 2 || echo 1) "$TIO" convert -q --to parquet -o "$TMP/oom" "${in[@]}") > /dev/null 2> "$TMP/oom-err"
+			rc=$?
+			left=$(ls -d "$TMP"/oom.tmp-* 2> /dev/null | wc -l)
+			case $rc in
+			0) n0=$((n0 + 1)) && [ -f "$TMP/oom/meta.json" ] && [ "$left" = 0 ] || bad="$bad $how@${v}K: exit 0, $left left" ;;
+			1) n1=$((n1 + 1)) && grep -qi "memory" "$TMP/oom-err" && [ ! -e "$TMP/oom" ] && [ "$left" = 0 ] ||
+				bad="$bad $how@${v}K: exit 1 ($(head -1 "$TMP/oom-err")), $left left" ;;
+			*) bad="$bad $how@${v}K: exit $rc ($(tail -1 "$TMP/oom-err"))" ;;
+			esac
+		done
+	done
+	if [ -z "$bad" ] && [ $n0 -gt 0 ] && [ $n1 -gt 0 ]; then
+		ok "out of memory (ulimit -v 15-300 MB): $n1 conversions exit 1 (memory), $n0 complete, none crashed, nothing left"
+	else
+		notok "out of memory: exit 1 or a whole output, nothing left" "${bad:0:600}" "$n1 failed, $n0 complete"
+	fi
+	rm -rf "$TMP/oom"*
+fi
 # a fleet's layout, hosts/<host>/trace.dat and hosts/<host>/session (two LTTng sessions of the
 # same ust/uid/0/64-bit layout): each trace named by its path below the directory holding the
 # inputs, as directory and as the trace column, read one after another and all at once (-b 0)
