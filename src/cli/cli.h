@@ -82,7 +82,7 @@ int cli_set_reader_opts(tio_trace **traces, size_t n, const cli_reader_opts *o);
 int cli_open_inputs_quiet(char **paths, size_t npaths, const char *format, const cli_reader_opts *o,
 			  tio_trace ***traces, size_t *ntraces);
 
-/* Print the traces' warnings (tio_trace_warning) to stderr, "traceio: warning: ...". */
+/* Print the traces' warnings (tio_trace_warning) to cli_err(), "traceio: warning: ...". */
 void cli_print_warnings(tio_trace **traces, size_t n);
 
 /*
@@ -91,8 +91,16 @@ void cli_print_warnings(tio_trace **traces, size_t n);
  */
 int cli_parse_time(const char *s, bool gmt, int64_t *ns, bool *tod);
 
-/* Print "traceio: <message>" for the last library error. */
+/* Print "traceio: <message>" for the last library error (to cli_err()). */
 void cli_error(const char *what);
+
+/*
+ * Where this thread's messages go (cli_error, warnings, the reader options'
+ * refusals): stderr unless cli_err_to gave another stream (convert_each's
+ * threads: a buffer each, printed in the inputs' order once they end).
+ */
+FILE *cli_err(void);
+void cli_err_to(FILE *f);
 
 /*
  * The selection options of print and convert (src/cli/filter.c): -F/--filter

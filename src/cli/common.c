@@ -27,13 +27,19 @@ const char *cli_format_list(void)
 	return buf;
 }
 
+static _Thread_local FILE *err_to;
+
+FILE *cli_err(void) { return err_to ? err_to : stderr; }
+
+void cli_err_to(FILE *f) { err_to = f; }
+
 void cli_error(const char *what)
 {
 	const char *m = tio_error_message();
 	if (what && *m)
-		fprintf(stderr, "traceio: %s: %s\n", what, m);
+		fprintf(cli_err(), "traceio: %s: %s\n", what, m);
 	else
-		fprintf(stderr, "traceio: %s\n", *m ? m : (what ? what : "error"));
+		fprintf(cli_err(), "traceio: %s\n", *m ? m : (what ? what : "error"));
 }
 
 /* Open `paths` (merged, warnings printed, unless quiet: then nothing is printed at all). */
@@ -54,7 +60,7 @@ static int open_inputs(char **paths, size_t npaths, const char *format, bool qui
 		tio_trace **nall = realloc(all, (n + k) * sizeof(*all));
 		if (!nall) {
 			if (!quiet)
-				fprintf(stderr, "traceio: out of memory\n");
+				fprintf(cli_err(), "traceio: out of memory\n");
 			cli_free_traces(v, k);
 			cli_free_traces(all, n);
 			return 1;
@@ -229,7 +235,7 @@ int cli_reader_opts_unused_seen(const cli_seen *seen, const cli_reader_opts *o)
 {
 	const char *why = opts_unused_seen(seen, o);
 	if (why)
-		fprintf(stderr, "traceio: %s\n", why);
+		fprintf(cli_err(), "traceio: %s\n", why);
 	return why != NULL;
 }
 
@@ -237,7 +243,7 @@ int cli_reader_opts_unused(tio_trace **traces, size_t n, const cli_reader_opts *
 {
 	const char *why = opts_unused(traces, n, o);
 	if (why)
-		fprintf(stderr, "traceio: %s\n", why);
+		fprintf(cli_err(), "traceio: %s\n", why);
 	return why != NULL;
 }
 
@@ -254,7 +260,7 @@ void cli_print_warnings(tio_trace **traces, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		const char *w;
 		for (size_t k = 0; (w = tio_trace_warning(traces[i], k)); k++)
-			fprintf(stderr, "traceio: warning: %s\n", w);
+			fprintf(cli_err(), "traceio: warning: %s\n", w);
 	}
 }
 

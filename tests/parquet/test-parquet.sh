@@ -612,14 +612,18 @@ fi
 rm -rf "$TMP/twice"
 # a fleet's inputs on several threads (convert_each: a range of the inputs per thread, each
 # into its own sink, merged in order): OUT byte for byte one thread's (the same buffer for
-# both: row groups follow each thread's share of it), the same exit status and messages with a
-# damaged input; two paths that give one name (a/b/x.dat and a_b/x.dat: one thread names the
-# later `trace<k>`, which the threads cannot know) read again on one thread, the same names;
-# and the threads are there: more tasks than with --strict (one thread), counted by strace
-mkdir -p "$TMP/mt/a/b" "$TMP/mt/a_b" "$TMP/mt/c" "$TMP/mt/d" "$TMP/mt/e"
+# both: row groups follow each thread's share of it), the same exit status and messages, line
+# for line (each thread's kept and printed in the inputs' order), with a damaged input and a
+# trace whose open warns (w/t: a clock offset out of range); two paths that give one name
+# (a/b/x.dat and a_b/x.dat: one thread names the later `trace<k>`, which the threads cannot
+# know) read again on one thread, the same names, the warning printed once (twice until
+# session 21); and the threads are there: more tasks than with --strict (one thread), counted
+# by strace
+mkdir -p "$TMP/mt/a/b" "$TMP/mt/a_b" "$TMP/mt/c" "$TMP/mt/d" "$TMP/mt/e" "$TMP/mt/w"
 ln -s "$IDLE" "$TMP/mt/a/b/x.dat" && ln -s "$LISA" "$TMP/mt/a_b/x.dat" && ln -s "$TMP/damaged.dat" "$TMP/mt/c/x.dat" &&
-	ln -s "$DAT/langraph-x86_64-v7-zstd.dat" "$TMP/mt/d/x.dat" && ln -s "$UST" "$TMP/mt/e/x"
-for set in "3:c/x.dat d/x.dat e/x a/b/x.dat" "2:a/b/x.dat d/x.dat a_b/x.dat e/x"; do
+	ln -s "$DAT/langraph-x86_64-v7-zstd.dat" "$TMP/mt/d/x.dat" && ln -s "$UST" "$TMP/mt/e/x" &&
+	python3 "$TIO_TOP/tests/tools/gen-ctf-clocks.py" bigoffset "$TMP/mt/w/t" > /dev/null 2>&1
+for set in "3:w/t c/x.dat d/x.dat e/x a/b/x.dat" "2:a/b/x.dat w/t d/x.dat a_b/x.dat e/x"; do
 	th=${set%%:*} in=() && for f in ${set#*:}; do in+=("$TMP/mt/$f"); done
 	rm -rf "$TMP/mt1" "$TMP/mtn"
 	TIO_THREADS=1 "$TIO" convert -q --to parquet --partition-by trace --buffer-size 1G -o "$TMP/mt1" "${in[@]}" 2> "$TMP/mt1.err"; rc1=$?
@@ -628,10 +632,11 @@ for set in "3:c/x.dat d/x.dat e/x a/b/x.dat" "2:a/b/x.dat d/x.dat a_b/x.dat e/x"
 	bad=""
 	[ $rc1 = $rcn ] && [ -f "$TMP/mtn/meta.json" ] || bad="exit $rc1 on one thread, $rcn on $th"
 	[ -n "$bad" ] || diff -r "$TMP/mt1" "$TMP/mtn" > "$TMP/mt.diff" 2>&1 || bad="OUT differs: $(head -3 "$TMP/mt.diff")"
-	[ -n "$bad" ] || [ "$(sort -u "$TMP/mt1.err")" = "$(sort -u "$TMP/mtn.err")" ] || bad="messages differ: $(diff <(sort -u "$TMP/mt1.err") <(sort -u "$TMP/mtn.err") | head -3)"
+	[ -n "$bad" ] || cmp -s "$TMP/mt1.err" "$TMP/mtn.err" || bad="messages differ: $(diff "$TMP/mt1.err" "$TMP/mtn.err" | head -3)"
+	[ -n "$bad" ] || [ "$(grep -c "warning: .*w/t: clock monotonic: .*does not fit" "$TMP/mtn.err")" = 1 ] || bad="the warning not printed once: $(grep -c warning "$TMP/mtn.err")"
 	case $th in
 	3) [ -n "$bad" ] || { [ $rcn = 1 ] && grep -q "c/x.dat@0x[0-9a-f]*: section flyrecord cpu 3" "$TMP/mtn.err"; } || bad="the damaged input not reported (exit $rcn)" ;;
-	2) [ -n "$bad" ] || [ "$dirs" = "a_b_x.dat d_x.dat e_x_ust_uid_0_64-bit trace2 " ] || bad="names: $dirs" ;;
+	2) [ -n "$bad" ] || [ "$dirs" = "a_b_x.dat d_x.dat e_x_ust_uid_0_64-bit trace3 w_t " ] || bad="names: $dirs" ;;
 	esac
 	if [ -z "$bad" ]; then
 		ok "${#in[@]} inputs on $th threads: OUT as one thread's (exit $rcn; $dirs)"
@@ -641,17 +646,24 @@ for set in "3:c/x.dat d/x.dat e/x a/b/x.dat" "2:a/b/x.dat d/x.dat a_b/x.dat e/x"
 done
 if command -v strace > /dev/null && ! is_sanitized; then
 	# readers: the threads that opened an input
-	readers() {
+	readers() { # TH: TIO_THREADS (empty: as by default)
 		rm -rf "$TMP/mtn"
-		TIO_THREADS=3 strace -f -qq -e trace=openat -o "$TMP/strace" "$TIO" convert -q --to parquet "$@" -o "$TMP/mtn" \
+		env -u TIO_THREADS ${TH:+TIO_THREADS=$TH} strace -f -qq -e trace=openat -o "$TMP/strace" "$TIO" convert -q --to parquet "$@" -o "$TMP/mtn" \
 			"$TMP"/mt/[de]/x* "$TMP/mt/a/b/x.dat" "$ARM32" 2> /dev/null
 		grep -E "openat\(AT_FDCWD, \"($TMP/mt/|$ARM32)" "$TMP/strace" | awk '{print $1}' | sort -u | wc -l
 	}
-	r1=$(readers --strict) rn=$(readers)
+	r1=$(TH=3 readers --strict) rn=$(TH=3 readers)
 	if [ "$r1" = 1 ] && [ "$rn" = 3 ]; then ok "4 inputs on 3 threads: opened by $rn threads, by $r1 with --strict (one thread)"
 	else notok "4 inputs on 3 threads: opened by 3 threads" "$rn threads, $r1 with --strict"; fi
+	# by default a thread per CPU and per 8 MiB of --buffer-size, however small the inputs
+	# (these 4 hold some 20 MB; until session 21 a thread per 32 MiB of inputs: one here)
+	cpus=$(nproc) && want=$((cpus < 4 ? cpus : 4))
+	rd=$(TH= readers) r2=$(TH= readers --buffer-size 8M)
+	if [ "$rd" = "$want" ] && [ "$r2" = 1 ]; then ok "4 small inputs by default: opened by $rd threads ($cpus CPUs), by $r2 with --buffer-size 8M"
+	else notok "4 small inputs by default: opened by $want threads" "$rd threads ($cpus CPUs), $r2 with --buffer-size 8M"; fi
 else
 	echo "ok 4 inputs on 3 threads: opened by 3 threads # skip no strace, or sanitizer build"
+	echo "ok 4 small inputs by default: opened by a thread per CPU # skip no strace, or sanitizer build"
 fi
 rm -rf "$TMP/mt" "$TMP/mt1" "$TMP/mtn"
 # out of memory (address space limited, 15 to 300 MB): exit 1 with a word on memory, or 0 with
