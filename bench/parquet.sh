@@ -10,8 +10,8 @@
 #     bench/convert.sh), and /work/cache/ftrace-big/big-v6.dat (or
 #     /tmp/tio-bench/big-v6.dat) when it exists.
 #   COMPRESSION=none|zstd|snappy (default zstd; then also converted without
-#   compressing, to show what the codec costs); REPS=N keeps the run with
-#   the least CPU time of N (default 1).  TIO_PQ_THREADS=0: pages compressed
+#   compressing, to show what the codec costs); REPS=N: N rounds of the
+#   commands in turn, each keeping its run with the least CPU time (default 1).  TIO_PQ_THREADS=0: pages compressed
 #   on the decoding thread; TIO_THREADS=1: no decoding worker (both apply to
 #   the decode-only run too when they concern it).  CACHE=disk: the traces
 #   read back as from disk first (bench/pagecache.sh).
@@ -38,44 +38,48 @@ echo "page cache: ${CACHE:-keep}"
 work=$(mktemp -d "${TMPDIR:-/tmp}/tio-bench-parquet.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# run NAME CMD...: the run with the least CPU time of REPS; sets cpu, wall, rss
+# run NAME CMD...: one run; the one with the least CPU time of each NAME is kept (bcpu, bwall,
+# brss).  The callers alternate the commands, REPS rounds of each in turn, so that the
+# machine's drift over minutes touches every command alike (before session 21 each command's
+# REPS ran in a row: the same build's UST ratio was 3.46x in one run and 2.74x in another)
+declare -A bcpu bwall brss
 run() {
-	local name=$1 best_cpu= k
+	local name=$1
 	shift
-	for ((k = 0; k < REPS; k++)); do
-		rm -rf "$work/out"
-		"$top/bench/rtime.py" -f '%e %U %S %M' -o "$work/time" "$@" > /dev/null 2> "$work/err" ||
-			{ echo "$name failed: $(tail -2 "$work/err")" >&2; exit 1; }
-		read -r w u s m < <(tail -1 "$work/time")
-		local c
-		c=$(echo "$u + $s" | bc -l)
-		if [ -z "$best_cpu" ] || [ "$(echo "$c < $best_cpu" | bc -l)" = 1 ]; then
-			best_cpu=$c wall=$w rss=$m
-		fi
-	done
-	cpu=$best_cpu
+	rm -rf "$work/out"
+	"$top/bench/rtime.py" -f '%e %U %S %M' -o "$work/time" "$@" > /dev/null 2> "$work/err" ||
+		{ echo "$name failed: $(tail -2 "$work/err")" >&2; exit 1; }
+	read -r w u s m < <(tail -1 "$work/time")
+	local c
+	c=$(echo "$u + $s" | bc -l)
+	if [ -z "${bcpu[$name]:-}" ] || [ "$(echo "$c < ${bcpu[$name]}" | bc -l)" = 1 ]; then
+		bcpu[$name]=$c bwall[$name]=$w brss[$name]=$m
+	fi
 }
 
 for t in "${traces[@]}"; do
 	n=$("$TIO" info --count "$t" | awk '/^  events:/ {s += $2} END {print s + 0}')
 	echo "== $t: $n events, $(du -sh "$t" | cut -f1) ($COMPRESSION)"
-	# decode-only on one thread (the figure this bench has compared with), and
-	# as print -o dummy runs by default (in parts on every core: src/cli/parts.c)
-	run decode env TIO_THREADS=1 "$TIO" print -o dummy "$t"
-	dcpu=$cpu dwall=$wall drss=$rss
-	printf '%-28s %7.2f s wall %7.2f s CPU %6.2f M ev/s %7d KiB peak RSS\n' "decode, one thread" "$dwall" "$dcpu" \
-		"$(echo "$n / $dwall / 1000000" | bc -l)" "$drss"
-	run decode "$TIO" print -o dummy "$t"
-	pwall=$wall
-	printf '%-28s %7.2f s wall %7.2f s CPU %6.2f M ev/s %7d KiB peak RSS\n' "decode, default (in parts)" "$wall" "$cpu" \
-		"$(echo "$n / $wall / 1000000" | bc -l)" "$rss"
-	if [ "$COMPRESSION" != none ]; then
+	bcpu=() bwall=() brss=()
+	for ((k = 0; k < REPS; k++)); do
+		# decode-only on one thread (the figure this bench has compared with), and as
+		# print -o dummy runs by default (in parts on every core: src/cli/parts.c)
+		run decode1 env TIO_THREADS=1 "$TIO" print -o dummy "$t"
+		run decode "$TIO" print -o dummy "$t"
 		# the same without compressing: what the codec costs, and what remains without it
-		run convert "$TIO" convert -q --to parquet --compression none -o "$work/out" "$t"
+		[ "$COMPRESSION" = none ] ||
+			run none "$TIO" convert -q --to parquet --compression none -o "$work/out" "$t"
+		run convert "$TIO" convert -q --to parquet --compression "$COMPRESSION" -o "$work/out" "$t" # last: its OUT stays
+	done
+	dcpu=${bcpu[decode1]} dwall=${bwall[decode1]} pwall=${bwall[decode]}
+	printf '%-28s %7.2f s wall %7.2f s CPU %6.2f M ev/s %7d KiB peak RSS\n' "decode, one thread" "$dwall" "$dcpu" \
+		"$(echo "$n / $dwall / 1000000" | bc -l)" "${brss[decode1]}"
+	printf '%-28s %7.2f s wall %7.2f s CPU %6.2f M ev/s %7d KiB peak RSS\n' "decode, default (in parts)" "$pwall" \
+		"${bcpu[decode]}" "$(echo "$n / $pwall / 1000000" | bc -l)" "${brss[decode]}"
+	[ "$COMPRESSION" = none ] ||
 		printf '%-28s %7.2f s wall %7.2f s CPU (%.2fx the one-thread decode'"'"'s CPU)\n' "convert --compression none" \
-			"$wall" "$cpu" "$(echo "$cpu / $dcpu" | bc -l)"
-	fi
-	run convert "$TIO" convert -q --to parquet --compression "$COMPRESSION" -o "$work/out" "$t"
+			"${bwall[none]}" "${bcpu[none]}" "$(echo "${bcpu[none]} / $dcpu" | bc -l)"
+	wall=${bwall[convert]} cpu=${bcpu[convert]} rss=${brss[convert]}
 	printf '%-28s %7.2f s wall %7.2f s CPU %6.2f M ev/s %7d KiB peak RSS\n' "convert --to parquet" "$wall" "$cpu" \
 		"$(echo "$n / $wall / 1000000" | bc -l)" "$rss"
 	in_b=$(du -sb "$t" | cut -f1)
