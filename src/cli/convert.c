@@ -344,13 +344,7 @@ static size_t buffer_size_opt(void)
 	return k;
 }
 
-/*
- * How many parts to convert to Parquet at once: cli_parts, and at most one
- * per 32 MiB of the buffer (--buffer-size, the sink's 64 MiB by default,
- * which the parts share), so that memory does not grow with the CPUs (each
- * part also holds its pages and its mapped packets: some 30 MB); TIO_THREADS
- * says it otherwise.
- */
+/* The Parquet sink's buffer in bytes: --buffer-size, else its 64 MiB. */
 static uint64_t parquet_budget(const char *buffer_size)
 {
 	uint64_t budget = 64u << 20;
@@ -364,6 +358,12 @@ static uint64_t parquet_budget(const char *buffer_size)
 	return budget;
 }
 
+/*
+ * How many parts to convert to Parquet at once: cli_parts, and at most one
+ * per 32 MiB of the buffer (which the parts share), so that memory does not
+ * grow with the CPUs (each part also holds its pages and its mapped
+ * packets: some 30 MB); TIO_THREADS says it otherwise.
+ */
 static unsigned parquet_parts_cap(unsigned np, const char *buffer_size)
 {
 	const char *e = getenv("TIO_THREADS");
@@ -487,11 +487,12 @@ static void *each_run(void *arg)
 /*
  * How many threads convert_each reads with: TIO_THREADS, else one per CPU
  * (64 at most), per input and per 8 MiB of the buffer (--buffer-size,
- * which they share: 8 threads for the default 64 MiB; memory does not
- * grow with the CPUs); 1 with --strict (its first error must stop what
- * comes after it).  Unlike a trace's parts, each thread opens inputs of
- * its own, so even small ones gain (8 inputs of 1 MB: 0.17 -> 0.10 s on
- * 2 CPUs).
+ * which they share: 8 threads at most for the default 64 MiB, so that the
+ * memory a thread needs beyond its share, some 25 MB for one trace's
+ * classes, stays bounded whatever the CPUs); 1 with --strict (its first
+ * error must stop what comes after it).  Unlike a trace's parts, each
+ * thread opens inputs of its own, so even small ones gain (8 inputs of
+ * 1 MB: 0.17 -> 0.10 s on 2 CPUs).
  */
 static unsigned each_threads(size_t n, bool strict, const char *buffer_size)
 {
