@@ -40,21 +40,12 @@ done
 ev=$("$TIO" info --count "$t" | awk '/^  events:/ {s += $2} END {print s + 0}')
 echo "== $N inputs of $t: $ev events each, $(du -shL "$t" | cut -f1) each"
 
-# run NAME CMD...: the run with the least CPU time of REPS (alternated with the others by the
-# caller's loop); keeps the best in best_<NAME>
-declare -A bcpu bwall brss
+# run NAME CMD...: one run, the one with the least CPU time of each NAME kept in bcpu, bwall,
+# brss (bench/lib.sh; the caller's loop alternates the commands)
+source "$top/bench/lib.sh"
 run() {
-	local name=$1
-	shift
 	rm -rf "$work/out" "$work/runs"
-	"$top/bench/rtime.py" -f '%e %U %S %M' -o "$work/time" "$@" > /dev/null 2> "$work/err" ||
-		{ echo "$name failed: $(tail -2 "$work/err")" >&2; exit 1; }
-	read -r w u s m < <(tail -1 "$work/time")
-	local c
-	c=$(echo "$u + $s" | bc -l)
-	if [ -z "${bcpu[$name]:-}" ] || [ "$(echo "$c < ${bcpu[$name]}" | bc -l)" = 1 ]; then
-		bcpu[$name]=$c bwall[$name]=$w brss[$name]=$m
-	fi
+	bench_keep "$@"
 }
 one() { env TIO_THREADS=1 "$TIO" convert -q --to parquet -o "$work/out" "$work"/hosts/*/trace.dat; }
 each() {

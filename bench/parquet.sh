@@ -42,19 +42,10 @@ trap 'rm -rf "$work"' EXIT
 # brss).  The callers alternate the commands, REPS rounds of each in turn, so that the
 # machine's drift over minutes touches every command alike (before session 21 each command's
 # REPS ran in a row: the same build's UST ratio was 3.46x in one run and 2.74x in another)
-declare -A bcpu bwall brss
+source "$top/bench/lib.sh"
 run() {
-	local name=$1
-	shift
 	rm -rf "$work/out"
-	"$top/bench/rtime.py" -f '%e %U %S %M' -o "$work/time" "$@" > /dev/null 2> "$work/err" ||
-		{ echo "$name failed: $(tail -2 "$work/err")" >&2; exit 1; }
-	read -r w u s m < <(tail -1 "$work/time")
-	local c
-	c=$(echo "$u + $s" | bc -l)
-	if [ -z "${bcpu[$name]:-}" ] || [ "$(echo "$c < ${bcpu[$name]}" | bc -l)" = 1 ]; then
-		bcpu[$name]=$c bwall[$name]=$w brss[$name]=$m
-	fi
+	bench_keep "$@"
 }
 
 for t in "${traces[@]}"; do
