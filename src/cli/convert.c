@@ -444,13 +444,15 @@ static void *each_run(void *arg)
 		if (cli_apply_reader_opts(tr, nt, sh->ro))
 			goto fail;
 		for (size_t k = 0; k < nt; k++) {
-			if (tio_sink_add_trace(p->sink, tr[k])) {
-				cli_error(NULL);
+			int e = tio_sink_add_trace(p->sink, tr[k]);
+			if (e) {
+				cli_error(e == TIO_ERR_NOMEM ? sh->inputs[i] : NULL); /* out of memory: which input */
 				goto fail;
 			}
 		}
-		if (tio_mux_new(tr, nt, &mux)) {
-			cli_error(NULL);
+		int e = tio_mux_new(tr, nt, &mux);
+		if (e) {
+			cli_error(e == TIO_ERR_NOMEM ? sh->inputs[i] : NULL);
 			goto fail;
 		}
 		if (p->rs.pub) /* one of several threads: no decoding threads of its own */
@@ -460,8 +462,8 @@ static void *each_run(void *arg)
 			goto fail;
 		p->status |= s;
 		for (size_t k = 0; k < nt; k++) {
-			if (tio_sink_end_trace(p->sink, tr[k])) {
-				cli_error(NULL);
+			if ((e = tio_sink_end_trace(p->sink, tr[k]))) {
+				cli_error(e == TIO_ERR_NOMEM ? sh->inputs[i] : NULL);
 				goto fail;
 			}
 		}

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ir/ir.h"
 #include "traceio/trace.h"
@@ -209,6 +210,9 @@ int tio_trace_open_all(const char *path, const char *format, tio_trace ***out, s
 		r = tio_err_set(TIO_ERR_FORMAT, "%s: no trace found", path);
 	if (!r)
 		r = tio_traces_merge(fd.v, &fd.n);
+	/* out of memory deep in a reader ("out of memory" alone): which input it was */
+	if (r == TIO_ERR_NOMEM && strncmp(tio_error_message(), path, strlen(path)))
+		tio_err_push(r, "%s", path);
 	if (r) {
 		for (size_t i = 0; i < fd.n; i++)
 			tio_trace_free(fd.v[i]);
