@@ -162,13 +162,13 @@ const char *pq_snappy(void)
 }
 
 /* Note where rgs holds a value pq_append may rewrite (the slot's padding zeroed: it goes to the side file). */
-static void add_patch(pq_file *f, size_t at, uint8_t len, bool ordinal, int64_t v)
+static void add_patch(pq_file *f, size_t at, uint8_t len, int kind, int64_t v)
 {
 	struct pq_patch *p = &f->patches[f->npatches++];
 	memset(p, 0, sizeof(*p));
 	p->at = at;
 	p->len = len;
-	p->ordinal = ordinal;
+	p->kind = (uint8_t)kind;
 	p->v = v;
 }
 
@@ -176,7 +176,7 @@ static void add_patch(pq_file *f, size_t at, uint8_t len, bool ordinal, int64_t 
  * An i64/i16 field whose value pq_append may rewrite (a file offset, a row
  * group ordinal): where its varint is goes in f's patches.
  */
-static void tw_patch(tw *w, pq_file *f, int16_t id, int type, int64_t v, bool ordinal)
+static void tw_patch(tw *w, pq_file *f, int16_t id, int type, int64_t v, int kind)
 {
 	tw_field(w, id, type);
 	size_t at = w->b->len;
@@ -185,7 +185,7 @@ static void tw_patch(tw *w, pq_file *f, int16_t id, int type, int64_t v, bool or
 		f->oom = true;
 		return;
 	}
-	add_patch(f, at, (uint8_t)(w->b->len - at), ordinal, v);
+	add_patch(f, at, (uint8_t)(w->b->len - at), kind, v);
 }
 
 /* ---------------------------------------------------------------- schema nodes */
@@ -271,6 +271,8 @@ typedef struct pq_job {
 	uint32_t nlead, nlevels, nnull;
 	tio_buf body; /* uncompressed page body */
 	tio_buf tail; /* the PageHeader after compressed_page_size (its own stop byte included) */
+	tio_buf ix;   /* the page's bounds for the page index (encode_page) */
+	uint64_t row0; /* the page's first row in the row group */
 	pq_fn fn;     /* JOB_FN: fn(arg, data) */
 	void *arg;
 	tio_buf data;
@@ -295,11 +297,12 @@ struct pq_worker {
 	tio_buf cbuf, hdr;
 };
 
-static int finish_page(pq_col *c, const tio_buf *body, const tio_buf *tail, int type, void *zctx,
-		       tio_buf *cbuf, tio_buf *hdr, char *msg, size_t msz);
+static int finish_page(pq_col *c, const tio_buf *body, const tio_buf *tail, const tio_buf *ix,
+		       uint64_t row0, int type, void *zctx, tio_buf *cbuf, tio_buf *hdr, char *msg,
+		       size_t msz);
 static bool encode_page(pq_col *c, bool dict, const pq_buf *vals, const pq_buf *idx,
 			const pq_buf *defs, const pq_buf *reps, uint32_t nlead, uint32_t nlevels,
-			uint32_t nnull, uint32_t stamp, tio_buf *out, tio_buf *tail);
+			uint32_t nnull, uint32_t stamp, tio_buf *out, tio_buf *tail, tio_buf *ix);
 
 /* The worker thread: compress the filled slots in order until told to stop. */
 static void *worker_main(void *arg)
@@ -326,13 +329,13 @@ static void *worker_main(void *arg)
 		}
 		if (j->type == JOB_RAW &&
 		    !encode_page(j->c, false, &j->vals, NULL, &j->defs, &j->reps, j->nlead,
-				 j->nlevels, j->nnull, 0, &j->body, &j->tail)) {
+				 j->nlevels, j->nnull, 0, &j->body, &j->tail, &j->ix)) {
 			r = TIO_ERR_NOMEM;
 			snprintf(msg, sizeof(msg), "out of memory encoding a page");
 		}
 		if (!r && j->type != JOB_NONE)
-			r = finish_page(j->c, &j->body, &j->tail, 0, w->zctx, &w->cbuf, &w->hdr,
-					msg, sizeof(msg));
+			r = finish_page(j->c, &j->body, &j->tail, &j->ix, j->row0, 0, w->zctx,
+					&w->cbuf, &w->hdr, msg, sizeof(msg));
 		pthread_mutex_lock(&w->mu);
 		if (r && !j->c->file->err) {
 			j->c->file->err = r;
@@ -445,6 +448,7 @@ static void worker_stop(struct pq_worker *w)
 	for (int k = 0; k < PQ_SLOTS; k++) {
 		tio_buf_free(&w->q[k].body);
 		tio_buf_free(&w->q[k].tail);
+		tio_buf_free(&w->q[k].ix);
 		tio_buf_free(&w->q[k].data);
 		free(w->q[k].vals.p);
 		free(w->q[k].defs.p);
@@ -615,6 +619,8 @@ static void col_reset(pq_col *c, int rel)
 	c->nlead = c->nlevels = c->nnull = 0;
 	c->chunk.len = 0;
 	c->dbytes.len = 0;
+	c->pix.len = 0;
+	c->row0 = 0;
 	if (release) {
 		tio_buf_free(&c->chunk);
 		tio_buf_free(&c->dbytes);
@@ -650,6 +656,7 @@ void pq_shared_free(pq_shared *sh)
 	tio_buf_free(&sh->cbuf);
 	tio_buf_free(&sh->hdr);
 	tio_buf_free(&sh->tail);
+	tio_buf_free(&sh->ix);
 	if (sh->zctx)
 		ZSTD_freeCCtx(sh->zctx);
 	memset(sh, 0, sizeof(*sh));
@@ -667,6 +674,7 @@ void pq_free(pq_file *f)
 		free(c->defs.p);
 		free(c->reps.p);
 		tio_buf_free(&c->chunk);
+		tio_buf_free(&c->pix);
 		tio_buf_free(&c->cmn);
 		tio_buf_free(&c->cmx);
 		tio_buf_free(&c->dbytes);
@@ -686,6 +694,10 @@ void pq_free(pq_file *f)
 	if (f->spill)
 		unlink(f->spill);
 	free(f->spill);
+	if (f->pix_spill)
+		unlink(f->pix_spill);
+	free(f->pix_spill);
+	tio_buf_free(&f->pix);
 	free(f->path);
 	memset(f, 0, sizeof(*f));
 }
@@ -1273,6 +1285,61 @@ static bool chunk_stats(pq_col *c, const pq_stats *s)
 	return true;
 }
 
+/*
+ * The bounds of s as the statistics write them (a and b: room for a
+ * number's bytes); false when there are none (no values, only NaN, strings
+ * of more than 256 bytes).
+ */
+static bool stat_bounds(const pq_col *c, const pq_stats *s, char a[8], char b[8], const char **mn,
+			uint32_t *mnl, const char **mx, uint32_t *mxl)
+{
+	*mn = *mx = NULL;
+	*mnl = *mxl = 0;
+	if (!s->has)
+		return false;
+	switch (c->phys) {
+	case PQ_BOOLEAN:
+		a[0] = (char)s->mn.u;
+		b[0] = (char)s->mx.u;
+		*mn = a, *mx = b, *mnl = *mxl = 1;
+		break;
+	case PQ_INT32: {
+		int32_t x = (int32_t)s->mn.i, y = (int32_t)s->mx.i;
+		memcpy(a, &x, 4);
+		memcpy(b, &y, 4);
+		*mn = a, *mx = b, *mnl = *mxl = 4;
+		break;
+	}
+	case PQ_INT64:
+		memcpy(a, &s->mn.i, 8);
+		memcpy(b, &s->mx.i, 8);
+		*mn = a, *mx = b, *mnl = *mxl = 8;
+		break;
+	case PQ_FLOAT: {
+		float x = (float)s->mn.d, y = (float)s->mx.d;
+		memcpy(a, &x, 4);
+		memcpy(b, &y, 4);
+		*mn = a, *mx = b, *mnl = *mxl = 4;
+		break;
+	}
+	case PQ_DOUBLE:
+		memcpy(a, &s->mn.d, 8);
+		memcpy(b, &s->mx.d, 8);
+		*mn = a, *mx = b, *mnl = *mxl = 8;
+		break;
+	case PQ_BYTE_ARRAY:
+		*mn = s->bmn, *mx = s->bmx, *mnl = s->bmnl, *mxl = s->bmxl;
+		/* long strings: no bounds (readers need none to read; pruning on them is rare) */
+		if (*mnl > 256 || *mxl > 256)
+			*mn = *mx = NULL;
+		break;
+	case PQ_FLBA:
+		*mn = s->bmn, *mx = s->bmx, *mnl = s->bmnl, *mxl = s->bmxl;
+		break;
+	}
+	return *mn && *mx;
+}
+
 /* Statistics struct (field `id` of the enclosing struct). */
 static void write_stats(tw *w, int16_t id, const pq_col *c, const pq_stats *s)
 {
@@ -1281,50 +1348,7 @@ static void write_stats(tw *w, int16_t id, const pq_col *c, const pq_stats *s)
 	char a[8], b[8];
 	const char *mn = NULL, *mx = NULL;
 	uint32_t mnl = 0, mxl = 0;
-	if (s->has) {
-		switch (c->phys) {
-		case PQ_BOOLEAN:
-			a[0] = (char)s->mn.u;
-			b[0] = (char)s->mx.u;
-			mn = a, mx = b, mnl = mxl = 1;
-			break;
-		case PQ_INT32: {
-			int32_t x = (int32_t)s->mn.i, y = (int32_t)s->mx.i;
-			memcpy(a, &x, 4);
-			memcpy(b, &y, 4);
-			mn = a, mx = b, mnl = mxl = 4;
-			break;
-		}
-		case PQ_INT64:
-			memcpy(a, &s->mn.i, 8);
-			memcpy(b, &s->mx.i, 8);
-			mn = a, mx = b, mnl = mxl = 8;
-			break;
-		case PQ_FLOAT: {
-			float x = (float)s->mn.d, y = (float)s->mx.d;
-			memcpy(a, &x, 4);
-			memcpy(b, &y, 4);
-			mn = a, mx = b, mnl = mxl = 4;
-			break;
-		}
-		case PQ_DOUBLE:
-			memcpy(a, &s->mn.d, 8);
-			memcpy(b, &s->mx.d, 8);
-			mn = a, mx = b, mnl = mxl = 8;
-			break;
-		case PQ_BYTE_ARRAY:
-			mn = s->bmn, mx = s->bmx, mnl = s->bmnl, mxl = s->bmxl;
-			/* long strings: no bounds (readers need none to read; pruning on them is
-			 * rare) */
-			if (mnl > 256 || mxl > 256)
-				mn = mx = NULL;
-			break;
-		case PQ_FLBA:
-			mn = s->bmn, mx = s->bmx, mnl = s->bmnl, mxl = s->bmxl;
-			break;
-		}
-	}
-	if (mn && mx) {
+	if (stat_bounds(c, s, a, b, &mn, &mnl, &mx, &mxl)) {
 		tw_bin(w, 5, mx, mxl);
 		tw_bin(w, 6, mn, mnl);
 		tw_bool(w, 7, true);
@@ -1335,6 +1359,244 @@ static void write_stats(tw *w, int16_t id, const pq_col *c, const pq_stats *s)
 	tw_end(w);
 }
 
+/* ---------------------------------------------------------------- the page index */
+
+/*
+ * A data page's part of its chunk's page index.  encode_page writes the
+ * page's bounds (struct ix_page, then min and max) into a buffer that goes
+ * with the page; finish_page adds where the page is in the chunk (struct
+ * ix_ent, then the bounds) to the column's pix; write_chunk moves the
+ * column's entries into the file's records (struct ix_rec, then the
+ * entries), from which pq_close writes a ColumnIndex and an OffsetIndex
+ * per chunk between the last row group and the footer.
+ */
+enum { IX_NULL, IX_BOUNDS, IX_NONE }; /* only nulls; bounds; values without bounds */
+
+struct ix_page {
+	uint64_t nnull;
+	uint32_t mnl, mxl;
+	uint8_t kind; /* IX_* */
+	uint8_t pad[7];
+};
+
+struct ix_ent {
+	uint64_t off;  /* of the page header, from the chunk's first data page */
+	uint64_t row0; /* the page's first row in the row group */
+	uint32_t size; /* header and (compressed) body */
+	uint32_t pad;
+	struct ix_page pg;
+};
+
+/* BoundaryOrder */
+enum { IX_UNORDERED, IX_ASCENDING, IX_DESCENDING };
+
+struct ix_rec {
+	uint64_t data_off; /* the chunk's first data page in the file (pq_append moves it) */
+	uint64_t nbytes;   /* of its entries */
+	uint32_t npages;
+	uint8_t ci;	  /* a ColumnIndex is written (every page has bounds or only nulls) */
+	uint8_t boundary; /* IX_UNORDERED... */
+	uint8_t pad[2];
+};
+
+/* The page's bounds (st) into ix; `values`: the page holds values that are not null. */
+static void page_ix(const pq_col *c, const pq_stats *st, bool values, tio_buf *ix)
+{
+	char a[8], b[8];
+	const char *mn = NULL, *mx = NULL;
+	uint32_t mnl = 0, mxl = 0;
+	bool has = values && stat_bounds(c, st, a, b, &mn, &mnl, &mx, &mxl);
+	struct ix_page h = {.nnull = st->nnull, .kind = !values ? IX_NULL : has ? IX_BOUNDS : IX_NONE};
+	if (has) {
+		h.mnl = mnl;
+		h.mxl = mxl;
+	}
+	ix->len = 0;
+	tio_buf_add(ix, &h, sizeof(h));
+	if (has) {
+		tio_buf_add(ix, mn, mnl);
+		tio_buf_add(ix, mx, mxl);
+	}
+}
+
+/* A bound of an INT32/INT64 column as a number (compared as signed; unsigned ones flipped). */
+static int64_t ix_int(const pq_col *c, const char *p)
+{
+	int64_t v;
+	if (c->phys == PQ_INT32) {
+		int32_t x;
+		memcpy(&x, p, 4);
+		v = c->unsigned_order ? (int64_t)(uint32_t)x : x;
+	} else {
+		memcpy(&v, p, 8);
+		if (c->unsigned_order)
+			v = (int64_t)((uint64_t)v ^ (1ull << 63));
+	}
+	return v;
+}
+
+/*
+ * Column c's page entries as the file's next record (write_chunk, its
+ * data pages at data_off): whether a ColumnIndex can be written, and the
+ * order of the pages' bounds (integers only; others UNORDERED).
+ */
+static void ix_record(pq_file *f, pq_col *c, uint64_t data_off)
+{
+	struct ix_rec h = {.data_off = data_off, .nbytes = c->pix.len, .ci = 1};
+	bool ints = c->phys == PQ_INT32 || c->phys == PQ_INT64, up = ints, down = ints;
+	int64_t pmn = 0, pmx = 0;
+	for (size_t at = 0; at + sizeof(struct ix_ent) <= c->pix.len; h.npages++) {
+		struct ix_ent e;
+		memcpy(&e, c->pix.p + at, sizeof(e));
+		const char *b = c->pix.p + at + sizeof(e);
+		if (e.pg.kind == IX_NONE)
+			h.ci = 0;
+		if (e.pg.kind != IX_BOUNDS) {
+			up = down = false;
+		} else if (ints) {
+			int64_t mn = ix_int(c, b), mx = ix_int(c, b + e.pg.mnl);
+			if (h.npages && (mn < pmn || mx < pmx))
+				up = false;
+			if (h.npages && (mn > pmn || mx > pmx))
+				down = false;
+			pmn = mn;
+			pmx = mx;
+		}
+		at += sizeof(e) + e.pg.mnl + e.pg.mxl;
+	}
+	h.boundary = up ? IX_ASCENDING : down ? IX_DESCENDING : IX_UNORDERED;
+	tio_buf_add(&f->pix, &h, sizeof(h));
+	tio_buf_add(&f->pix, c->pix.p, c->pix.len);
+	if (!f->pix.p)
+		f->oom = true;
+	c->pix.len = 0;
+}
+
+static int write_all(int fd, const void *p, size_t n);
+
+/* Move the page index records to the side file once they hold PQ_RGS_SPILL bytes. */
+static int ix_spill(pq_file *f)
+{
+	if (f->oom)
+		return tio_err_set(TIO_ERR_NOMEM, "%s: out of memory", f->path);
+	if (f->pix.len < PQ_RGS_SPILL)
+		return 0;
+	if (!f->pix_spill && !(f->pix_spill = tio_asprintf("%s.pageindex", f->path)))
+		return TIO_ERR_NOMEM;
+	int fd = open(f->pix_spill, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (f->pix_spilled ? 0 : O_TRUNC),
+		      0600);
+	if (fd < 0)
+		return tio_err_set(TIO_ERR_IO, "%s: cannot open: %s", f->pix_spill, strerror(errno));
+	bool ok = !write_all(fd, f->pix.p, f->pix.len);
+	if (close(fd) || !ok)
+		return tio_err_set(TIO_ERR_IO, "%s: write error: %s", f->pix_spill, strerror(errno));
+	f->pix_spilled += f->pix.len;
+	f->pix.len = 0;
+	return 0;
+}
+
+/* Reading a file's page index records in order: the side file's, then those in memory. */
+typedef struct ix_iter {
+	const pq_file *f;
+	int fd;
+	uint64_t pos; /* in the side file, then past its end into f->pix */
+	tio_buf rec;  /* the record read (side file) */
+} ix_iter;
+
+static void ix_open(ix_iter *it, const pq_file *f)
+{
+	memset(it, 0, sizeof(*it));
+	it->f = f;
+	it->fd = -1;
+}
+
+static void ix_close(ix_iter *it)
+{
+	if (it->fd >= 0)
+		close(it->fd);
+	tio_buf_free(&it->rec);
+}
+
+/* The next record (h, its entries e); 1: one, 0: no more, < 0: an error (set). */
+static int ix_next(ix_iter *it, struct ix_rec *h, const char **e)
+{
+	const pq_file *f = it->f;
+	if (it->pos < f->pix_spilled) {
+		if (it->fd < 0 && (it->fd = open(f->pix_spill, O_RDONLY | O_CLOEXEC)) < 0)
+			return tio_err_set(TIO_ERR_IO, "%s: cannot open: %s", f->pix_spill, strerror(errno));
+		uint64_t left = f->pix_spilled - it->pos;
+		if (left < sizeof(*h) || pread(it->fd, h, sizeof(*h), (off_t)it->pos) != (ssize_t)sizeof(*h) ||
+		    h->nbytes > left - sizeof(*h))
+			return tio_err_set(TIO_ERR_IO, "%s: shorter than written (at byte %" PRIu64 ")",
+					   f->pix_spill, it->pos);
+		it->rec.len = 0;
+		if (tio_buf_reserve(&it->rec, (size_t)h->nbytes + 1))
+			return tio_err_oom();
+		if (pread(it->fd, it->rec.p, (size_t)h->nbytes, (off_t)(it->pos + sizeof(*h))) !=
+		    (ssize_t)h->nbytes)
+			return tio_err_set(TIO_ERR_IO, "%s: read error at byte %" PRIu64, f->pix_spill, it->pos);
+		*e = it->rec.p;
+		it->pos += sizeof(*h) + h->nbytes;
+		return 1;
+	}
+	uint64_t at = it->pos - f->pix_spilled;
+	if (at + sizeof(*h) > f->pix.len)
+		return 0;
+	memcpy(h, f->pix.p + at, sizeof(*h));
+	if (h->nbytes > f->pix.len - at - sizeof(*h))
+		return tio_err_set(TIO_ERR_IO, "%s: page index records out of order", f->path);
+	*e = f->pix.p + at + sizeof(*h);
+	it->pos += sizeof(*h) + h->nbytes;
+	return 1;
+}
+
+/* A record's ColumnIndex into b. */
+static void ix_column_index(tio_buf *b, const struct ix_rec *h, const char *e)
+{
+	tw w = {.b = b};
+	const char *p;
+	size_t at;
+	struct ix_ent x;
+	tw_list(&w, 1, T_TRUE, h->npages); /* null_pages */
+	for (at = 0, p = e; at < h->nbytes; at += sizeof(x) + x.pg.mnl + x.pg.mxl) {
+		memcpy(&x, e + at, sizeof(x));
+		tio_buf_addc(b, x.pg.kind == IX_NULL ? 1 : 2);
+	}
+	for (int k = 0; k < 2; k++) { /* min_values, max_values (empty for a page of nulls) */
+		tw_list(&w, (int16_t)(2 + k), T_BINARY, h->npages);
+		for (at = 0; at < h->nbytes; at += sizeof(x) + x.pg.mnl + x.pg.mxl) {
+			memcpy(&x, e + at, sizeof(x));
+			p = e + at + sizeof(x);
+			varint(b, k ? x.pg.mxl : x.pg.mnl);
+			tio_buf_add(b, k ? p + x.pg.mnl : p, k ? x.pg.mxl : x.pg.mnl);
+		}
+	}
+	tw_i32(&w, 4, h->boundary);
+	tw_list(&w, 5, T_I64, h->npages); /* null_counts */
+	for (at = 0; at < h->nbytes; at += sizeof(x) + x.pg.mnl + x.pg.mxl) {
+		memcpy(&x, e + at, sizeof(x));
+		varint(b, zigzag((int64_t)x.pg.nnull));
+	}
+	tio_buf_addc(b, 0);
+}
+
+/* A record's OffsetIndex into b. */
+static void ix_offset_index(tio_buf *b, const struct ix_rec *h, const char *e)
+{
+	tw w = {.b = b};
+	struct ix_ent x;
+	tw_list(&w, 1, T_STRUCT, h->npages); /* page_locations */
+	for (size_t at = 0; at < h->nbytes; at += sizeof(x) + x.pg.mnl + x.pg.mxl) {
+		memcpy(&x, e + at, sizeof(x));
+		tw_begin(&w, 0);
+		tw_i64(&w, 1, (int64_t)(h->data_off + x.off));
+		tw_i32(&w, 2, (int32_t)x.size);
+		tw_i64(&w, 3, (int64_t)x.row0);
+		tw_end(&w);
+	}
+	tio_buf_addc(b, 0);
+}
+
 /* ---------------------------------------------------------------- pages and chunks */
 
 /*
@@ -1342,8 +1604,9 @@ static void write_stats(tw *w, int16_t id, const pq_col *c, const pq_stats *s)
  * `tail`; body) to the column chunk.  Runs in the worker thread or inline:
  * errors go to `msg`, never to the thread's error chain.
  */
-static int finish_page(pq_col *c, const tio_buf *body, const tio_buf *tail, int type, void *zctx,
-		       tio_buf *cbuf, tio_buf *hdr, char *msg, size_t msz)
+static int finish_page(pq_col *c, const tio_buf *body, const tio_buf *tail, const tio_buf *ix,
+		       uint64_t row0, int type, void *zctx, tio_buf *cbuf, tio_buf *hdr, char *msg,
+		       size_t msz)
 {
 	const pq_file *f = c->file;
 	const char *p = body->p ? body->p : "";
@@ -1394,7 +1657,18 @@ static int finish_page(pq_col *c, const tio_buf *body, const tio_buf *tail, int 
 	tw_i32(&w, 3, (int32_t)n);
 	tio_buf_add(hdr, tail->p, tail->len);
 	size_t before = c->chunk.cap;
-	if (!hdr->p || tio_buf_add(&c->chunk, hdr->p, hdr->len) || tio_buf_add(&c->chunk, p, n)) {
+	/* a data page's entry of the page index: where it is, its first row, its bounds (encode_page) */
+	struct ix_ent e = {.off = c->chunk.len, .row0 = row0, .size = (uint32_t)(hdr->len + n)};
+	bool indexed = type == 0 && ix;
+	if (indexed && (!ix->p || ix->len < sizeof(e.pg))) {
+		snprintf(msg, msz, "out of memory buffering a page index");
+		return TIO_ERR_NOMEM;
+	}
+	if (indexed)
+		memcpy(&e.pg, ix->p, sizeof(e.pg));
+	if (!hdr->p || tio_buf_add(&c->chunk, hdr->p, hdr->len) || tio_buf_add(&c->chunk, p, n) ||
+	    (indexed && (tio_buf_add(&c->pix, &e, sizeof(e)) ||
+			 tio_buf_add(&c->pix, ix->p + sizeof(e.pg), ix->len - sizeof(e.pg))))) {
 		snprintf(msg, msz, "out of memory buffering a column chunk");
 		return TIO_ERR_NOMEM;
 	}
@@ -1625,7 +1899,7 @@ static bool delta_packed(tio_buf *out, const pq_buf *vals, bool i32, bool uns, p
  */
 static bool encode_page(pq_col *c, bool dict, const pq_buf *vals, const pq_buf *idx,
 			const pq_buf *defs, const pq_buf *reps, uint32_t nlead, uint32_t nlevels,
-			uint32_t nnull, uint32_t stamp, tio_buf *out, tio_buf *tail)
+			uint32_t nnull, uint32_t stamp, tio_buf *out, tio_buf *tail, tio_buf *ix)
 {
 	pq_stats st;
 	bool ints = !dict && (c->phys == PQ_INT32 || c->phys == PQ_INT64) && vals->len;
@@ -1676,7 +1950,8 @@ static bool encode_page(pq_col *c, bool dict, const pq_buf *vals, const pq_buf *
 	write_stats(&w, 5, c, &st);
 	tw_end(&w);
 	tio_buf_addc(tail, 0);
-	return chunk_stats(c, &st) && out->p && tail->p;
+	page_ix(c, &st, vals->len || (dict && idx->len), ix);
+	return chunk_stats(c, &st) && out->p && tail->p && ix->p;
 }
 
 /* Swap two page buffers (a column's and a worker slot's). */
@@ -1700,6 +1975,7 @@ static void page_cut(pq_file *f, pq_col *c)
 	if (!c->nlevels)
 		return;
 	f->pages++;
+	uint64_t row0 = c->row0;
 	bool dict = c->dict && c->idx.len; /* without values: a PLAIN page, no dictionary needed */
 	c->c_levels += c->nlevels;
 	c->c_pages++;
@@ -1725,16 +2001,17 @@ static void page_cut(pq_file *f, pq_col *c)
 		j->nnull = c->nnull;
 		j->type = f->oom ? JOB_NONE : JOB_RAW;
 	} else {
-		tio_buf *out = j ? &j->body : &sh->out, *tail = j ? &j->tail : &sh->tail;
+		tio_buf *out = j ? &j->body : &sh->out, *tail = j ? &j->tail : &sh->tail,
+			*ix = j ? &j->ix : &sh->ix;
 		if (!encode_page(c, dict, &c->vals, &c->idx, &c->defs, &c->reps, c->nlead,
-				 c->nlevels, c->nnull, f->pages, out, tail))
+				 c->nlevels, c->nnull, f->pages, out, tail, ix))
 			f->oom = true;
 		if (j) {
 			j->type = f->oom ? JOB_NONE : JOB_ENCODED;
 		} else if (!f->oom) {
 			char msg[256];
-			int r = finish_page(c, out, tail, 0, sh->zctx, &sh->cbuf, &sh->hdr, msg,
-					    sizeof(msg));
+			int r = finish_page(c, out, tail, ix, row0, 0, sh->zctx, &sh->cbuf,
+					    &sh->hdr, msg, sizeof(msg));
 			if (sh->w) /* the worker may be setting it too */
 				pthread_mutex_lock(&sh->w->mu);
 			if (r && !f->err) {
@@ -1751,8 +2028,10 @@ static void page_cut(pq_file *f, pq_col *c)
 	buf_limit(&c->defs, f->page_size);
 	buf_limit(&c->reps, f->page_size);
 	c->nlead = c->nlevels = c->nnull = 0;
+	c->row0 = f->rows; /* pages are cut at the end of a row: the next starts at the next row */
 	if (j) {
 		j->c = c;
+		j->row0 = row0;
 		__atomic_add_fetch(&c->inflight, 1, __ATOMIC_RELAXED);
 		worker_submit(sh->w);
 	}
@@ -1788,7 +2067,7 @@ static int write_chunk(pq_file *f, FILE *o, pq_col *c, tw *rg)
 		uint64_t u0 = c->c_usize, c0 = c->c_csize;
 		c->chunk = (tio_buf){0};
 		char msg[256];
-		int r = sh->tail.p ? finish_page(c, &body, &sh->tail, 2, sh->zctx, &sh->cbuf,
+		int r = sh->tail.p ? finish_page(c, &body, &sh->tail, NULL, 0, 2, sh->zctx, &sh->cbuf,
 						 &sh->hdr, msg, sizeof(msg))
 				   : TIO_ERR_NOMEM;
 		bool ok = !r && fwrite(c->chunk.p, 1, c->chunk.len, o) == c->chunk.len;
@@ -1834,11 +2113,18 @@ static int write_chunk(pq_file *f, FILE *o, pq_col *c, tw *rg)
 	tw_i64(rg, 5, (int64_t)c->c_levels);
 	tw_i64(rg, 6, (int64_t)usize);
 	tw_i64(rg, 7, (int64_t)csize);
-	tw_patch(rg, f, 9, T_I64, (int64_t)data_off, false);
+	tw_patch(rg, f, 9, T_I64, (int64_t)data_off, PQ_PATCH_OFFSET);
 	if (dict)
-		tw_patch(rg, f, 11, T_I64, (int64_t)dict_off, false);
+		tw_patch(rg, f, 11, T_I64, (int64_t)dict_off, PQ_PATCH_OFFSET);
 	write_stats(rg, 12, c, &c->cst);
 	tw_end(rg);
+	/* ColumnChunk's page index fields (4-7) go here when pq_close knows where its indexes are */
+	if (tio_grow(&f->patches, &f->pcap, f->npatches + 1, sizeof(*f->patches)))
+		f->oom = true;
+	else
+		add_patch(f, rg->b->len, 0, PQ_PATCH_INDEX, (int64_t)f->nchunks);
+	ix_record(f, c, data_off);
+	f->nchunks++;
 	tw_end(rg);
 	f->rg_usize += usize;
 	return 0;
@@ -2040,10 +2326,10 @@ int pq_flush(pq_file *f, int release)
 	}
 	tw_i64(&rg, 2, (int64_t)f->rg_usize);
 	tw_i64(&rg, 3, (int64_t)f->rows);
-	tw_patch(&rg, f, 5, T_I64, (int64_t)start, false);
+	tw_patch(&rg, f, 5, T_I64, (int64_t)start, PQ_PATCH_OFFSET);
 	tw_i64(&rg, 6, (int64_t)(f->off - start));
 	if (f->nrg <= INT16_MAX) /* optional: an i16 */
-		tw_patch(&rg, f, 7, T_I16, (int64_t)f->nrg, true);
+		tw_patch(&rg, f, 7, T_I16, (int64_t)f->nrg, PQ_PATCH_ORDINAL);
 	tw_end(&rg);
 	if (!f->rgs.p || f->oom)
 		return tio_err_set(TIO_ERR_NOMEM, "%s: out of memory", f->path);
@@ -2056,7 +2342,8 @@ int pq_flush(pq_file *f, int release)
 		cap += f->cols[k].chunk.cap;
 	}
 	atomic_store(&f->chunk_cap, cap);
-	return spill_rgs(f);
+	r = spill_rgs(f);
+	return r ? r : ix_spill(f);
 }
 
 /* Copy `len` bytes at `off` of file `src` to offset `at` of file `dst` (in the kernel when it can). */
@@ -2121,11 +2408,15 @@ done:
 	return r;
 }
 
-/* Where pq_append puts from's row groups: their offsets moved by `shift`, ordinals by `base`. */
+/*
+ * Where pq_append puts from's row groups: their offsets moved by `shift`,
+ * ordinals by `base`, column chunk numbers (page index records) by `cbase`.
+ */
 struct app {
 	pq_file *f;
 	int64_t shift;
 	uint32_t base;
+	uint64_t cbase;
 };
 
 /* A record of from's RowGroups, its offsets and ordinals rewritten, into f's (pq_append). */
@@ -2140,8 +2431,17 @@ static int append_rec(void *arg, const char *b, size_t n, const struct pq_patch 
 			return tio_err_set(TIO_ERR_IO, "%s: row group metadata out of order", f->path);
 		tio_buf_add(&f->rgs, b + pos, p->at - pos);
 		pos = p->at + p->len;
-		int64_t v = p->v + (p->ordinal ? (int64_t)a->base : a->shift);
-		if (p->ordinal && v > INT16_MAX) {
+		if (p->kind == PQ_PATCH_INDEX) { /* nothing there yet: a place */
+			if (tio_grow(&f->patches, &f->pcap, f->npatches + 1, sizeof(*f->patches))) {
+				f->oom = true;
+				break;
+			}
+			add_patch(f, f->rgs.len, 0, PQ_PATCH_INDEX, p->v + (int64_t)a->cbase);
+			continue;
+		}
+		bool ordinal = p->kind == PQ_PATCH_ORDINAL;
+		int64_t v = p->v + (ordinal ? (int64_t)a->base : a->shift);
+		if (ordinal && v > INT16_MAX) {
 			/* past an i16: no ordinal (the field's one-byte header goes too; the stop byte follows) */
 			if (f->rgs.len)
 				f->rgs.len--;
@@ -2153,7 +2453,7 @@ static int append_rec(void *arg, const char *b, size_t n, const struct pq_patch 
 			f->oom = true;
 			break;
 		}
-		add_patch(f, at, (uint8_t)(f->rgs.len - at), p->ordinal, v);
+		add_patch(f, at, (uint8_t)(f->rgs.len - at), p->kind, v);
 	}
 	tio_buf_add(&f->rgs, b + pos, n - pos);
 	if (!f->rgs.p)
@@ -2175,11 +2475,31 @@ int pq_append(pq_file *f, pq_file *from)
 		return tio_err_set(TIO_ERR_IO, "%s: write error: %s", from->path, strerror(errno));
 	if ((r = copy_bytes(from->path, 4, from->off - 4, f->path, f->off)))
 		return r;
-	struct app a = {f, (int64_t)f->off - 4, f->nrg};
+	struct app a = {f, (int64_t)f->off - 4, f->nrg, f->nchunks};
 	if ((r = rgs_each(from, append_rec, &a)))
+		return r;
+	/* from's page index records, their pages moved with the chunks */
+	ix_iter it;
+	ix_open(&it, from);
+	struct ix_rec h;
+	const char *e = NULL;
+	while ((r = ix_next(&it, &h, &e)) > 0) {
+		h.data_off += (uint64_t)a.shift;
+		tio_buf_add(&f->pix, &h, sizeof(h));
+		tio_buf_add(&f->pix, e, (size_t)h.nbytes);
+		if (!f->pix.p)
+			f->oom = true;
+		if ((r = ix_spill(f)))
+			break;
+	}
+	ix_close(&it);
+	if (r)
 		return r;
 	if (from->spill)
 		unlink(from->spill);
+	if (from->pix_spill)
+		unlink(from->pix_spill);
+	f->nchunks += from->nchunks;
 	f->nrg += from->nrg;
 	f->total_rows += from->total_rows;
 	f->off += from->off - 4;
@@ -2252,21 +2572,105 @@ static uint32_t count_nodes(const pq_node *n)
 	return c;
 }
 
-/* The footer's output: bytes so far, write errors. */
+/*
+ * The footer's output: bytes so far, write errors; for the ColumnChunks'
+ * page index fields, the records read again in the order the indexes were
+ * written, and where the next chunk's ColumnIndex and OffsetIndex are.
+ */
 struct foot {
 	FILE *o;
 	uint64_t len;
 	bool ok;
+	ix_iter it;
+	uint64_t ci_at, oi_at;
+	tio_buf scratch, fields;
 };
+
+static void put_bytes_out(struct foot *o, const char *b, size_t n)
+{
+	o->ok = o->ok && fwrite(b, 1, n, o->o) == n;
+	o->len += n;
+}
 
 static int put_rec(void *arg, const char *b, size_t n, const struct pq_patch *pp, size_t np)
 {
-	(void)pp;
-	(void)np;
 	struct foot *o = arg;
-	o->ok = o->ok && fwrite(b, 1, n, o->o) == n;
-	o->len += n;
+	size_t pos = 0;
+	for (size_t k = 0; k < np; k++) {
+		if (pp[k].kind != PQ_PATCH_INDEX)
+			continue;
+		if (pp[k].at < pos || pp[k].at > n)
+			return tio_err_set(TIO_ERR_IO, "%s: row group metadata out of order", o->it.f->path);
+		put_bytes_out(o, b + pos, pp[k].at - pos);
+		pos = pp[k].at;
+		struct ix_rec h;
+		const char *e = NULL;
+		int r = ix_next(&o->it, &h, &e);
+		if (r <= 0)
+			return r ? r : tio_err_set(TIO_ERR_IO, "%s: a column chunk without its page index record",
+						   o->it.f->path);
+		/* ColumnChunk fields 4-7 after meta_data (3): the lengths as pq_close wrote them */
+		o->fields.len = 0;
+		tw w = {.b = &o->fields};
+		w.last[0] = 3;
+		o->scratch.len = 0;
+		ix_offset_index(&o->scratch, &h, e);
+		tw_i64(&w, 4, (int64_t)o->oi_at);
+		tw_i32(&w, 5, (int32_t)o->scratch.len);
+		o->oi_at += o->scratch.len;
+		if (h.ci) {
+			o->scratch.len = 0;
+			ix_column_index(&o->scratch, &h, e);
+			tw_i64(&w, 6, (int64_t)o->ci_at);
+			tw_i32(&w, 7, (int32_t)o->scratch.len);
+			o->ci_at += o->scratch.len;
+		}
+		if (!o->fields.p || !o->scratch.p)
+			return tio_err_oom();
+		put_bytes_out(o, o->fields.p, o->fields.len);
+	}
+	put_bytes_out(o, b + pos, n - pos);
 	return 0;
+}
+
+/*
+ * The page index between the last row group and the footer: every chunk's
+ * ColumnIndex (when it has one), then every OffsetIndex, as other writers
+ * place them; *oi_start: where the OffsetIndexes start.
+ */
+static int write_page_index(pq_file *f, FILE *o, uint64_t *oi_start)
+{
+	tio_buf b = {0};
+	int r = 0;
+	for (int pass = 0; pass < 2 && !r; pass++) {
+		if (pass)
+			*oi_start = f->off;
+		ix_iter it;
+		ix_open(&it, f);
+		struct ix_rec h;
+		const char *e = NULL;
+		while ((r = ix_next(&it, &h, &e)) > 0) {
+			if (!pass && !h.ci)
+				continue;
+			b.len = 0;
+			if (pass)
+				ix_offset_index(&b, &h, e);
+			else
+				ix_column_index(&b, &h, e);
+			if (!b.p) {
+				r = tio_err_oom();
+				break;
+			}
+			if (fwrite(b.p, 1, b.len, o) != b.len) {
+				r = tio_err_set(TIO_ERR_IO, "%s: write error: %s", f->path, strerror(errno));
+				break;
+			}
+			f->off += b.len;
+		}
+		ix_close(&it);
+	}
+	tio_buf_free(&b);
+	return r;
 }
 
 /* Last row group, then the footer: FileMetaData, its length, the magic. */
@@ -2278,6 +2682,13 @@ int pq_close(pq_file *f, const char *const *kv)
 	FILE *o = file_out(f);
 	if (!o)
 		return tio_err_set(TIO_ERR_IO, "%s: cannot open: %s", f->path, strerror(errno));
+	uint64_t ci_start = f->off, oi_start = f->off;
+	r = write_page_index(f, o, &oi_start);
+	if (r) {
+		if (o != f->fp)
+			fclose(o);
+		return r;
+	}
 	/* FileMetaData: the fields before the row groups, the row groups (from the side file), the rest */
 	tio_buf m = {0};
 	tw w = {.b = &m};
@@ -2286,10 +2697,14 @@ int pq_close(pq_file *f, const char *const *kv)
 	write_schema(&w, f->root, true);
 	tw_i64(&w, 3, (int64_t)f->total_rows);
 	tw_list(&w, 4, T_STRUCT, f->nrg);
-	struct foot out = {o, 0, m.p != NULL};
+	struct foot out = {.o = o, .ok = m.p != NULL, .ci_at = ci_start, .oi_at = oi_start};
+	ix_open(&out.it, f);
 	put_rec(&out, m.p, m.len, NULL, 0);
 	m.len = 0;
 	r = rgs_each(f, put_rec, &out);
+	ix_close(&out.it);
+	tio_buf_free(&out.scratch);
+	tio_buf_free(&out.fields);
 	size_t nkv = 0;
 	while (kv && kv[2 * nkv])
 		nkv++;
@@ -2334,5 +2749,12 @@ int pq_close(pq_file *f, const char *const *kv)
 		f->spill = NULL;
 		f->spilled = 0;
 	}
+	if (f->pix_spill) {
+		unlink(f->pix_spill);
+		free(f->pix_spill);
+		f->pix_spill = NULL;
+		f->pix_spilled = 0;
+	}
+	f->pix.len = 0;
 	return r;
 }

@@ -131,6 +131,8 @@ typedef struct pq_col {
 	uint32_t ndict, dcap, stamp;
 	uint32_t dlast; /* the entry found last (a string as the one before it: no hashing) */
 	uint32_t *slots; /* open addressing: entry + 1, 0 empty */
+	tio_buf pix;	 /* the chunk's pages for its page index: an entry per data page (finish_page) */
+	uint64_t row0;	 /* the row group's row where the page being filled starts */
 	uint32_t nslots;
 	struct pq_seen {
 		const void *p;
@@ -146,6 +148,7 @@ struct pq_worker;
 /* Encoding buffers and the compression worker, shared by the files of a writer. */
 typedef struct pq_shared {
 	tio_buf out, cbuf, hdr, tail; /* a page body, its compressed form, its header */
+	tio_buf ix;		      /* the page's bounds for the page index (encode_page) */
 	void *zctx;		      /* ZSTD_CCtx */
 	struct pq_worker *w;	      /* compression thread, NULL: pages compressed inline */
 	bool threads;		      /* compress in a worker thread (set by the caller) */
@@ -188,15 +191,33 @@ typedef struct pq_file {
 	/* the file, kept open from one row group to the next while fewer than
 	   a few hundred are (pq_flush: file_out); NULL: opened for each write */
 	FILE *fp;
-	/* where rgs holds file offsets and row group ordinals (pq_append rewrites them) */
+	/* where rgs holds file offsets, row group ordinals and page index places (pq_append rewrites them) */
 	struct pq_patch {
 		size_t at;	 /* the varint's first byte in rgs */
-		uint8_t len;	 /* its bytes */
-		bool ordinal;	 /* a RowGroup ordinal (else a file offset) */
+		uint8_t len;	 /* its bytes (PQ_PATCH_INDEX: 0) */
+		uint8_t kind;	 /* enum pq_patch_kind */
 		int64_t v;
 	} *patches;
 	size_t npatches, pcap;
+	/*
+	 * The page index (ColumnIndex, OffsetIndex) of each column chunk
+	 * written, a record per chunk in the file's order (pq-write.c: ix_rec),
+	 * written between the last row group and the footer by pq_close; like
+	 * rgs, the records go to a side file (<path>.pageindex) past
+	 * PQ_RGS_SPILL bytes, so that memory does not grow with the row groups.
+	 */
+	tio_buf pix;
+	char *pix_spill;
+	uint64_t pix_spilled;
+	uint64_t nchunks; /* column chunks written (their page index records) */
 } pq_file;
+
+/* What a patch of pq_file.rgs is. */
+enum pq_patch_kind {
+	PQ_PATCH_OFFSET,  /* a file offset (pq_append moves it) */
+	PQ_PATCH_ORDINAL, /* a RowGroup ordinal (an i16; dropped past INT16_MAX) */
+	PQ_PATCH_INDEX,	  /* where column chunk v's page index fields go (pq_close inserts them) */
+};
 
 /*
  * Start a file at `path` (created, truncated) with the schema `root`

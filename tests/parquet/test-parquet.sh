@@ -16,6 +16,8 @@
 #    up after some pages); the compression worker writes the same bytes as inline;
 #  - parquet_schema() / parquet_metadata(): types, statistics, encodings,
 #    row groups, codecs; count(*) GROUP BY name equals `traceio info`;
+#  - the page index (ColumnIndex, OffsetIndex) as hyparquet (npm) reads it
+#    (tests/parquet/pageindex.mjs);
 #  - the comparer fails on a changed value (it can fail);
 #  - output is atomic: OUT refused when it exists, replaced with --force.
 . "$(dirname "$0")/../lib.sh"
@@ -182,6 +184,62 @@ if [ "${pparts:-0}" -ge 4 ]; then
 	ok "in 3 parts: $pparts traces read in parts (more row groups than one thread's)"
 else
 	notok "in 3 parts: traces read in parts" "$(cat "$TMP/parts.log")"
+fi
+
+# the page index (a ColumnIndex and an OffsetIndex per column chunk) as hyparquet reads it, a
+# reader that plans its page reads with it (tests/parquet/pageindex.mjs: the pages tile each
+# chunk, their first rows, null counts and bounds are those of the rows; the boundary order):
+# 4 KiB pages and row groups of 20000 rows (many pages a chunk), snappy (hyparquet reads no
+# zstd), on one thread and in 3 parts (pq_append moves the pages' offsets)
+pi=0 pibad=
+for t in "$UST" "$S/2/succeed/multi-domains" "$LISA" "$DAT/langraph-x86_64-v7-zstd.dat" \
+	"$PEER/ltt0x/traces/$(ls "$PEER/ltt0x/traces" | head -1)"; do
+	for th in 1 3; do
+		pi=$((pi + 1))
+		if ! TIO_THREADS=$th "$TIO" convert -q --to parquet --compression snappy --page-size 4096 \
+			--row-group-size 20000 -o "$TMP/pi-$pi" "$t" 2> "$TMP/conv.err"; then
+			pibad="$pibad; convert $t: $(head -2 "$TMP/conv.err")"
+			continue
+		fi
+		if ! node "$HERE/pageindex.mjs" $(find "$TMP/pi-$pi" -name '*.parquet' | sort) > "$TMP/pi.out" 2>&1; then
+			pibad="$pibad; $t ($th): $(head -3 "$TMP/pi.out")"
+			continue
+		fi
+		echo "$(basename "$t") threads=$th $(tail -1 "$TMP/pi.out")" >> "$TMP/pi.log"
+	done
+done
+pisum=$($PY -c 'import json,sys
+t=[json.loads(l.split(" ",2)[2]) for l in open(sys.argv[1])]
+print(len(t), sum(x["chunks"] for x in t), sum(x["pages"] for x in t), sum(x["column_indexes"] for x in t), sum(x["checked_pages"] for x in t), sum(x["ts_ascending"] for x in t))' "$TMP/pi.log" 2>/dev/null)
+read -r pin pic pip pici pichk pits <<< "$pisum"
+if [ -z "$pibad" ] && [ "${pin:-0}" -eq 10 ] && [ "$pip" -gt "$pic" ] && [ "$pichk" -gt 0 ] && [ "$pits" -gt 0 ]; then
+	ok "page index: 10 conversions read by hyparquet: $pic chunks, $pip pages, $pici column indexes, $pichk pages' bounds checked against their rows, ts ascending in $pits"
+else
+	notok "page index read by hyparquet" "$pibad" "$(cat "$TMP/pi.log" 2>/dev/null)"
+fi
+# a time window read with the page index: hyparquet fetches the window's pages only, and
+# finds DuckDB's rows (1 KiB pages: a 59 000-event trace.dat's events.parquet has hundreds)
+WD=$DAT/lisa-tests-trace-arm32-v6-large.dat
+if "$TIO" convert -q --to parquet --compression snappy --page-size 1024 -o "$TMP/pw" "$WD" 2> "$TMP/conv.err"; then
+	read -r wa wb <<< "$(duck sql "SELECT min(epoch_ns(ts)) AS a, max(epoch_ns(ts)) AS b FROM '$TMP/pw/events.parquet'" |
+		$PY -c 'import json,sys; r=json.load(sys.stdin)[0]; a,b=int(r["a"]),int(r["b"]); print(a+(b-a)*30//100, a+(b-a)*32//100)')"
+	wn=$(duck sql "SELECT count(*) AS n FROM '$TMP/pw/events.parquet' WHERE epoch_ns(ts) >= $wa AND epoch_ns(ts) < $wb" |
+		$PY -c 'import json,sys; print(json.load(sys.stdin)[0]["n"])')
+	wj=$(node "$HERE/pageindex.mjs" window "$TMP/pw/events.parquet" "$wa" "$wb" 2>&1)
+	if $PY -c 'import json,sys; w=json.loads(sys.argv[1]); n=int(sys.argv[2])
+sys.exit(not (n > 0 and w["rows"] == n == w["rows_without"] and 0 < w["bytes_with"] * 3 < w["bytes_without"]))' "$wj" "$wn" 2>/dev/null; then
+		ok "page index: a 2% time window of events.parquet read by hyparquet: $wn rows as DuckDB's; bytes fetched with the page index / without: $wj"
+	else
+		notok "page index: a time window read with the page index" "DuckDB: $wn rows" "$wj"
+	fi
+else
+	notok "page index: convert $WD" "$(head -3 "$TMP/conv.err")"
+fi
+# the checks can fail: the same files, as if every page but the first started a row later
+if PI_TAMPER=1 node "$HERE/pageindex.mjs" $(find "$TMP/pi-1" "$TMP/pi-7" -name '*.parquet' | sort) > "$TMP/pi.out" 2>&1; then
+	notok "page index: a wrong first row is found" "$(tail -2 "$TMP/pi.out")"
+else
+	ok "page index: a wrong first row is found ($(grep -c '^not ok' "$TMP/pi.out") failures)"
 fi
 
 # more than 32767 row groups in a file (one row each; in 3 parts, so that the parts' row groups
