@@ -15,7 +15,7 @@
 // For every column chunk: an OffsetIndex whose pages start at the chunk's
 // first data page, follow each other to the chunk's end, and start at rows
 // 0, then increasing; for every chunk with a ColumnIndex, one entry per page,
-// and for top-level columns (not lists or groups) each page's null count,
+// and for top-level columns and lists of scalars (not groups) each page's null count,
 // null-page flag and bounds equal those of the rows the OffsetIndex gives
 // it, as hyparquet reads them; the boundary order true, and ASCENDING for
 // every integer column whose pages' bounds never go down (`ts`: a file's
@@ -83,6 +83,17 @@ for (const file of process.argv.slice(2)) {
 		}
 		i += skip;
 	}
+	// every leaf's SchemaElement by its path (its logical type reads its bounds)
+	const leaves = new Map();
+	{
+		let i = 1;
+		const walk = (prefix) => {
+			const s = md.schema[i++], p = [...prefix, s.name];
+			if (!s.num_children) leaves.set(p.join('.'), s);
+			for (let n = 0; n < (s.num_children || 0); n++) walk(p);
+		};
+		while (i < md.schema.length) walk([]);
+	}
 	let first = 0;
 	for (const rg of md.row_groups) {
 		for (const cc of rg.columns) {
@@ -113,7 +124,9 @@ for (const file of process.argv.slice(2)) {
 			if (!cc.column_index_offset)
 				continue;
 			cis++;
-			const se = m.path_in_schema.length === 1 ? md.schema.find((s) => s.name === path) : undefined;
+			const se = leaves.get(path);
+			if (!se)
+				fail(file, path, 'no such leaf in the schema');
 			const ci = hp.readColumnIndex(reader(ab, cc.column_index_offset, cc.column_index_length), se ?? { type: m.type }, parsers);
 			if (ci.null_pages.length !== locs.length || ci.min_values.length !== locs.length ||
 			    ci.max_values.length !== locs.length || ci.null_counts.length !== locs.length) {
@@ -133,12 +146,17 @@ for (const file of process.argv.slice(2)) {
 				fail(file, path, 'boundary order', ci.boundary_order, 'ascending', asc, 'descending', desc);
 			if (path === 'ts' && ci.boundary_order === 'ASCENDING')
 				tsAsc++;
-			if (m.path_in_schema.length !== 1 || !top.get(path))
+			// a top-level column, or a list of scalars (name.list.element: a row's leaf levels
+			// are its elements, or one null for an empty or null list)
+			const p0 = m.path_in_schema[0];
+			const list = m.path_in_schema.length === 3 && m.path_in_schema[1] === 'list' &&
+				m.path_in_schema[2] === 'element' && top.get(p0) === false;
+			if (!list && (m.path_in_schema.length !== 1 || !top.get(path)))
 				continue;
 			for (let k = 0; k < locs.length; k++) {
 				const a = first + Number(locs[k].first_row_index);
 				const b = first + (k + 1 < locs.length ? Number(locs[k + 1].first_row_index) : Number(rg.num_rows));
-				const vals = rows.slice(a, b).map((r) => r[path]);
+				const vals = rows.slice(a, b).flatMap((r) => !list ? [r[p0]] : Array.isArray(r[p0]) && r[p0].length ? r[p0] : [null]);
 				const nn = vals.filter((v) => v !== null && v !== undefined).map(norm)
 					.filter((v) => !(typeof v === 'number' && Number.isNaN(v)));
 				const nulls = vals.filter((v) => v === null || v === undefined).length;
