@@ -2029,8 +2029,12 @@ static int write_meta_file(const char *dir, json_object *o)
 		r = TIO_ERR_NOMEM;
 	else if (json_object_to_file_ext(path, o,
 					 JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-					     JSON_C_TO_STRING_NOSLASHESCAPE))
-		r = tio_err_set(TIO_ERR_IO, "%s: cannot write: %s", path, json_util_get_last_err());
+					     JSON_C_TO_STRING_NOSLASHESCAPE)) {
+		/* json-c gives no message when the text could not be made: out of memory */
+		const char *e = json_util_get_last_err();
+		r = e ? tio_err_set(TIO_ERR_IO, "%s: cannot write: %s", path, e)
+		      : tio_err_set(TIO_ERR_NOMEM, "%s: out of memory making its text", path);
+	}
 	free(path);
 	json_object_put(o);
 	return r;
