@@ -1468,7 +1468,7 @@ static inline void put_fixed(ptrace *t, ptable *tb, const ptable *ctb, bool has_
 		pq_i64(tb->c_cpu, (int64_t)cpu, 0);
 	else
 		pq_null(tb->c_cpu, 0, 0);
-	pq_i64(tb->c_stream, stream, 0);
+	pq_i32_req(tb->c_stream, (int32_t)stream); /* REQUIRED INT32 */
 	if (tb->c_trace)
 		pq_str_stable(tb->c_trace, t->name, strlen(t->name), 0);
 }
@@ -1573,6 +1573,8 @@ static size_t ev_run(ptable *tb, uint64_t rg_rows, const evrow *e, const evrow *
 	if (tb->c_trace || !nm || !nm->dict || nm->max_def || ts->defs.len || cpu->defs.len || f->ndue ||
 	    f->rows + 1 >= rg_rows)
 		return 0;
+	if (st->run) /* stored here without pq_i32_req */
+		pq_unrun(st);
 	size_t n = (size_t)(end - e), w_ts = ts->phys == PQ_INT32 ? 4 : 8, w_cpu = cpu->phys == PQ_INT32 ? 4 : 8,
 	       w_st = st->phys == PQ_INT32 ? 4 : 8;
 	size_t room[] = {pq_room_n(&ts->vals, w_ts), pq_room_n(&cpu->vals, w_cpu), pq_room_n(&st->vals, w_st),

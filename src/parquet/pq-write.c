@@ -300,7 +300,7 @@ struct pq_worker {
 static int finish_page(pq_col *c, const tio_buf *body, const tio_buf *tail, const tio_buf *ix,
 		       uint64_t row0, int type, void *zctx, tio_buf *cbuf, tio_buf *hdr, char *msg,
 		       size_t msz);
-static bool encode_page(pq_col *c, bool dict, const pq_buf *vals, const pq_buf *idx,
+static bool encode_page(pq_col *c, bool dict, const pq_buf *vals, uint32_t run, const pq_buf *idx,
 			const pq_buf *defs, const pq_buf *reps, uint32_t nlead, uint32_t nlevels,
 			uint32_t nnull, uint32_t stamp, tio_buf *out, tio_buf *tail, tio_buf *ix);
 
@@ -328,7 +328,7 @@ static void *worker_main(void *arg)
 			continue;
 		}
 		if (j->type == JOB_RAW &&
-		    !encode_page(j->c, false, &j->vals, NULL, &j->defs, &j->reps, j->nlead,
+		    !encode_page(j->c, false, &j->vals, 0, NULL, &j->defs, &j->reps, j->nlead,
 				 j->nlevels, j->nnull, 0, &j->body, &j->tail, &j->ix)) {
 			r = TIO_ERR_NOMEM;
 			snprintf(msg, sizeof(msg), "out of memory encoding a page");
@@ -506,6 +506,8 @@ static int assign(pq_file *f, pq_node *n, const char **path, uint32_t depth, uns
 	n->col = (int32_t)f->ncols++;
 	c->node = n;
 	c->file = f;
+	c->last_end = PQ_NO_LAST;
+	c->runs = true; /* the first page probes */
 	c->max_def = (uint8_t)def;
 	c->max_rep = (uint8_t)rep;
 	c->phys = n->phys;
@@ -617,6 +619,8 @@ static void col_reset(pq_col *c, int rel)
 		buf_clear(bufs[k], rel == PQ_RELEASE, c->file->page_size);
 	bool release = rel != PQ_KEEP;
 	c->nlead = c->nlevels = c->nnull = 0;
+	c->run = c->run_lim = 0;
+	c->last_end = PQ_NO_LAST;
 	c->chunk.len = 0;
 	c->dbytes.len = 0;
 	c->pix.len = 0;
@@ -728,15 +732,53 @@ bool pq_more(pq_col *c, pq_buf *b, size_t n)
 		b->cap = cap;
 	}
 	if (b->len + n > page) {
-		if (!c->due) {
-			c->due = true;
-			c->file->due[c->file->ndue++] = (uint32_t)(c - c->file->cols);
-		}
+		pq_run_due(c);
 		b->lim = b->cap;
 	} else {
 		buf_limit(b, page);
 	}
 	return true;
+}
+
+void pq_run_due(pq_col *c)
+{
+	if (!c->due) {
+		c->due = true;
+		c->file->due[c->file->ndue++] = (uint32_t)(c - c->file->cols);
+	}
+}
+
+void pq_run_more(pq_col *c)
+{
+	size_t w = c->phys == PQ_INT32 ? 4 : 8, page = c->file->page_size;
+	size_t fit = c->vals.len < page ? (page - c->vals.len) / w : 0;
+	if (fit > UINT32_MAX - 1)
+		fit = UINT32_MAX - 1;
+	if (c->run + 1 > fit) { /* the run's next value goes past the page size, as a stored one would */
+		pq_run_due(c);
+		c->run_lim = UINT32_MAX;
+	} else {
+		c->run_lim = (uint32_t)fit;
+	}
+}
+
+void pq_unrun(pq_col *c)
+{
+	size_t w = c->phys == PQ_INT32 ? 4 : 8, n = c->run;
+	c->run = c->run_lim = 0;
+	if (!pq_room(c, &c->vals, n * w))
+		return;
+	char *o = c->vals.p + c->vals.len;
+	const char *last = o - w;
+	if (w == 4) {
+		for (size_t k = 0; k < n; k++)
+			memcpy(o + 4 * k, last, 4);
+	} else {
+		for (size_t k = 0; k < n; k++)
+			memcpy(o + 8 * k, last, 8);
+	}
+	c->vals.len += n * w;
+	c->last_end = c->vals.len; /* still the last value */
 }
 
 /* A fast hash of a string for the dictionary. */
@@ -1780,9 +1822,9 @@ ALL_SAME(all_same64, int64_t)
  * Either way the page's bounds are set in `st` (unsigned order when `uns`),
  * found in the same pass over the values.
  */
-static bool delta_packed(tio_buf *out, const pq_buf *vals, bool i32, bool uns, pq_stats *st)
+static bool delta_packed(tio_buf *out, const pq_buf *vals, uint32_t run, bool i32, bool uns, pq_stats *st)
 {
-	size_t n = vals->len / (i32 ? 4 : 8), at = out->len, done = 1;
+	size_t n = vals->len / (i32 ? 4 : 8) + run, at = out->len, done = 1, plain = n * (i32 ? 4 : 8);
 	if (!n)
 		return false;
 	int64_t first = i32 ? (int64_t)(int32_t)tio_le32(vals->p) : (int64_t)tio_le64(vals->p);
@@ -1794,8 +1836,10 @@ static bool delta_packed(tio_buf *out, const pq_buf *vals, bool i32, bool uns, p
 	varint(out, 4);
 	varint(out, n);
 	varint(out, zigzag(first));
-	bool ok = out->p != NULL, same;
-	if (i32)
+	bool ok = out->p != NULL, same = run; /* a run: one value stored (page_cut) */
+	if (same)
+		;
+	else if (i32)
 		all_same32((const int32_t *)(const void *)vals->p, n, &same);
 	else
 		all_same64((const int64_t *)(const void *)vals->p, n, &same);
@@ -1875,7 +1919,7 @@ static bool delta_packed(tio_buf *out, const pq_buf *vals, bool i32, bool uns, p
 			bw[c] = (uint8_t)w;
 		}
 		out->len = (size_t)((char *)q - out->p);
-		if (out->len - at > vals->len * 3 / 4)
+		if (out->len - at > plain * 3 / 4)
 			ok = false;
 	}
 	if (i32)
@@ -1883,7 +1927,7 @@ static bool delta_packed(tio_buf *out, const pq_buf *vals, bool i32, bool uns, p
 	else
 		PAGE_BOUNDS(64, b64, f64);
 	st->has = true;
-	if (ok && out->len - at <= vals->len * 3 / 4)
+	if (ok && out->len - at <= plain * 3 / 4)
 		return true;
 	out->len = at;
 	return false;
@@ -1897,7 +1941,7 @@ static bool delta_packed(tio_buf *out, const pq_buf *vals, bool i32, bool uns, p
  * (never `dict`: the dictionary belongs to the writer).  False when out of
  * memory.
  */
-static bool encode_page(pq_col *c, bool dict, const pq_buf *vals, const pq_buf *idx,
+static bool encode_page(pq_col *c, bool dict, const pq_buf *vals, uint32_t run, const pq_buf *idx,
 			const pq_buf *defs, const pq_buf *reps, uint32_t nlead, uint32_t nlevels,
 			uint32_t nnull, uint32_t stamp, tio_buf *out, tio_buf *tail, tio_buf *ix)
 {
@@ -1930,8 +1974,10 @@ static bool encode_page(pq_col *c, bool dict, const pq_buf *vals, const pq_buf *
 			tio_buf_addc(out, (char)byte);
 		}
 	} else if (ints && !c->delta_skip &&
-		   delta_packed(out, vals, c->phys == PQ_INT32, c->unsigned_order, &st)) {
+		   delta_packed(out, vals, run, c->phys == PQ_INT32, c->unsigned_order, &st)) {
 		delta = true;
+	} else if (run) {
+		return false; /* out of memory: a run needs DELTA_BINARY_PACKED */
 	} else if (vals->len) {
 		if (ints)
 			c->delta_skip = c->delta_skip ? c->delta_skip - 1 : 15;
@@ -1971,7 +2017,20 @@ static void buf_swap(pq_buf *a, pq_buf *b)
  */
 static void page_cut(pq_file *f, pq_col *c)
 {
+	/* a run stays out of the page's buffer only after a single value, when the page will be
+	   DELTA_BINARY_PACKED for sure (many values; the column not skipping it); stored, it must
+	   not mark the column due again (pq_more) while the page is being cut */
+	size_t w = c->phys == PQ_INT32 ? 4 : 8;
+	bool one = c->run && c->vals.len == w;
+	if (c->run && (!one || c->run < 64 || c->delta_skip)) {
+		c->due = true;
+		pq_unrun(c);
+	}
 	c->due = false;
+	/* the next page in runs when this one was a single value, or (a probe) began and ended with
+	   the same value; only pq_i32_req/pq_i64_req look at it */
+	if ((c->phys == PQ_INT32 || c->phys == PQ_INT64) && !c->max_def && !c->max_rep && c->vals.len >= w)
+		c->runs = one || (!c->runs && !memcmp(c->vals.p, c->vals.p + c->vals.len - w, w));
 	if (!c->nlevels)
 		return;
 	f->pages++;
@@ -1992,7 +2051,7 @@ static void page_cut(pq_file *f, pq_col *c)
 	bool small = held[0] + held[1] + held[2] + held[3] < PQ_INLINE &&
 		     !__atomic_load_n(&c->inflight, __ATOMIC_ACQUIRE);
 	pq_job *j = sh->w && !small ? worker_slot(sh->w, c) : NULL;
-	if (j && !c->dict) {
+	if (j && !c->dict && !c->run) {
 		buf_swap(&j->vals, &c->vals);
 		buf_swap(&j->defs, &c->defs);
 		buf_swap(&j->reps, &c->reps);
@@ -2003,7 +2062,7 @@ static void page_cut(pq_file *f, pq_col *c)
 	} else {
 		tio_buf *out = j ? &j->body : &sh->out, *tail = j ? &j->tail : &sh->tail,
 			*ix = j ? &j->ix : &sh->ix;
-		if (!encode_page(c, dict, &c->vals, &c->idx, &c->defs, &c->reps, c->nlead,
+		if (!encode_page(c, dict, &c->vals, c->run, &c->idx, &c->defs, &c->reps, c->nlead,
 				 c->nlevels, c->nnull, f->pages, out, tail, ix))
 			f->oom = true;
 		if (j) {
@@ -2023,6 +2082,8 @@ static void page_cut(pq_file *f, pq_col *c)
 		}
 	}
 	c->vals.len = c->idx.len = c->defs.len = c->reps.len = 0;
+	c->run = c->run_lim = 0;
+	c->last_end = PQ_NO_LAST;
 	buf_limit(&c->vals, f->page_size);
 	buf_limit(&c->idx, f->page_size);
 	buf_limit(&c->defs, f->page_size);

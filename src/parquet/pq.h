@@ -99,6 +99,22 @@ typedef struct pq_col {
 	unsigned inflight; /* its pages handed to the worker and not yet in the chunk (atomic) */
 	/* the page being filled */
 	pq_buf vals; /* PLAIN values; BOOLEAN: one byte each; BYTE_ARRAY: 4-byte length + bytes */
+	/*
+	 * Runs, in a REQUIRED integer column outside lists (pq_i32_req,
+	 * pq_i64_req) whose page looks constant (`runs`, set by page_cut: the
+	 * page before was one value, or began and ended with the same one):
+	 * values equal to the last one stored (`last`, when vals.len is still
+	 * `last_end`) are not stored, `run` counts them.  They count towards
+	 * the page size as if they were (the same pages), are stored (pq_unrun)
+	 * before any other append, and a page of one value and its run (a
+	 * class's type, flags, syscall number: most pages of those columns) is
+	 * encoded without them, so that its buffer stays small.
+	 */
+	bool runs;
+	uint32_t run;
+	uint32_t run_lim; /* run values that fit in the page (pq_run_more finds it), 0: not known */
+	int64_t last;
+	size_t last_end; /* PQ_NO_LAST: none */
 	pq_buf idx;  /* dictionary-encoded page: uint32 entries, one per non-null value */
 	pq_buf defs, reps; /* one byte per level (max level < 256); defs: after the leading run */
 	size_t hw[4];	   /* vals, idx, defs, reps: the most bytes each held at a page cut since its release */
@@ -139,6 +155,9 @@ typedef struct pq_col {
 		uint32_t len, e;
 	} *seen; /* PQ_SEEN slots, dictionary columns only: stable strings' pointer -> entry */
 } pq_col;
+
+/* pq_col.last_end when no value is stored since the page's start or the last append of another kind. */
+#define PQ_NO_LAST SIZE_MAX
 
 /* Slots of a dictionary column's cache of stable strings (pq_str_stable). */
 #define PQ_SEEN 64
@@ -342,6 +361,13 @@ static inline void pq_levels_present(pq_col *c, uint32_t k)
 	c->nlevels += k;
 }
 
+/* Store the run of values equal to the last one (pq_col.run) in vals. */
+void pq_unrun(pq_col *c);
+/* Mark the column due for a page cut at the end of the row (a buffer past the page size). */
+void pq_run_due(pq_col *c);
+/* A run reached run_lim: how many more values fit in the page, or the column due. */
+void pq_run_more(pq_col *c);
+
 /* A null (or absent) value at definition level `def` < max_def. */
 static inline __attribute__((always_inline)) void pq_null(pq_col *c, unsigned def, unsigned rep)
 {
@@ -353,6 +379,8 @@ static inline __attribute__((always_inline)) void pq_fixed(pq_col *c, const void
 							   unsigned rep)
 {
 	pq_levels(c, c->max_def, rep);
+	if (TIO_UNLIKELY(c->run))
+		pq_unrun(c);
 	if (pq_room(c, &c->vals, n)) {
 		memcpy(c->vals.p + c->vals.len, p, n);
 		c->vals.len += n;
@@ -373,9 +401,31 @@ static inline __attribute__((always_inline)) void pq_i64(pq_col *c, int64_t v, u
 /* An integer of a REQUIRED INT32 column outside lists (no levels to write). */
 static inline __attribute__((always_inline)) void pq_i32_req(pq_col *c, int32_t v)
 {
+	if (!c->runs) {
+		if (pq_room(c, &c->vals, 4)) {
+			memcpy(c->vals.p + c->vals.len, &v, 4);
+			c->vals.len += 4;
+		}
+		c->nlevels++;
+		return;
+	}
+	if (c->vals.len == c->last_end) {
+		if (c->last == v) {
+			if (TIO_UNLIKELY(c->run >= c->run_lim))
+				pq_run_more(c);
+			c->run++;
+			c->nlevels++;
+			return;
+		}
+		if (c->run)
+			pq_unrun(c);
+	}
 	if (pq_room(c, &c->vals, 4)) {
 		memcpy(c->vals.p + c->vals.len, &v, 4);
 		c->vals.len += 4;
+		c->last = v;
+		c->last_end = c->vals.len;
+		c->run_lim = 0;
 	}
 	c->nlevels++;
 }
@@ -383,9 +433,31 @@ static inline __attribute__((always_inline)) void pq_i32_req(pq_col *c, int32_t 
 /* An integer of a REQUIRED INT64 column outside lists. */
 static inline __attribute__((always_inline)) void pq_i64_req(pq_col *c, int64_t v)
 {
+	if (!c->runs) {
+		if (pq_room(c, &c->vals, 8)) {
+			memcpy(c->vals.p + c->vals.len, &v, 8);
+			c->vals.len += 8;
+		}
+		c->nlevels++;
+		return;
+	}
+	if (c->vals.len == c->last_end) {
+		if (c->last == v) {
+			if (TIO_UNLIKELY(c->run >= c->run_lim))
+				pq_run_more(c);
+			c->run++;
+			c->nlevels++;
+			return;
+		}
+		if (c->run)
+			pq_unrun(c);
+	}
 	if (pq_room(c, &c->vals, 8)) {
 		memcpy(c->vals.p + c->vals.len, &v, 8);
 		c->vals.len += 8;
+		c->last = v;
+		c->last_end = c->vals.len;
+		c->run_lim = 0;
 	}
 	c->nlevels++;
 }
