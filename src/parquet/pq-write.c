@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -1516,6 +1517,32 @@ static void ix_record(pq_file *f, pq_col *c, uint64_t data_off)
 
 static int write_all(int fd, const void *p, size_t n);
 
+/*
+ * Append the n pieces of `v` to a side file of f, `*name` (<path><suffix>,
+ * made on first use; truncated when nothing is in it yet, `*held` 0); their
+ * bytes are added to *held.  Opened for each append: thousands of files may
+ * be open at once.
+ */
+static int side_append(pq_file *f, char **name, const char *suffix, uint64_t *held, const struct iovec *v,
+		       int n)
+{
+	if (!*name && !(*name = tio_asprintf("%s%s", f->path, suffix)))
+		return TIO_ERR_NOMEM;
+	int fd = open(*name, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (*held ? 0 : O_TRUNC), 0600);
+	if (fd < 0)
+		return tio_err_set(TIO_ERR_IO, "%s: cannot open: %s", *name, strerror(errno));
+	bool ok = true;
+	uint64_t bytes = 0;
+	for (int k = 0; k < n && ok; k++) {
+		ok = !write_all(fd, v[k].iov_base, v[k].iov_len);
+		bytes += v[k].iov_len;
+	}
+	if (close(fd) || !ok)
+		return tio_err_set(TIO_ERR_IO, "%s: write error: %s", *name, strerror(errno));
+	*held += bytes;
+	return 0;
+}
+
 /* Move the page index records to the side file once they hold PQ_RGS_SPILL bytes. */
 static int ix_spill(pq_file *f)
 {
@@ -1523,18 +1550,11 @@ static int ix_spill(pq_file *f)
 		return tio_err_set(TIO_ERR_NOMEM, "%s: out of memory", f->path);
 	if (f->pix.len < PQ_RGS_SPILL)
 		return 0;
-	if (!f->pix_spill && !(f->pix_spill = tio_asprintf("%s.pageindex", f->path)))
-		return TIO_ERR_NOMEM;
-	int fd = open(f->pix_spill, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (f->pix_spilled ? 0 : O_TRUNC),
-		      0600);
-	if (fd < 0)
-		return tio_err_set(TIO_ERR_IO, "%s: cannot open: %s", f->pix_spill, strerror(errno));
-	bool ok = !write_all(fd, f->pix.p, f->pix.len);
-	if (close(fd) || !ok)
-		return tio_err_set(TIO_ERR_IO, "%s: write error: %s", f->pix_spill, strerror(errno));
-	f->pix_spilled += f->pix.len;
-	f->pix.len = 0;
-	return 0;
+	int r = side_append(f, &f->pix_spill, ".pageindex", &f->pix_spilled,
+			    &(struct iovec){f->pix.p, f->pix.len}, 1);
+	if (!r)
+		f->pix.len = 0;
+	return r;
 }
 
 /* Reading a file's page index records in order: the side file's, then those in memory. */
@@ -1600,7 +1620,7 @@ static void ix_column_index(tio_buf *b, const struct ix_rec *h, const char *e)
 	size_t at;
 	struct ix_ent x;
 	tw_list(&w, 1, T_TRUE, h->npages); /* null_pages */
-	for (at = 0, p = e; at < h->nbytes; at += sizeof(x) + x.pg.mnl + x.pg.mxl) {
+	for (at = 0; at < h->nbytes; at += sizeof(x) + x.pg.mnl + x.pg.mxl) {
 		memcpy(&x, e + at, sizeof(x));
 		tio_buf_addc(b, x.pg.kind == IX_NULL ? 1 : 2);
 	}
@@ -2276,23 +2296,14 @@ static int spill_rgs(pq_file *f)
 		return tio_err_set(TIO_ERR_NOMEM, "%s: out of memory", f->path);
 	if (f->rgs.len < PQ_RGS_SPILL)
 		return 0;
-	if (!f->spill && !(f->spill = tio_asprintf("%s.rowgroups", f->path)))
-		return TIO_ERR_NOMEM;
-	/* opened for each record: thousands of files may be open at once */
-	int fd = open(f->spill, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (f->spilled ? 0 : O_TRUNC),
-		      0600);
-	if (fd < 0)
-		return tio_err_set(TIO_ERR_IO, "%s: cannot open: %s", f->spill, strerror(errno));
 	struct spill_rec h = {f->rgs.len, f->npatches};
-	bool ok = !write_all(fd, &h, sizeof(h)) &&
-		  !write_all(fd, f->patches, f->npatches * sizeof(*f->patches)) &&
-		  !write_all(fd, f->rgs.p, f->rgs.len);
-	if (close(fd) || !ok)
-		return tio_err_set(TIO_ERR_IO, "%s: write error: %s", f->spill, strerror(errno));
-	f->spilled += sizeof(h) + f->npatches * sizeof(*f->patches) + f->rgs.len;
-	f->rgs.len = 0;
-	f->npatches = 0;
-	return 0;
+	const struct iovec v[] = {{&h, sizeof(h)},
+				  {f->patches, f->npatches * sizeof(*f->patches)},
+				  {f->rgs.p, f->rgs.len}};
+	int r = side_append(f, &f->spill, ".rowgroups", &f->spilled, v, 3);
+	if (!r)
+		f->rgs.len = f->npatches = 0;
+	return r;
 }
 
 typedef int (*rgs_fn)(void *arg, const char *bytes, size_t n, const struct pq_patch *p, size_t np);
