@@ -1570,11 +1570,11 @@ static size_t ev_run(ptable *tb, uint64_t rg_rows, const evrow *e, const evrow *
 {
 	pq_col *ts = tb->c_ts, *nm = tb->c_name, *cpu = tb->c_cpu, *st = tb->c_stream;
 	pq_file *f = &tb->f;
+	if (st->run) /* stored here without pq_i32_req (first: this may make the column due) */
+		pq_unrun(st);
 	if (tb->c_trace || !nm || !nm->dict || nm->max_def || ts->defs.len || cpu->defs.len || f->ndue ||
 	    f->rows + 1 >= rg_rows)
 		return 0;
-	if (st->run) /* stored here without pq_i32_req */
-		pq_unrun(st);
 	size_t n = (size_t)(end - e), w_ts = ts->phys == PQ_INT32 ? 4 : 8, w_cpu = cpu->phys == PQ_INT32 ? 4 : 8,
 	       w_st = st->phys == PQ_INT32 ? 4 : 8;
 	size_t room[] = {pq_room_n(&ts->vals, w_ts), pq_room_n(&cpu->vals, w_cpu), pq_room_n(&st->vals, w_st),
