@@ -398,14 +398,24 @@ static inline __attribute__((always_inline)) void pq_i64(pq_col *c, int64_t v, u
 	}
 }
 
-/* An integer of a REQUIRED INT32 column outside lists (no levels to write). */
-static inline __attribute__((always_inline)) void pq_i32_req(pq_col *c, int32_t v)
+/* Store integer v in w bytes (4: as an int32_t) at the end of c's values. */
+static inline __attribute__((always_inline)) void pq_put_int(pq_col *c, int64_t v, size_t w)
+{
+	if (w == 4) {
+		int32_t x = (int32_t)v;
+		memcpy(c->vals.p + c->vals.len, &x, 4);
+	} else {
+		memcpy(c->vals.p + c->vals.len, &v, 8);
+	}
+	c->vals.len += w;
+}
+
+/* pq_i32_req and pq_i64_req: an integer of w bytes (a constant), a run when it repeats the last one. */
+static inline __attribute__((always_inline)) void pq_int_req(pq_col *c, int64_t v, size_t w)
 {
 	if (!c->runs) {
-		if (pq_room(c, &c->vals, 4)) {
-			memcpy(c->vals.p + c->vals.len, &v, 4);
-			c->vals.len += 4;
-		}
+		if (pq_room(c, &c->vals, w))
+			pq_put_int(c, v, w);
 		c->nlevels++;
 		return;
 	}
@@ -420,9 +430,8 @@ static inline __attribute__((always_inline)) void pq_i32_req(pq_col *c, int32_t 
 		if (c->run)
 			pq_unrun(c);
 	}
-	if (pq_room(c, &c->vals, 4)) {
-		memcpy(c->vals.p + c->vals.len, &v, 4);
-		c->vals.len += 4;
+	if (pq_room(c, &c->vals, w)) {
+		pq_put_int(c, v, w);
 		c->last = v;
 		c->last_end = c->vals.len;
 		c->run_lim = 0;
@@ -430,37 +439,11 @@ static inline __attribute__((always_inline)) void pq_i32_req(pq_col *c, int32_t 
 	c->nlevels++;
 }
 
+/* An integer of a REQUIRED INT32 column outside lists (no levels to write). */
+static inline __attribute__((always_inline)) void pq_i32_req(pq_col *c, int32_t v) { pq_int_req(c, v, 4); }
+
 /* An integer of a REQUIRED INT64 column outside lists. */
-static inline __attribute__((always_inline)) void pq_i64_req(pq_col *c, int64_t v)
-{
-	if (!c->runs) {
-		if (pq_room(c, &c->vals, 8)) {
-			memcpy(c->vals.p + c->vals.len, &v, 8);
-			c->vals.len += 8;
-		}
-		c->nlevels++;
-		return;
-	}
-	if (c->vals.len == c->last_end) {
-		if (c->last == v) {
-			if (TIO_UNLIKELY(c->run >= c->run_lim))
-				pq_run_more(c);
-			c->run++;
-			c->nlevels++;
-			return;
-		}
-		if (c->run)
-			pq_unrun(c);
-	}
-	if (pq_room(c, &c->vals, 8)) {
-		memcpy(c->vals.p + c->vals.len, &v, 8);
-		c->vals.len += 8;
-		c->last = v;
-		c->last_end = c->vals.len;
-		c->run_lim = 0;
-	}
-	c->nlevels++;
-}
+static inline __attribute__((always_inline)) void pq_i64_req(pq_col *c, int64_t v) { pq_int_req(c, v, 8); }
 
 /* FLOAT or DOUBLE column. */
 static inline __attribute__((always_inline)) void pq_double(pq_col *c, double d, unsigned rep)
