@@ -733,7 +733,7 @@ bool pq_more(pq_col *c, pq_buf *b, size_t n)
 		b->cap = cap;
 	}
 	if (b->len + n > page) {
-		pq_run_due(c);
+		pq_mark_due(c);
 		b->lim = b->cap;
 	} else {
 		buf_limit(b, page);
@@ -741,7 +741,7 @@ bool pq_more(pq_col *c, pq_buf *b, size_t n)
 	return true;
 }
 
-void pq_run_due(pq_col *c)
+void pq_mark_due(pq_col *c)
 {
 	if (!c->due) {
 		c->due = true;
@@ -756,7 +756,7 @@ void pq_run_more(pq_col *c)
 	if (fit > UINT32_MAX - 1)
 		fit = UINT32_MAX - 1;
 	if (c->run + 1 > fit) { /* the run's next value goes past the page size, as a stored one would */
-		pq_run_due(c);
+		pq_mark_due(c);
 		c->run_lim = UINT32_MAX;
 	} else {
 		c->run_lim = (uint32_t)fit;
@@ -1857,11 +1857,9 @@ static bool delta_packed(tio_buf *out, const pq_buf *vals, uint32_t run, bool i3
 	varint(out, n);
 	varint(out, zigzag(first));
 	bool ok = out->p != NULL, same = run; /* a run: one value stored (page_cut) */
-	if (same)
-		;
-	else if (i32)
+	if (!same && i32)
 		all_same32((const int32_t *)(const void *)vals->p, n, &same);
-	else
+	else if (!same)
 		all_same64((const int64_t *)(const void *)vals->p, n, &same);
 	if (same) { /* every block: its smallest delta 0, 4 widths 0 (what the loop below writes) */
 		done = n;

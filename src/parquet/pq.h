@@ -364,7 +364,7 @@ static inline void pq_levels_present(pq_col *c, uint32_t k)
 /* Store the run of values equal to the last one (pq_col.run) in vals. */
 void pq_unrun(pq_col *c);
 /* Mark the column due for a page cut at the end of the row (a buffer past the page size). */
-void pq_run_due(pq_col *c);
+void pq_mark_due(pq_col *c);
 /* A run reached run_lim: how many more values fit in the page, or the column due. */
 void pq_run_more(pq_col *c);
 
