@@ -1155,6 +1155,8 @@ static int table_new(psink *s, ptrace *t, const tio_event_class *ec, ptable **ou
 	tb->c_comm = COL(tb->n_comm);
 	tb->c_name = COL(tb->n_name);
 #undef COL
+	if (tb->c_ts) /* rows come in the trace's time order: a row group says when its times do */
+		tb->c_ts->sort_key = true;
 	for (int k = 0; k < NSCOPES; k++) {
 		resolve(&tb->scopes[k], f);
 		if (tb->scopes[k].kind == PN_STRUCT && ((r = flat_ops(tb, k)) || (!tb->ops[k] && (r = seq_ops(tb, k)))))

@@ -620,6 +620,7 @@ static void col_reset(pq_col *c, int rel)
 		buf_clear(bufs[k], rel == PQ_RELEASE, c->file->page_size);
 	bool release = rel != PQ_KEEP;
 	c->nlead = c->nlevels = c->nnull = 0;
+	c->unsorted = c->sort_any = false;
 	c->run = c->run_lim = 0;
 	c->last_end = PQ_NO_LAST;
 	c->chunk.len = 0;
@@ -1952,6 +1953,43 @@ static bool delta_packed(tio_buf *out, const pq_buf *vals, uint32_t run, bool i3
 }
 
 /*
+ * A sort key's page (its values, `nnull` nulls; a run after them repeats the
+ * last): still in ascending order after the pages before it?  (Signed or
+ * unsigned as the column's statistics compare.)
+ */
+static void sort_page(pq_col *c, const pq_buf *vals, uint32_t nnull)
+{
+	bool i32 = c->phys == PQ_INT32;
+	size_t n = vals->len / (i32 ? 4 : 8);
+	if (nnull || (!i32 && c->phys != PQ_INT64)) {
+		c->unsorted = true;
+		return;
+	}
+	if (!n)
+		return;
+	/* compared as signed with the sign bit flipped when the order is unsigned */
+	int64_t flip = c->unsigned_order ? (i32 ? INT32_MIN : INT64_MIN) : 0, first, last;
+	bool down = false;
+	if (i32) {
+		const int32_t *v = (const int32_t *)(const void *)vals->p;
+		for (size_t i = 1; i < n; i++)
+			down |= (v[i] ^ (int32_t)flip) < (v[i - 1] ^ (int32_t)flip);
+		first = v[0] ^ (int32_t)flip;
+		last = v[n - 1] ^ (int32_t)flip;
+	} else {
+		const int64_t *v = (const int64_t *)(const void *)vals->p;
+		for (size_t i = 1; i < n; i++)
+			down |= (v[i] ^ flip) < (v[i - 1] ^ flip);
+		first = v[0] ^ flip;
+		last = v[n - 1] ^ flip;
+	}
+	if (down || (c->sort_any && first < c->sort_last))
+		c->unsorted = true;
+	c->sort_last = last;
+	c->sort_any = true;
+}
+
+/*
  * Encode a page: bounds, the body (levels then values: dictionary indices,
  * bit-packed booleans or PLAIN values) into `out`, the end of its header
  * (after compressed_page_size: data_page_header, stop) into `tail`; the
@@ -2003,6 +2041,8 @@ static bool encode_page(pq_col *c, bool dict, const pq_buf *vals, uint32_t run, 
 	}
 	if (delta)
 		c->c_delta_pages++;
+	if (c->sort_key && !c->unsorted)
+		sort_page(c, vals, nnull);
 	tail->len = 0;
 	tw w = {.b = tail};
 	w.last[0] = 3;
@@ -2396,6 +2436,22 @@ int pq_flush(pq_file *f, int release)
 	}
 	tw_i64(&rg, 2, (int64_t)f->rg_usize);
 	tw_i64(&rg, 3, (int64_t)f->rows);
+	uint32_t nsort = 0;
+	for (uint32_t k = 0; k < f->ncols; k++)
+		nsort += f->cols[k].sort_key && f->cols[k].sort_any && !f->cols[k].unsorted;
+	if (nsort) { /* sorting_columns: SortingColumn { column_idx, descending, nulls_first } */
+		tw_list(&rg, 4, T_STRUCT, nsort);
+		for (uint32_t k = 0; k < f->ncols; k++) {
+			const pq_col *c = &f->cols[k];
+			if (!c->sort_key || !c->sort_any || c->unsorted)
+				continue;
+			tw_begin(&rg, 0);
+			tw_i32(&rg, 1, (int32_t)k);
+			tw_bool(&rg, 2, false);
+			tw_bool(&rg, 3, false);
+			tw_end(&rg);
+		}
+	}
 	tw_patch(&rg, f, 5, T_I64, (int64_t)start, PQ_PATCH_OFFSET);
 	tw_i64(&rg, 6, (int64_t)(f->off - start));
 	if (f->nrg <= INT16_MAX) /* optional: an i16 */

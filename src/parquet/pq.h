@@ -147,6 +147,15 @@ typedef struct pq_col {
 	uint32_t ndict, dcap, stamp;
 	uint32_t dlast; /* the entry found last (a string as the one before it: no hashing) */
 	uint32_t *slots; /* open addressing: entry + 1, 0 empty */
+	/*
+	 * A sort key (set by the caller: the sink's `ts`): the row group names
+	 * it in its sorting_columns when its values came in ascending order
+	 * (each page's in order, each page's first not below the last of the
+	 * page before: sort_last) and none is null.  Found by the page's
+	 * encoder, in page order.
+	 */
+	bool sort_key, unsorted, sort_any;
+	int64_t sort_last;
 	tio_buf pix;	 /* the chunk's pages for its page index: an entry per data page (finish_page) */
 	uint64_t row0;	 /* the row group's row where the page being filled starts */
 	uint32_t nslots;

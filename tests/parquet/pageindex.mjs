@@ -6,6 +6,10 @@
 // snappy or none.
 //
 //   node pageindex.mjs FILE...
+//   node pageindex.mjs sorting FILE...
+//       the row groups' sorting_columns only (below), not the page index
+//       (hyparquet's readColumnIndex fails on a TIMESTAMP chunk with a page
+//       of nulls only, whose bounds are empty as the format says)
 //   node pageindex.mjs window FILE FROM TO
 //       the rows of FILE whose ts is in [FROM, TO) (ns), read by hyparquet
 //       with its page index and without: {"rows", "rows_without",
@@ -19,9 +23,14 @@
 // null-page flag and bounds equal those of the rows the OffsetIndex gives
 // it, as hyparquet reads them; the boundary order true, and ASCENDING for
 // every integer column whose pages' bounds never go down (`ts`: a file's
-// rows are in time order; counted in "ts_ascending").  Prints {"files", "chunks", "column_indexes",
-// "pages", "checked_pages", "ts_ascending", "bad"} and exits 1 when a check
-// fails (each failure on a line before).
+// rows are in time order; counted in "ts_ascending").  And for every row
+// group: its sorting_columns name `ts` (ascending, nulls not first) exactly
+// when its rows' ts, as hyparquet reads them, never go down and none is null
+// (counted in "sorted_row_groups" and "unsorted_row_groups"; those whose ts
+// go down only where a page starts in "down_at_pages").  Prints
+// {"files", "chunks", "column_indexes", "pages", "checked_pages",
+// "ts_ascending", "sorted_row_groups", "unsorted_row_groups", "down_at_pages", "bad"} and exits
+// 1 when a check fails (each failure on a line before).
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 const require = createRequire(process.env.TIO_NODE_MODULES + '/');
@@ -48,7 +57,7 @@ if (process.argv[2] === 'window') {
 	process.exit(0);
 }
 
-let files = 0, chunks = 0, cis = 0, pages = 0, checked = 0, tsAsc = 0, bad = 0;
+let files = 0, chunks = 0, cis = 0, pages = 0, checked = 0, tsAsc = 0, sortedRgs = 0, unsortedRgs = 0, downAtPages = 0, bad = 0;
 const fail = (...a) => {
 	console.log('not ok:', ...a);
 	if (++bad > 50) process.exit(1);
@@ -59,7 +68,8 @@ const less = (a, b) => (typeof a === 'bigint' || typeof b === 'bigint') ? BigInt
 const same = (a, b) => (typeof a === 'bigint' || typeof b === 'bigint') ? BigInt(a) === BigInt(b) : Object.is(a, b);
 const reader = (ab, off, len) => ({ view: new DataView(ab, Number(off), len), offset: 0 });
 
-for (const file of process.argv.slice(2)) {
+const sortingOnly = process.argv[2] === 'sorting';
+for (const file of process.argv.slice(sortingOnly ? 3 : 2)) {
 	files++;
 	const buf = readFileSync(file);
 	const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength);
@@ -96,6 +106,26 @@ for (const file of process.argv.slice(2)) {
 	}
 	let first = 0;
 	for (const rg of md.row_groups) {
+		// sorting_columns: ts's, when its rows are in order (SC_TAMPER: the check told they never are)
+		const tsIdx = rg.columns.findIndex((cc) => cc.meta_data.path_in_schema.join('.') === 'ts');
+		const downs = []; // rows of the row group where ts goes down
+		if (tsIdx >= 0) {
+			const ts = rows.slice(first, first + Number(rg.num_rows)).map((r) => r.ts);
+			for (let k = 1; k < ts.length; k++)
+				if (ts[k] !== null && ts[k - 1] !== null && less(norm(ts[k]), norm(ts[k - 1]))) downs.push(k);
+			const inOrder = !process.env.SC_TAMPER && ts.length > 0 && !downs.length &&
+				ts.every((v) => v !== null && v !== undefined);
+			const want = inOrder ? [{ column_idx: tsIdx, descending: false, nulls_first: false }] : undefined;
+			const got = rg.sorting_columns && rg.sorting_columns.length ? rg.sorting_columns : undefined;
+			if (JSON.stringify(got) !== JSON.stringify(want))
+				fail(file, 'row group at row', first, 'sorting_columns', JSON.stringify(got), 'ts in order:', inOrder);
+			if (inOrder) sortedRgs++;
+			else unsortedRgs++;
+		}
+		if (sortingOnly) {
+			first += Number(rg.num_rows);
+			continue;
+		}
 		for (const cc of rg.columns) {
 			chunks++;
 			const m = cc.meta_data, path = m.path_in_schema.join('.');
@@ -146,6 +176,9 @@ for (const file of process.argv.slice(2)) {
 				fail(file, path, 'boundary order', ci.boundary_order, 'ascending', asc, 'descending', desc);
 			if (path === 'ts' && ci.boundary_order === 'ASCENDING')
 				tsAsc++;
+			// ts going down only where a page starts (each page in order): counted
+			if (path === 'ts' && downs.length && downs.every((d) => locs.some((l) => Number(l.first_row_index) === d)))
+				downAtPages++;
 			// a top-level column, or a list of scalars (name.list.element: a row's leaf levels
 			// are its elements, or one null for an empty or null list)
 			const p0 = m.path_in_schema[0];
@@ -182,5 +215,6 @@ for (const file of process.argv.slice(2)) {
 		first += Number(rg.num_rows);
 	}
 }
-console.log(JSON.stringify({ files, chunks, column_indexes: cis, pages, checked_pages: checked, ts_ascending: tsAsc, bad }));
+console.log(JSON.stringify({ files, chunks, column_indexes: cis, pages, checked_pages: checked, ts_ascending: tsAsc,
+	sorted_row_groups: sortedRgs, unsorted_row_groups: unsortedRgs, down_at_pages: downAtPages, bad }));
 process.exit(bad ? 1 : 0);
