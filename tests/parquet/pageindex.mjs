@@ -36,8 +36,10 @@ import { readFileSync } from 'node:fs';
 const require = createRequire(process.env.TIO_NODE_MODULES + '/');
 const hp = await import(require.resolve('hyparquet'));
 
-// time stamps as their nanoseconds (hyparquet's default: a Date, to the millisecond)
-const parsers = { timestampFromNanoseconds: (ns) => BigInt(ns) };
+// time stamps as their nanoseconds (hyparquet's default: a Date, to the millisecond); byte
+// arrays as their bytes, STRING or not (its default: text decoded as UTF-8, bytes that are not
+// UTF-8 replaced, so that a BLOB's bounds were not those of its rows)
+const parsers = { timestampFromNanoseconds: (ns) => BigInt(ns), stringFromBytes: (b) => b };
 
 if (process.argv[2] === 'window') {
 	const [file, from, to] = process.argv.slice(3);
@@ -76,7 +78,7 @@ for (const file of process.argv.slice(sortingOnly ? 3 : 2)) {
 	const md = hp.parquetMetadata(ab, { parsers });
 	let rows;
 	try {
-		rows = await hp.parquetReadObjects({ file: ab, parsers });
+		rows = await hp.parquetReadObjects({ file: ab, parsers, utf8: false });
 	} catch (e) {
 		fail(file, 'hyparquet cannot read it:', e.message);
 		continue;
