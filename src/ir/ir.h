@@ -202,6 +202,15 @@ typedef struct tio_event_class {
 	struct tio_stream_class *sc;
 	void *user;		/* the format's own per-class data (e.g. ftrace print fmt) */
 	uint64_t count;		/* events seen so far (for `info`) */
+	/*
+	 * One sink's data for this class, found without a lookup per event:
+	 * sink_val is the sink's when sink_key is the key the sink holds
+	 * (unique in the process, never 0; the Parquet writer's table of
+	 * the class).  A class read by two sinks in turn is looked up
+	 * again by each; a trace is read by one thread at a time.
+	 */
+	uint64_t sink_key;
+	void *sink_val;
 } tio_event_class;
 
 typedef struct tio_stream_class {

@@ -24,6 +24,7 @@
 #include <ftw.h>
 #include <inttypes.h>
 #include <json-c/json.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -110,6 +111,9 @@ typedef struct ptable {
 	char *cols; /* the top-level columns and the values they come from (meta.json), as JSON text:
 		       a class costs less memory so (2,300 classes in an `-e all` trace.dat) */
 	uint64_t rows;
+	/* check_budget: what pq_buffered said at its last count, and `rows` then (none since: the same) */
+	uint64_t ck_rows;
+	size_t ck_bytes, ck_pages;
 } ptable;
 
 typedef struct pdisc {
@@ -122,6 +126,7 @@ typedef struct pdisc {
 
 typedef struct ptrace {
 	const tio_trace *in;
+	uint64_t key; /* unique in the process: its classes' sink_key, their sink_val its table */
 	char *dir;  /* the temporary directory */
 	char *name; /* its directory name under OUT (several traces), the trace column */
 	ptable *events;
@@ -165,8 +170,6 @@ typedef struct psink {
 	ptrace **traces;
 	size_t ntraces, cap;
 	ptrace *last_t;
-	const tio_event_class *last_ec;
-	ptable *last_table;
 	uint32_t since_check; /* rows since the memory budget was checked */
 	bool failed;
 	const tio_fc *cpu_pc; /* the packet context class cpu_k is for */
@@ -1192,9 +1195,11 @@ static ptrace *register_trace(psink *s, const tio_trace *in)
 {
 	if (tio_grow(&s->traces, &s->cap, s->ntraces + 1, sizeof(ptrace *)))
 		return NULL;
+	static _Atomic uint64_t keys; /* from 1: a class no sink has seen has key 0 */
 	ptrace *t = tio_calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
+	t->key = ++keys;
 	s->traces[s->ntraces++] = t;
 	t->in = in;
 	t->is_tracedat = in->fmt && in->fmt->name && !strcmp(in->fmt->name, "tracedat");
@@ -1391,7 +1396,11 @@ static int check_budget(psink *s)
 				ptable *tb = k < t->ntables ? t->tables[k] : t->events;
 				if (!tb)
 					continue;
-				size_t pages, b = pq_buffered(&tb->f, &pages);
+				if (tb->ck_rows != tb->rows || !tb->ck_rows) {
+					tb->ck_bytes = pq_buffered(&tb->f, &tb->ck_pages);
+					tb->ck_rows = tb->rows;
+				}
+				size_t pages = tb->ck_pages, b = tb->ck_bytes;
 				total += b;
 				if (tb->f.rows && b - pages > most) {
 					most = b - pages;
@@ -1405,12 +1414,12 @@ static int check_budget(psink *s)
 		}
 		if (total <= s->budget / (s->nparts ? s->nparts : 1))
 			return 0;
-		if (big && most >= most_pages)
-			r = pq_flush(&big->f, PQ_KEEP_PAGES); /* its pages fill again at once */
-		else if (paged)
-			r = pq_flush(&paged->f, PQ_RELEASE);
-		else
+		ptable *w = big && most >= most_pages ? big : paged;
+		if (!w)
 			return 0;
+		/* its pages fill again at once (PQ_KEEP_PAGES); or given back */
+		r = pq_flush(&w->f, w == big ? PQ_KEEP_PAGES : PQ_RELEASE);
+		w->ck_rows = 0; /* counted again */
 		if (r)
 			return r;
 	}
@@ -1797,16 +1806,20 @@ static int pq_consume(tio_sink *sk, const tio_msg *m)
 	if (!m->ec)
 		return 0;
 	ptable *tb;
-	if (s->last_ec == m->ec && s->last_t == t) {
-		tb = s->last_table;
-	} else if (!(tb = lookup(t, m->ec))) {
-		if ((r = table_new(s, t, m->ec, &tb)) || (r = insert(t, tb))) {
-			s->failed = true;
-			return r;
+	/* the class's table, kept in the class (a hash lookup per event cost 3% of a trace.dat conversion) */
+	tio_event_class *mec = (tio_event_class *)m->ec;
+	if (TIO_LIKELY(mec->sink_key == t->key)) {
+		tb = mec->sink_val;
+	} else {
+		if (!(tb = lookup(t, m->ec))) {
+			if ((r = table_new(s, t, m->ec, &tb)) || (r = insert(t, tb))) {
+				s->failed = true;
+				return r;
+			}
 		}
+		mec->sink_key = t->key;
+		mec->sink_val = tb;
 	}
-	s->last_ec = m->ec;
-	s->last_table = tb;
 	uint64_t cpu = 0;
 	bool has_cpu = msg_cpu(s, m, &cpu);
 	if ((r = add_event(s, t, tb, m, has_cpu, cpu)) ||
@@ -2244,8 +2257,6 @@ static int pq_end_trace(tio_sink *sk, const tio_trace *in)
 	t->ended = true;
 	/* caches that point into the trace or its tables */
 	s->last_t = NULL;
-	s->last_ec = NULL;
-	s->last_table = NULL;
 	s->cpu_pc = NULL;
 	return 0;
 }
