@@ -39,6 +39,7 @@ typedef struct part {
 	tio_sink *sink;
 	cli_part_setup setup; /* in order: the sink's options and inputs */
 	bool warn;	      /* part 0 of traces not opened before: their warnings printed at the end */
+	bool unopened;	      /* in order, the parts counted from the files' sizes: each part checks the index */
 	size_t *nwarn;	      /* warn: each trace's warnings once opened (those a whole open prints) */
 	void *setup_arg;
 	bool ok; /* read to the end without an error */
@@ -83,6 +84,9 @@ static void *run_part(void *arg)
 	    (p->setup ? tio_mux_set_part_in_order(p->mux, p->k, p->n) : tio_mux_set_part(p->mux, p->k, p->n)) ||
 	    tio_sink_new(p->sink_name, stdout, stderr, &p->sink) ||
 	    (p->setup && p->setup(p->sink, p->traces, p->ntraces, p->n, p->setup_arg)))
+		return NULL;
+	/* nothing to cut (no index: the LTT formats; small packets): the caller reads on one thread */
+	if (p->unopened && cli_parts(p->traces, p->ntraces) < 2)
 		return NULL;
 	if (p->warn && (p->nwarn = calloc(p->ntraces ? p->ntraces : 1, sizeof(size_t))))
 		for (size_t i = 0; i < p->ntraces; i++)
@@ -176,7 +180,7 @@ unsigned cli_parts_of_paths(char **paths, size_t n)
 
 static int run_parts(char **inputs, size_t ninputs, const char *format, const cli_reader_opts *ropts,
 		     const char *sink_name, unsigned nparts, cli_part_setup setup, void *arg, bool warn,
-		     struct progress *prog)
+		     struct progress *prog, bool unopened)
 {
 	part *ps = calloc(nparts, sizeof(*ps));
 	if (!ps)
@@ -185,7 +189,7 @@ static int run_parts(char **inputs, size_t ninputs, const char *format, const cl
 	for (unsigned k = 0; k < nparts; k++) {
 		ps[k] = (part){.inputs = inputs, .ninputs = ninputs, .format = format, .ropts = ropts,
 			       .sink_name = sink_name, .k = k, .n = nparts, .setup = setup, .setup_arg = arg,
-			       .warn = warn && !k, .prog = prog};
+			       .warn = warn && !k, .prog = prog, .unopened = unopened};
 		/* part 0 too, the caller only waits: the last part ended 1-5 ms
 		   sooner (UST trace and trace.dat, 2 parts, medians of 21 runs) */
 		if (pthread_create(&ps[k].th, NULL, run_part, &ps[k]))
@@ -220,13 +224,13 @@ static int run_parts(char **inputs, size_t ninputs, const char *format, const cl
 int cli_run_parts(char **inputs, size_t ninputs, const char *format, const cli_reader_opts *ropts,
 		  const char *sink_name, unsigned nparts)
 {
-	return run_parts(inputs, ninputs, format, ropts, sink_name, nparts, NULL, NULL, false, NULL);
+	return run_parts(inputs, ninputs, format, ropts, sink_name, nparts, NULL, NULL, false, NULL, false);
 }
 
 int cli_run_parts_unopened(char **inputs, size_t ninputs, const char *format, const cli_reader_opts *ropts,
 			   const char *sink_name, unsigned nparts)
 {
-	return run_parts(inputs, ninputs, format, ropts, sink_name, nparts, NULL, NULL, true, NULL);
+	return run_parts(inputs, ninputs, format, ropts, sink_name, nparts, NULL, NULL, true, NULL, false);
 }
 
 int cli_run_parts_in_order(char **inputs, size_t ninputs, const char *format, const cli_reader_opts *ropts,
@@ -234,5 +238,6 @@ int cli_run_parts_in_order(char **inputs, size_t ninputs, const char *format, co
 {
 	struct progress g = {.t0 = now()};
 	g.last = g.t0;
-	return run_parts(inputs, ninputs, format, ropts, sink_name, nparts, setup, arg, false, show ? &g : NULL);
+	return run_parts(inputs, ninputs, format, ropts, sink_name, nparts, setup, arg, true, show ? &g : NULL,
+			 true);
 }
