@@ -51,7 +51,7 @@ run() {
 for t in "${traces[@]}"; do
 	n=$("$TIO" info --count "$t" | awk '/^  events:/ {s += $2} END {print s + 0}')
 	echo "== $t: $n events, $(du -sh "$t" | cut -f1) ($COMPRESSION)"
-	bcpu=() bwall=() brss=()
+	bcpu=() bwall=() brss=() bwalls=()
 	for ((k = 0; k < REPS; k++)); do
 		# decode-only on one thread (the figure this bench has compared with), and as
 		# print -o dummy runs by default (in parts on every core: src/cli/parts.c)
@@ -78,6 +78,10 @@ for t in "${traces[@]}"; do
 	printf 'ratio to decode on one thread: %.2fx wall, %.2fx CPU (to the default decode: %.2fx wall); output %s (%.1f%% of the input, %d files); peak RSS %d MiB\n' \
 		"$(echo "$wall / $dwall" | bc -l)" "$(echo "$cpu / $dcpu" | bc -l)" "$(echo "$wall / $pwall" | bc -l)" "$(du -sh "$work/out" | cut -f1)" \
 		"$(echo "100 * $out_b / $in_b" | bc -l)" "$(find "$work/out" -name '*.parquet' | wc -l)" $((rss / 1024))
+	# the wall times of every round: the line above takes each command's least-CPU run, whose
+	# wall time in parts moves with the machine (the decode's: 0.11-0.18 s for trace.dat)
+	printf 'wall time over %d rounds, to the default decode: %s; to the one-thread decode: %s\n' "$REPS" \
+		"$(bench_ratios decode convert)" "$(bench_ratios decode1 convert)"
 	if nm=$("$top/tests/parquet/duckdb-setup.sh" 2> /dev/null); then
 		big=$(ls -S "$work/out"/*.parquet | grep -v '/events.parquet$' | head -1)
 		for q in "SELECT name, count(*) AS n FROM '$work/out/events.parquet' GROUP BY name ORDER BY n DESC LIMIT 3" \
