@@ -1414,11 +1414,11 @@ static int check_budget(psink *s)
 		}
 		if (total <= s->budget / (s->nparts ? s->nparts : 1))
 			return 0;
-		ptable *w = big && most >= most_pages ? big : paged;
+		bool keep = big && most >= most_pages; /* its pages fill again at once */
+		ptable *w = keep ? big : paged;
 		if (!w)
 			return 0;
-		/* its pages fill again at once (PQ_KEEP_PAGES); or given back */
-		r = pq_flush(&w->f, w == big ? PQ_KEEP_PAGES : PQ_RELEASE);
+		r = pq_flush(&w->f, keep ? PQ_KEEP_PAGES : PQ_RELEASE);
 		w->ck_rows = 0; /* counted again */
 		if (r)
 			return r;
