@@ -194,14 +194,6 @@ int cli_run_parts(char **inputs, size_t ninputs, const char *format, const cli_r
 		  const char *sink_name, unsigned nparts);
 
 /*
- * cli_run_parts for a writer whose output keeps the order (convert --to
- * parquet): the parts are read in order (tio_mux_set_part_in_order), each
- * part's sink is set up by `setup` (options, inputs added) and flushed on
- * its thread (tio_sink_flush); a part whose events' times go back fails
- * the whole (-1).  `progress`: convert's progress line on stderr (the
- * events of every part, shown from part 0's thread).
- */
-/*
  * print -o dummy before it opens the traces itself (the open and the index
  * cost some 3 ms on a 247 MB trace): the parts from the inputs' file sizes
  * (cli_parts_of_paths: the sizes of the files under them), and part 0's
@@ -215,6 +207,18 @@ uint64_t cli_input_bytes(const char *path);
 int cli_run_parts_unopened(char **inputs, size_t ninputs, const char *format, const cli_reader_opts *ropts,
 			   const char *sink_name, unsigned nparts);
 
+/*
+ * cli_run_parts for a writer whose output keeps the order (convert --to
+ * parquet), before the caller opens the inputs (nparts from
+ * cli_parts_of_paths): the parts are read in order
+ * (tio_mux_set_part_in_order), each part's sink is set up by `setup`
+ * (options, inputs added) and flushed on its thread (tio_sink_flush);
+ * part 0's open warnings are printed as a whole open prints them.  A part
+ * whose open has nothing to cut (cli_parts < 2: no index, a small one) or
+ * whose events' times go back fails the whole (-1: the caller reads on one
+ * thread).  `progress`: convert's progress line on stderr (the events of
+ * every part, shown from part 0's thread).
+ */
 typedef int (*cli_part_setup)(tio_sink *sink, tio_trace **traces, size_t n, unsigned nparts, void *arg);
 int cli_run_parts_in_order(char **inputs, size_t ninputs, const char *format, const cli_reader_opts *ropts,
 			   const char *sink_name, unsigned nparts, cli_part_setup setup, void *arg, bool progress);
