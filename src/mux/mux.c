@@ -1,8 +1,10 @@
 /*
  * k-way merge of every stream of every input by time (a binary heap of
  * streams keyed by their next message), with trimming to [begin, end].
- * Ties are broken deterministically: message kind, input order, stream
- * class id, stream id, stream order.
+ * Ties are broken deterministically, as babeltrace2's muxer breaks them:
+ * input order, stream class id, stream id, then message kind, then stream
+ * order.  The stream comes before the kind: a discarded-records message of
+ * stream 1 and an event of stream 0 at the same time give the event first.
  */
 #define _GNU_SOURCE
 #include <stdatomic.h>
@@ -73,9 +75,6 @@ static bool less(const slot *a, const slot *b)
 {
 	if (a->key != b->key)
 		return a->key < b->key;
-	int ra = kind_rank(a->m->type), rb = kind_rank(b->m->type);
-	if (ra != rb)
-		return ra < rb;
 	if (a->s->trace->index != b->s->trace->index)
 		return a->s->trace->index < b->s->trace->index;
 	uint64_t ca = a->s->sc ? a->s->sc->id : 0, cb = b->s->sc ? b->s->sc->id : 0;
@@ -83,6 +82,9 @@ static bool less(const slot *a, const slot *b)
 		return ca < cb;
 	if (a->s->id != b->s->id)
 		return a->s->id < b->s->id;
+	int ra = kind_rank(a->m->type), rb = kind_rank(b->m->type);
+	if (ra != rb)
+		return ra < rb;
 	return a->s->index < b->s->index;
 }
 

@@ -10,10 +10,12 @@
 #   warning, every event read, times as babeltrace 1 computes them (mod 2^64);
 # - endonly: packets with an end time only and events without a timestamp:
 #   the stream's clock value carries the previous packet's end, as babeltrace2.
+# - ties: discarded records and another stream's events at the same time come
+#   in babeltrace2's order (the stream before the message kind).
 . "$(dirname "$0")/../lib.sh"
 GEN="python3 $TIO_TOP/tests/tools/gen-ctf-clocks.py"
 cd "$TMP" || exit 1
-for k in revfloat ghz28 bigoffset endonly; do
+for k in revfloat ghz28 bigoffset endonly ties; do
 	$GEN $k $k || notok "generate $k"
 done
 
@@ -123,3 +125,31 @@ if command -v babeltrace2 >/dev/null; then
 	"$TIO" print endonly >tio-end 2>&1
 	same "endonly: text identical to babeltrace2's" bt-end tio-end
 fi
+
+# --- ties between streams: babeltrace2's muxer orders equal times by stream
+# (class id, id) before the message kind, so stream 0's event at 20 comes
+# before stream 1's lost packet that begins at 20 (and its discarded events
+# at 45 after stream 0's event at 45), and stream 0's lost packet at 50
+# before stream 1's event at 50. python/tests/test_bt2.py compares the same
+# trace message by message with babeltrace2's Python bindings.
+cat >exp-ties <<'EOF'
+5 100
+10 0
+15 101
+20 1
+D 1 packet 20 25 stream 1
+25 102
+30 2
+40 103
+45 3
+D 3 events 45 60 stream 1
+48 104
+50 4
+D 1 packet 50 70 stream 0
+50 105
+70 5
+80 6
+EOF
+"$TIO" print --clock-cycles ties 2>&1 | sed -E -e 's/^\[0*([0-9]+)\].* n = ([0-9]+) \}$/\1 \2/' \
+	-e 's/^WARNING: Tracer discarded ([0-9]+) ([a-z]+) between \[00:00:00\.0*([0-9]+)\] and \[00:00:00\.0*([0-9]+)\].*stream ID: ([0-9]+)\)\.$/D \1 \2 \3 \4 stream \5/' >got-ties
+same "ties: a stream's discarded records and another stream's events at the same time in babeltrace2's order" exp-ties got-ties

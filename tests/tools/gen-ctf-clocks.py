@@ -22,6 +22,15 @@ KIND:
   endonly    CTF 1.8: packets with timestamp_end (mapped to the clock) but no
              timestamp_begin, events without a timestamp: 4 packets ending at
              1, 3, 5, 7 cycles, 2 events each.
+  ties       CTF 1.8: two streams whose discarded-packets and discarded-events
+             records begin at the time of another stream's event; in
+             babeltrace2's order (stream before message kind) the event of
+             stream 0 comes before the record of stream 1, and the record of
+             stream 0 before the event of stream 1.  Stream 0: events 0-4 at
+             10, 20, 30, 45, 50, a packet lost, events 5-6 at 70, 80; stream 1:
+             events 100-101 at 5, 15, a packet lost, 102-103 at 25, 40, then a
+             packet that counts 3 discarded events, 104-105 at 48, 50 (ns from
+             the origin).
 """
 import json
 import os
@@ -293,5 +302,59 @@ event {
         f.write(data)
 
 
+def ties(out):
+    os.makedirs(out, exist_ok=True)
+    meta = TSDL_HEAD + '''clock {
+	name = default;
+	freq = 1000000000;
+	offset_s = 0;
+	offset = 0;
+	absolute = true;
+};
+typealias integer { size = 64; align = 8; signed = false; map = clock.default.value; } := uint64_clock_t;
+stream {
+	id = 0;
+	packet.context := struct {
+		uint64_clock_t timestamp_begin;
+		uint64_clock_t timestamp_end;
+		uint64_t content_size;
+		uint64_t packet_size;
+		uint64_t events_discarded;
+		uint64_t packet_seq_num;
+	};
+	event.header := struct {
+		uint32_t id;
+		uint64_clock_t timestamp;
+	};
+};
+event {
+	name = ev;
+	id = 0;
+	stream_id = 0;
+	fields := struct {
+		uint32_t n;
+	};
+};
+'''
+    with open(os.path.join(out, 'metadata'), 'w') as f:
+        f.write(meta)
+    # per stream: packets (seq, discarded so far, begin, end, [(time, n)])
+    streams = {
+        0: [(0, 0, 10, 50, [(10, 0), (20, 1), (30, 2), (45, 3), (50, 4)]),
+            (2, 0, 70, 80, [(70, 5), (80, 6)])],
+        1: [(0, 0, 5, 20, [(5, 100), (15, 101)]),
+            (2, 0, 25, 45, [(25, 102), (40, 103)]),
+            (3, 3, 48, 60, [(48, 104), (50, 105)])],
+    }
+    for inst, packets in streams.items():
+        data = b''
+        for seq, disc, begin, end, evs in packets:
+            ctx = [('<Q', begin), ('<Q', end), ('<Q', 'content'), ('<Q', 'size'), ('<Q', disc), ('<Q', seq)]
+            data += packet(0, inst, ctx, [struct.pack('<IQI', 0, t, n) for t, n in evs])
+        with open(os.path.join(out, f'stream_{inst}'), 'wb') as f:
+            f.write(data)
+
+
 if __name__ == '__main__':
-    {'revfloat': revfloat, 'ghz28': ghz28, 'bigoffset': bigoffset, 'endonly': endonly}[sys.argv[1]](sys.argv[2])
+    {'revfloat': revfloat, 'ghz28': ghz28, 'bigoffset': bigoffset, 'endonly': endonly,
+     'ties': ties}[sys.argv[1]](sys.argv[2])
