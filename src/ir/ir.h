@@ -500,7 +500,7 @@ struct tio_trace {
 	tio_trace_class *tc;
 	tio_stream **streams;
 	uint32_t nstreams;
-	uint32_t index;		/* position among the inputs (merge tie-break) */
+	uint32_t index;		/* place in the merge's tie-break (tio_mux_new: by UUID, then input order) */
 	void *user;
 	/* traces merged into this one (same trace in several places): kept
 	 * alive because their streams may still refer to their classes */

@@ -2,13 +2,14 @@
  * k-way merge of every stream of every input by time (a binary heap of
  * streams keyed by their next message), with trimming to [begin, end].
  * Ties are broken deterministically, as babeltrace2's muxer breaks them:
- * input order, stream class id, stream id, then message kind, then stream
- * order.  The stream comes before the kind: a discarded-records message of
+ * trace (by UUID, traces without one after, in input order), stream class
+ * id, stream id, then message kind, then stream order.  The stream comes before the kind: a discarded-records message of
  * stream 1 and an event of stream 0 at the same time give the event first.
  */
 #define _GNU_SOURCE
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "ir/ir.h"
@@ -119,16 +120,45 @@ static void sift_down_slot(tio_mux *m, size_t i, slot x)
 
 static void sift_down(tio_mux *m, size_t i) { sift_down_slot(m, i, m->heap[i]); }
 
+typedef struct trace_pos {
+	const tio_trace *t;
+	uint32_t pos;
+} trace_pos;
+
+/* babeltrace2's order of traces for equal times: those with a UUID first, by
+ * UUID; then the others (in input order: trace-cmd's for several trace.dat) */
+static int trace_tie_cmp(const void *pa, const void *pb)
+{
+	const trace_pos *a = pa, *b = pb;
+	bool ua = a->t->tc && a->t->tc->has_uuid, ub = b->t->tc && b->t->tc->has_uuid;
+	if (ua != ub)
+		return ua ? -1 : 1;
+	if (ua) {
+		int c = memcmp(a->t->tc->uuid, b->t->tc->uuid, 16);
+		if (c)
+			return c;
+	}
+	return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
 int tio_mux_new(tio_trace *const *traces, size_t n, tio_mux **out)
 {
 	tio_mux *m = tio_calloc(1, sizeof(*m));
-	if (!m)
+	trace_pos *order = tio_calloc(n ? n : 1, sizeof(*order));
+	if (!m || !order) {
+		free(m);
+		free(order);
 		return TIO_ERR_NOMEM;
+	}
 	size_t total = 0;
 	for (size_t i = 0; i < n; i++) {
-		traces[i]->index = (uint32_t)i;
+		order[i] = (trace_pos){traces[i], (uint32_t)i};
 		total += traces[i]->nstreams;
 	}
+	qsort(order, n, sizeof(*order), trace_tie_cmp);
+	for (size_t i = 0; i < n; i++)
+		traces[order[i].pos]->index = (uint32_t)i;
+	free(order);
 	m->heap = tio_calloc(total, sizeof(slot));
 	m->pending = tio_calloc(total, sizeof(tio_stream *));
 	m->all = tio_calloc(total ? total : 1, sizeof(tio_stream *));

@@ -11,11 +11,12 @@
 # - endonly: packets with an end time only and events without a timestamp:
 #   the stream's clock value carries the previous packet's end, as babeltrace2.
 # - ties: discarded records and another stream's events at the same time come
-#   in babeltrace2's order (the stream before the message kind).
+#   in babeltrace2's order (the stream before the message kind); uuidties:
+#   equal times in two traces in the order of their UUIDs, as babeltrace2.
 . "$(dirname "$0")/../lib.sh"
 GEN="python3 $TIO_TOP/tests/tools/gen-ctf-clocks.py"
 cd "$TMP" || exit 1
-for k in revfloat ghz28 bigoffset endonly ties; do
+for k in revfloat ghz28 bigoffset endonly ties uuidties; do
 	$GEN $k $k || notok "generate $k"
 done
 
@@ -153,3 +154,23 @@ EOF
 "$TIO" print --clock-cycles ties 2>&1 | sed -E -e 's/^\[0*([0-9]+)\].* n = ([0-9]+) \}$/\1 \2/' \
 	-e 's/^WARNING: Tracer discarded ([0-9]+) ([a-z]+) between \[00:00:00\.0*([0-9]+)\] and \[00:00:00\.0*([0-9]+)\].*stream ID: ([0-9]+)\)\.$/D \1 \2 \3 \4 stream \5/' >got-ties
 same "ties: a stream's discarded records and another stream's events at the same time in babeltrace2's order" exp-ties got-ties
+
+# --- ties between traces: by trace UUID (babeltrace2's order), whatever the
+# order the traces are found or given in
+cat >exp-uuidties <<'EOF'
+10 100
+10 0
+20 101
+20 1
+30 102
+30 2
+EOF
+for args in "uuidties" "uuidties/a uuidties/b" "uuidties/b uuidties/a"; do
+	"$TIO" print --clock-cycles $args 2>&1 | sed -E 's/^\[0*([0-9]+)\].* n = ([0-9]+) \}$/\1 \2/' >got-uuidties
+	same "uuidties ($args): equal times in the traces' UUID order (b's 00... before a's ff...)" exp-uuidties got-uuidties
+done
+if command -v babeltrace2 >/dev/null; then
+	babeltrace2 uuidties >bt-uuidties 2>&1
+	"$TIO" print uuidties >tio-uuidties 2>&1
+	same "uuidties: text identical to babeltrace2's" bt-uuidties tio-uuidties
+fi

@@ -31,6 +31,10 @@ KIND:
              events 100-101 at 5, 15, a packet lost, 102-103 at 25, 40, then a
              packet that counts 3 discarded events, 104-105 at 48, 50 (ns from
              the origin).
+  uuidties   two CTF 1.8 traces, DIR/a (UUID ff...) and DIR/b (UUID 00...),
+             events 0-2 and 100-102 at the same times 10, 20, 30: babeltrace2
+             orders equal times by trace UUID, so b's event comes first though
+             a is found first.
 """
 import json
 import os
@@ -355,6 +359,53 @@ event {
             f.write(data)
 
 
+def uuidties(out):
+    import uuid
+    for name, uu, first in (('a', 'ffffffff-0000-4000-8000-000000000000', 0),
+                            ('b', '00000000-0000-4000-8000-0000000000ff', 100)):
+        d = os.path.join(out, name)
+        os.makedirs(d, exist_ok=True)
+        meta = TSDL_HEAD.replace('trace {\n', 'trace {\n\tuuid = "%s";\n' % uu, 1).replace(
+            'uint32_t magic;', 'uint32_t magic;\n\t\tuint8_t uuid[16];', 1)
+        meta += '''clock {
+	name = default;
+	freq = 1000000000;
+	offset_s = 0;
+	offset = 0;
+	absolute = true;
+};
+typealias integer { size = 64; align = 8; signed = false; map = clock.default.value; } := uint64_clock_t;
+stream {
+	id = 0;
+	packet.context := struct {
+		uint64_clock_t timestamp_begin;
+		uint64_clock_t timestamp_end;
+		uint64_t content_size;
+		uint64_t packet_size;
+	};
+	event.header := struct {
+		uint32_t id;
+		uint64_clock_t timestamp;
+	};
+};
+event {
+	name = ev;
+	id = 0;
+	stream_id = 0;
+	fields := struct {
+		uint32_t n;
+	};
+};
+'''
+        with open(os.path.join(d, 'metadata'), 'w') as f:
+            f.write(meta)
+        body = b''.join(struct.pack('<IQI', 0, t, first + k) for k, t in enumerate((10, 20, 30)))
+        hdr = struct.pack('<I', 0xC1FC1FC1) + uuid.UUID(uu).bytes + struct.pack('<II', 0, 0)
+        size = (len(hdr) + 32 + len(body)) * 8
+        with open(os.path.join(d, 'stream_0'), 'wb') as f:
+            f.write(hdr + struct.pack('<QQQQ', 10, 30, size, size) + body)
+
+
 if __name__ == '__main__':
     {'revfloat': revfloat, 'ghz28': ghz28, 'bigoffset': bigoffset, 'endonly': endonly,
-     'ties': ties}[sys.argv[1]](sys.argv[2])
+     'ties': ties, 'uuidties': uuidties}[sys.argv[1]](sys.argv[2])
