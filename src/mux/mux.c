@@ -3,8 +3,9 @@
  * streams keyed by their next message), with trimming to [begin, end].
  * Ties are broken deterministically, as babeltrace2's muxer breaks them:
  * trace (by UUID, traces without one after, in input order), stream class
- * id, stream id, then message kind, then stream order.  The stream comes before the kind: a discarded-records message of
- * stream 1 and an event of stream 0 at the same time give the event first.
+ * id, stream id, then message kind, then stream order.  The stream comes
+ * before the kind: a discarded-records message of stream 1 and an event of
+ * stream 0 at the same time give the event first.
  */
 #define _GNU_SOURCE
 #include <stdatomic.h>
