@@ -59,12 +59,13 @@ def test_bundled(name):
     assert events > 0
 
 
-@pytest.mark.parametrize("kind,want", [("ties", (13, 3)), ("uuidties", (6, 0))])
+@pytest.mark.parametrize("kind,want", [("ties", (13, 3)), ("uuidties", (6, 0)), ("nameties", (6, 0))])
 def test_ties(tmp_path, kind, want):
     """Equal times in the order of babeltrace2's muxer: discarded records and
     another stream's events (the stream before the message kind; a recording
     in overwrite mode meets such a tie about once in ten runs), and events of
-    two traces (by trace UUID, not by the order the traces are found in)."""
+    two traces (by trace UUID, or name without one, not by the order the
+    traces are found in)."""
     path = str(tmp_path / kind)
     subprocess.run([sys.executable, os.path.join(TOP, "tests", "tools", "gen-ctf-clocks.py"), kind, path], check=True)
     events, values, discarded, known = check(path)

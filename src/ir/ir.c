@@ -316,6 +316,17 @@ const tio_kv *tio_trace_class_env(const tio_trace_class *tc, const char *key)
 	return NULL;
 }
 
+void tio_trace_bt2_name(tio_buf *b, const tio_trace *t)
+{
+	const tio_kv *h = t->tc ? tio_trace_class_env(t->tc, "hostname") : NULL;
+	const char *rel = t->name ? t->name : "";
+	if (h && !h->is_int && h->sval)
+		tio_buf_adds(b, h->sval);
+	if (h && !h->is_int && h->sval && *rel)
+		tio_buf_addc(b, '/');
+	tio_buf_adds(b, rel);
+}
+
 static int ec_cmp(const void *a, const void *b)
 {
 	const tio_event_class *x = *(tio_event_class *const *)a;

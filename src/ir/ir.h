@@ -500,7 +500,7 @@ struct tio_trace {
 	tio_trace_class *tc;
 	tio_stream **streams;
 	uint32_t nstreams;
-	uint32_t index;		/* place in the merge's tie-break (tio_mux_new: by UUID, then input order) */
+	uint32_t index;		/* place in the merge's tie-break (tio_mux_new: babeltrace2's order of traces) */
 	void *user;
 	/* traces merged into this one (same trace in several places): kept
 	 * alive because their streams may still refer to their classes */
@@ -541,6 +541,9 @@ void tio_event_class_free(tio_event_class *ec);
 void tio_stream_class_free(tio_stream_class *sc);
 void tio_trace_class_free(tio_trace_class *tc);
 const tio_kv *tio_trace_class_env(const tio_trace_class *tc, const char *key);
+/* babeltrace2's trace name, appended to b: the env's hostname and the trace's
+ * path below the input (tio_trace.name), joined by '/' */
+void tio_trace_bt2_name(tio_buf *b, const tio_trace *t);
 /* A side table by name (see tio_trace_class.tables), NULL if absent. */
 const tio_kv *tio_trace_class_table(const tio_trace_class *tc, const char *key);
 tio_event_class *tio_stream_class_find_ec(const tio_stream_class *sc, uint64_t id);

@@ -2,8 +2,9 @@
  * k-way merge of every stream of every input by time (a binary heap of
  * streams keyed by their next message), with trimming to [begin, end].
  * Ties are broken deterministically, as babeltrace2's muxer breaks them:
- * trace (by UUID, traces without one after, in input order), stream class
- * id, stream id, then message kind, then stream order.  The stream comes
+ * trace (CTF: by UUID, then those without one by trace name; other formats
+ * after, in input order), stream class id, stream id, then message kind,
+ * then stream order.  The stream comes
  * before the kind: a discarded-records message of stream 1 and an event of
  * stream 0 at the same time give the event first.
  */
@@ -124,21 +125,23 @@ static void sift_down(tio_mux *m, size_t i) { sift_down_slot(m, i, m->heap[i]); 
 typedef struct trace_pos {
 	const tio_trace *t;
 	uint32_t pos;
+	int group;    /* 0: CTF with a UUID, 1: CTF without, 2: other formats */
+	tio_buf name; /* group 1: babeltrace2's trace name */
 } trace_pos;
 
 /* babeltrace2's order of traces for equal times: those with a UUID first, by
- * UUID; then the others (in input order: trace-cmd's for several trace.dat) */
+ * UUID; then the other CTF traces by babeltrace2's trace name; then the other
+ * formats' (in input order: trace-cmd's for several trace.dat) */
 static int trace_tie_cmp(const void *pa, const void *pb)
 {
 	const trace_pos *a = pa, *b = pb;
-	bool ua = a->t->tc && a->t->tc->has_uuid, ub = b->t->tc && b->t->tc->has_uuid;
-	if (ua != ub)
-		return ua ? -1 : 1;
-	if (ua) {
-		int c = memcmp(a->t->tc->uuid, b->t->tc->uuid, 16);
-		if (c)
-			return c;
-	}
+	if (a->group != b->group)
+		return a->group < b->group ? -1 : 1;
+	int c = a->group == 0 ? memcmp(a->t->tc->uuid, b->t->tc->uuid, 16)
+	      : a->group == 1 ? strcmp(a->name.p, b->name.p)
+			      : 0;
+	if (c)
+		return c;
 	return a->pos < b->pos ? -1 : a->pos > b->pos;
 }
 
@@ -146,20 +149,31 @@ int tio_mux_new(tio_trace *const *traces, size_t n, tio_mux **out)
 {
 	tio_mux *m = tio_calloc(1, sizeof(*m));
 	trace_pos *order = tio_calloc(n ? n : 1, sizeof(*order));
-	if (!m || !order) {
-		free(m);
-		free(order);
-		return TIO_ERR_NOMEM;
-	}
+	int err = !m || !order ? TIO_ERR_NOMEM : 0;
 	size_t total = 0;
-	for (size_t i = 0; i < n; i++) {
-		order[i] = (trace_pos){traces[i], (uint32_t)i};
-		total += traces[i]->nstreams;
+	for (size_t i = 0; i < n && !err; i++) {
+		const tio_trace *t = traces[i];
+		bool ctf = t->fmt && t->fmt->name && !strcmp(t->fmt->name, "ctf");
+		order[i] = (trace_pos){t, (uint32_t)i, !ctf ? 2 : t->tc && t->tc->has_uuid ? 0 : 1, {0}};
+		if (order[i].group == 1) {
+			tio_trace_bt2_name(&order[i].name, t);
+			if (tio_buf_addc(&order[i].name, 0))
+				err = TIO_ERR_NOMEM;
+		}
+		total += t->nstreams;
 	}
-	qsort(order, n, sizeof(*order), trace_tie_cmp);
-	for (size_t i = 0; i < n; i++)
-		traces[order[i].pos]->index = (uint32_t)i;
+	if (!err) {
+		qsort(order, n, sizeof(*order), trace_tie_cmp);
+		for (size_t i = 0; i < n; i++)
+			traces[order[i].pos]->index = (uint32_t)i;
+	}
+	for (size_t i = 0; order && i < n; i++)
+		tio_buf_free(&order[i].name);
 	free(order);
+	if (err) {
+		free(m);
+		return err;
+	}
 	m->heap = tio_calloc(total, sizeof(slot));
 	m->pending = tio_calloc(total, sizeof(tio_stream *));
 	m->all = tio_calloc(total ? total : 1, sizeof(tio_stream *));

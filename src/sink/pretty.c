@@ -1028,18 +1028,6 @@ static const char *env_str(const tio_trace_class *tc, const char *key, char *tmp
 	return kv->sval ? kv->sval : "";
 }
 
-/* babeltrace2's trace name: hostname and the trace's path below the input, joined by '/'. */
-static void trace_name(tio_buf *b, const tio_trace *t)
-{
-	const tio_kv *h = tio_trace_class_env(t->tc, "hostname");
-	const char *rel = t->name ? t->name : "";
-	if (h && !h->is_int && h->sval)
-		tio_buf_adds(b, h->sval);
-	if (h && !h->is_int && h->sval && *rel)
-		tio_buf_addc(b, '/');
-	tio_buf_adds(b, rel);
-}
-
 static void print_event(pretty *p, const tio_msg *m)
 {
 	tio_buf *b = &p->b;
@@ -1055,7 +1043,7 @@ static void print_event(pretty *p, const tio_msg *m)
 			tio_buf_adds(b, ", ");
 		if (hn)
 			name_eq(p, "trace");
-		trace_name(b, m->stream->trace);
+		tio_trace_bt2_name(b, m->stream->trace);
 		if (hn)
 			tio_buf_adds(b, ", ");
 	}
@@ -1186,7 +1174,7 @@ static void print_discarded(pretty *p, const tio_msg *m)
 		tio_buf_adds(&w, "(unknown time range)");
 	}
 	tio_buf_adds(&w, " in trace \"");
-	trace_name(&w, t);
+	tio_trace_bt2_name(&w, t);
 	tio_buf_adds(&w, "\" ");
 	if (t->tc->has_uuid) {
 		char u[40];

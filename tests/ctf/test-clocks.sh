@@ -11,12 +11,13 @@
 # - endonly: packets with an end time only and events without a timestamp:
 #   the stream's clock value carries the previous packet's end, as babeltrace2.
 # - ties: discarded records and another stream's events at the same time come
-#   in babeltrace2's order (the stream before the message kind); uuidties:
-#   equal times in two traces in the order of their UUIDs, as babeltrace2.
+#   in babeltrace2's order (the stream before the message kind); uuidties,
+#   nameties: equal times in two traces in the order of their UUIDs, or of
+#   their names when they have none, as babeltrace2.
 . "$(dirname "$0")/../lib.sh"
 GEN="python3 $TIO_TOP/tests/tools/gen-ctf-clocks.py"
 cd "$TMP" || exit 1
-for k in revfloat ghz28 bigoffset endonly ties uuidties; do
+for k in revfloat ghz28 bigoffset endonly ties uuidties nameties; do
 	$GEN $k $k || notok "generate $k"
 done
 
@@ -155,8 +156,9 @@ EOF
 	-e 's/^WARNING: Tracer discarded ([0-9]+) ([a-z]+) between \[00:00:00\.0*([0-9]+)\] and \[00:00:00\.0*([0-9]+)\].*stream ID: ([0-9]+)\)\.$/D \1 \2 \3 \4 stream \5/' >got-ties
 same "ties: a stream's discarded records and another stream's events at the same time in babeltrace2's order" exp-ties got-ties
 
-# --- ties between traces: by trace UUID (babeltrace2's order), whatever the
-# order the traces are found or given in
+# --- ties between traces: by trace UUID (babeltrace2's order), or by trace
+# name (hostname/path) for traces without one, whatever the order the traces
+# are found or given in
 cat >exp-uuidties <<'EOF'
 10 100
 10 0
@@ -165,12 +167,14 @@ cat >exp-uuidties <<'EOF'
 30 102
 30 2
 EOF
-for args in "uuidties" "uuidties/a uuidties/b" "uuidties/b uuidties/a"; do
-	"$TIO" print --clock-cycles $args 2>&1 | sed -E 's/^\[0*([0-9]+)\].* n = ([0-9]+) \}$/\1 \2/' >got-uuidties
-	same "uuidties ($args): equal times in the traces' UUID order (b's 00... before a's ff...)" exp-uuidties got-uuidties
+for k in uuidties nameties; do
+	for args in "$k" "$k/a $k/b" "$k/b $k/a"; do
+		"$TIO" print --clock-cycles $args 2>&1 | sed -E 's/^\[0*([0-9]+)\].* n = ([0-9]+) \}$/\1 \2/' >got-$k
+		same "$k ($args): equal times in babeltrace2's order of the traces (b's before a's)" exp-uuidties got-$k
+	done
+	if command -v babeltrace2 >/dev/null; then
+		babeltrace2 $k >bt-$k 2>&1
+		"$TIO" print $k >tio-$k 2>&1
+		same "$k: text identical to babeltrace2's" bt-$k tio-$k
+	fi
 done
-if command -v babeltrace2 >/dev/null; then
-	babeltrace2 uuidties >bt-uuidties 2>&1
-	"$TIO" print uuidties >tio-uuidties 2>&1
-	same "uuidties: text identical to babeltrace2's" bt-uuidties tio-uuidties
-fi

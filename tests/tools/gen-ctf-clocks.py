@@ -35,6 +35,9 @@ KIND:
              events 0-2 and 100-102 at the same times 10, 20, 30: babeltrace2
              orders equal times by trace UUID, so b's event comes first though
              a is found first.
+  nameties   the same without UUIDs, DIR/a's env hostname "zz" and DIR/b's
+             "aa": babeltrace2 then orders equal times by trace name
+             (hostname/path), b's first again.
 """
 import json
 import os
@@ -359,14 +362,17 @@ event {
             f.write(data)
 
 
-def uuidties(out):
+def uuidties(out, with_uuid=True):
     import uuid
-    for name, uu, first in (('a', 'ffffffff-0000-4000-8000-000000000000', 0),
-                            ('b', '00000000-0000-4000-8000-0000000000ff', 100)):
+    for name, uu, host, first in (('a', 'ffffffff-0000-4000-8000-000000000000', 'zz', 0),
+                                  ('b', '00000000-0000-4000-8000-0000000000ff', 'aa', 100)):
         d = os.path.join(out, name)
         os.makedirs(d, exist_ok=True)
-        meta = TSDL_HEAD.replace('trace {\n', 'trace {\n\tuuid = "%s";\n' % uu, 1).replace(
-            'uint32_t magic;', 'uint32_t magic;\n\t\tuint8_t uuid[16];', 1)
+        if with_uuid:
+            meta = TSDL_HEAD.replace('trace {\n', 'trace {\n\tuuid = "%s";\n' % uu, 1).replace(
+                'uint32_t magic;', 'uint32_t magic;\n\t\tuint8_t uuid[16];', 1)
+        else:
+            meta = TSDL_HEAD + 'env {\n\thostname = "%s";\n};\n' % host
         meta += '''clock {
 	name = default;
 	freq = 1000000000;
@@ -400,7 +406,7 @@ event {
         with open(os.path.join(d, 'metadata'), 'w') as f:
             f.write(meta)
         body = b''.join(struct.pack('<IQI', 0, t, first + k) for k, t in enumerate((10, 20, 30)))
-        hdr = struct.pack('<I', 0xC1FC1FC1) + uuid.UUID(uu).bytes + struct.pack('<II', 0, 0)
+        hdr = struct.pack('<I', 0xC1FC1FC1) + (uuid.UUID(uu).bytes if with_uuid else b'') + struct.pack('<II', 0, 0)
         size = (len(hdr) + 32 + len(body)) * 8
         with open(os.path.join(d, 'stream_0'), 'wb') as f:
             f.write(hdr + struct.pack('<QQQQ', 10, 30, size, size) + body)
@@ -408,4 +414,4 @@ event {
 
 if __name__ == '__main__':
     {'revfloat': revfloat, 'ghz28': ghz28, 'bigoffset': bigoffset, 'endonly': endonly,
-     'ties': ties, 'uuidties': uuidties}[sys.argv[1]](sys.argv[2])
+     'ties': ties, 'uuidties': uuidties, 'nameties': lambda out: uuidties(out, False)}[sys.argv[1]](sys.argv[2])
