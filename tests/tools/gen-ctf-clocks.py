@@ -135,10 +135,11 @@ trace {
 '''
 
 
-def packet(stream_id, inst, ctx, events):
-    """A packet: header, context fields (list of (fmt, value) with `content`
-    and `size` placeholders filled in), then the events' bytes."""
-    hdr = struct.pack('<III', 0xC1FC1FC1, stream_id, inst)
+def packet(stream_id, inst, ctx, events, uuid=b''):
+    """A packet: header (with the trace's UUID bytes when given), context
+    fields (list of (fmt, value) with `content` and `size` placeholders
+    filled in), then the events' bytes."""
+    hdr = struct.pack('<I', 0xC1FC1FC1) + uuid + struct.pack('<II', stream_id, inst)
     body = b''.join(events)
     ctx_len = sum(struct.calcsize(f) for f, _ in ctx)
     total = len(hdr) + ctx_len + len(body)
@@ -230,38 +231,45 @@ event {{
                 f.write(f'{n} {c} {fn(freq, off_s, off_c, c)}\n')
 
 
-def bigoffset(out):
-    os.makedirs(out, exist_ok=True)
-    meta = TSDL_HEAD + '''clock {
-	name = monotonic;
+def ns_meta(ctx_extra='', clock='default', offset_s=0, absolute='true'):
+    """A 1 GHz clock (from the Unix epoch by default) and one stream class of
+    `ev` events (uint32 `n`) with 64-bit times; ctx_extra: more packet
+    context fields."""
+    return f'''clock {{
+	name = {clock};
 	freq = 1000000000;
-	offset_s = 1351530929945824323;
+	offset_s = {offset_s};
 	offset = 0;
-	absolute = false;
-};
-typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; } := uint64_clock_t;
-stream {
+	absolute = {absolute};
+}};
+typealias integer {{ size = 64; align = 8; signed = false; map = clock.{clock}.value; }} := uint64_clock_t;
+stream {{
 	id = 0;
-	packet.context := struct {
+	packet.context := struct {{
 		uint64_clock_t timestamp_begin;
 		uint64_clock_t timestamp_end;
 		uint64_t content_size;
 		uint64_t packet_size;
-	};
-	event.header := struct {
+{ctx_extra}	}};
+	event.header := struct {{
 		uint32_t id;
 		uint64_clock_t timestamp;
-	};
-};
-event {
+	}};
+}};
+event {{
 	name = ev;
 	id = 0;
 	stream_id = 0;
-	fields := struct {
+	fields := struct {{
 		uint32_t n;
-	};
-};
+	}};
+}};
 '''
+
+
+def bigoffset(out):
+    os.makedirs(out, exist_ok=True)
+    meta = TSDL_HEAD + ns_meta(clock='monotonic', offset_s=1351530929945824323, absolute='false')
     with open(os.path.join(out, 'metadata'), 'w') as f:
         f.write(meta)
     evs = [struct.pack('<IQI', 0, 10 * (k + 1), k) for k in range(3)]
@@ -311,38 +319,7 @@ event {
 
 def ties(out):
     os.makedirs(out, exist_ok=True)
-    meta = TSDL_HEAD + '''clock {
-	name = default;
-	freq = 1000000000;
-	offset_s = 0;
-	offset = 0;
-	absolute = true;
-};
-typealias integer { size = 64; align = 8; signed = false; map = clock.default.value; } := uint64_clock_t;
-stream {
-	id = 0;
-	packet.context := struct {
-		uint64_clock_t timestamp_begin;
-		uint64_clock_t timestamp_end;
-		uint64_t content_size;
-		uint64_t packet_size;
-		uint64_t events_discarded;
-		uint64_t packet_seq_num;
-	};
-	event.header := struct {
-		uint32_t id;
-		uint64_clock_t timestamp;
-	};
-};
-event {
-	name = ev;
-	id = 0;
-	stream_id = 0;
-	fields := struct {
-		uint32_t n;
-	};
-};
-'''
+    meta = TSDL_HEAD + ns_meta('\t\tuint64_t events_discarded;\n\t\tuint64_t packet_seq_num;\n')
     with open(os.path.join(out, 'metadata'), 'w') as f:
         f.write(meta)
     # per stream: packets (seq, discarded so far, begin, end, [(time, n)])
@@ -373,43 +350,13 @@ def uuidties(out, with_uuid=True):
                 'uint32_t magic;', 'uint32_t magic;\n\t\tuint8_t uuid[16];', 1)
         else:
             meta = TSDL_HEAD + 'env {\n\thostname = "%s";\n};\n' % host
-        meta += '''clock {
-	name = default;
-	freq = 1000000000;
-	offset_s = 0;
-	offset = 0;
-	absolute = true;
-};
-typealias integer { size = 64; align = 8; signed = false; map = clock.default.value; } := uint64_clock_t;
-stream {
-	id = 0;
-	packet.context := struct {
-		uint64_clock_t timestamp_begin;
-		uint64_clock_t timestamp_end;
-		uint64_t content_size;
-		uint64_t packet_size;
-	};
-	event.header := struct {
-		uint32_t id;
-		uint64_clock_t timestamp;
-	};
-};
-event {
-	name = ev;
-	id = 0;
-	stream_id = 0;
-	fields := struct {
-		uint32_t n;
-	};
-};
-'''
+        meta += ns_meta()
         with open(os.path.join(d, 'metadata'), 'w') as f:
             f.write(meta)
-        body = b''.join(struct.pack('<IQI', 0, t, first + k) for k, t in enumerate((10, 20, 30)))
-        hdr = struct.pack('<I', 0xC1FC1FC1) + (uuid.UUID(uu).bytes if with_uuid else b'') + struct.pack('<II', 0, 0)
-        size = (len(hdr) + 32 + len(body)) * 8
+        evs = [struct.pack('<IQI', 0, t, first + k) for k, t in enumerate((10, 20, 30))]
+        ctx = [('<Q', 10), ('<Q', 30), ('<Q', 'content'), ('<Q', 'size')]
         with open(os.path.join(d, 'stream_0'), 'wb') as f:
-            f.write(hdr + struct.pack('<QQQQ', 10, 30, size, size) + body)
+            f.write(packet(0, 0, ctx, evs, uuid.UUID(uu).bytes if with_uuid else b''))
 
 
 if __name__ == '__main__':
