@@ -4,9 +4,9 @@
  * Ties are broken deterministically, as babeltrace2's muxer breaks them:
  * trace (CTF: by UUID, then those without one by trace name; other formats
  * after, in input order), stream class id, stream id, then message kind,
- * then stream order.  The stream comes
- * before the kind: a discarded-records message of stream 1 and an event of
- * stream 0 at the same time give the event first.
+ * then stream order.  The stream comes before the kind: a discarded-records
+ * message of stream 1 and an event of stream 0 at the same time give the
+ * event first.
  */
 #define _GNU_SOURCE
 #include <stdatomic.h>
