@@ -83,7 +83,10 @@ int tio_mux_seek(tio_mux *m, int64_t ns);
 /*
  * The next message in time order: 1 with *msg set (valid until the next
  * call), 0 at the end, or a negative status.  After an error in one stream
- * the caller may call again: the other streams go on.
+ * the caller may call again: the other streams go on.  Equal times come in
+ * babeltrace2's order: by trace (CTF traces by UUID, then by trace name;
+ * other formats after, in the order given), stream class id, stream id,
+ * then message kind.
  */
 int tio_mux_next(tio_mux *m, const tio_msg **msg);
 
