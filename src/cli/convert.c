@@ -931,10 +931,12 @@ int cli_convert(int argc, char **argv)
 		    .wvals = wvals};
 	if ((!strcmp(w->sink, "parquet") || !strcmp(w->sink, "ctf")) && ninputs > 1)
 		so.inputs = inputs, so.ninputs = ninputs;
+	/* Parquet of every event (no bounds, no filter): the parts it can be read in, from the inputs' sizes */
+	bool pq_whole = !strcmp(w->sink, "parquet") && !begin && !end && !names && !fopts.n && !fopts.cpus &&
+			!fopts.pids && !fopts.comms;
+	unsigned np = pq_whole ? parquet_parts_cap(cli_parts_of_paths(inputs, ninputs), wvals[buffer_size_opt()]) : 0;
 	/* Parquet of more inputs than parts (a fleet's traces): one input after another */
-	if (!strcmp(w->sink, "parquet") && ninputs > 1 && !begin && !end && !names && !fopts.n && !fopts.cpus &&
-	    !fopts.pids && !fopts.comms &&
-	    ninputs > parquet_parts_cap(cli_parts_of_paths(inputs, ninputs), wvals[buffer_size_opt()])) {
+	if (pq_whole && ninputs > 1 && ninputs > np) {
 		status = convert_each(inputs, ninputs, format, &ropts, w->sink, &so, strict, !quiet && isatty(STDERR_FILENO));
 		if (status != -2) /* -2: the same trace in two inputs: all of them at once, as below */
 			goto done;
@@ -948,13 +950,9 @@ int cli_convert(int argc, char **argv)
 	 * or inputs with nothing to cut: read below on one thread, where the
 	 * error is reported.
 	 */
-	if (!strcmp(w->sink, "parquet") && !begin && !end && !names && !fopts.n && !fopts.cpus && !fopts.pids &&
-	    !fopts.comms) {
-		unsigned np = parquet_parts_cap(cli_parts_of_paths(inputs, ninputs), wvals[buffer_size_opt()]);
-		if (np > 1 && (status = cli_run_parts_in_order(inputs, ninputs, format, &ropts, w->sink, np, part_setup,
-							       &so, !quiet && isatty(STDERR_FILENO))) >= 0)
-			goto done;
-	}
+	if (pq_whole && np > 1 && (status = cli_run_parts_in_order(inputs, ninputs, format, &ropts, w->sink, np,
+								   part_setup, &so, !quiet && isatty(STDERR_FILENO))) >= 0)
+		goto done;
 	status = 1;
 	if (cli_open_inputs(inputs, ninputs, format, &traces, &ntraces) ||
 	    cli_reader_opts_unused(traces, ntraces, &ropts) || cli_apply_reader_opts(traces, ntraces, &ropts))
