@@ -2712,4 +2712,5 @@ const tio_format_ops tio_format_ctf = {
 	.probe = ctf_probe,
 	.open = ctf_open,
 	.free = ctf_free,
+	.bt2_trace_order = true,
 };

@@ -526,6 +526,12 @@ struct tio_format_ops {
 	 * into->merged.
 	 */
 	int (*merge)(tio_trace *into, tio_trace *from);
+	/*
+	 * Equal times across traces come in babeltrace2's order (tio_mux_new):
+	 * by trace UUID, traces without one by babeltrace2's trace name, all
+	 * before the traces of formats without this flag (CTF only).
+	 */
+	bool bt2_trace_order;
 };
 
 /* ---------------------------------------------------------------- helpers (ir.c) */

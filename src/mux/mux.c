@@ -153,8 +153,8 @@ int tio_mux_new(tio_trace *const *traces, size_t n, tio_mux **out)
 	size_t total = 0;
 	for (size_t i = 0; i < n && !err; i++) {
 		const tio_trace *t = traces[i];
-		bool ctf = t->fmt && t->fmt->name && !strcmp(t->fmt->name, "ctf");
-		order[i] = (trace_pos){t, (uint32_t)i, !ctf ? 2 : t->tc && t->tc->has_uuid ? 0 : 1, {0}};
+		bool bt2 = t->fmt && t->fmt->bt2_trace_order;
+		order[i] = (trace_pos){t, (uint32_t)i, !bt2 ? 2 : t->tc && t->tc->has_uuid ? 0 : 1, {0}};
 		if (order[i].group == 1) {
 			tio_trace_bt2_name(&order[i].name, t);
 			if (tio_buf_addc(&order[i].name, 0))
