@@ -12,9 +12,10 @@
  * one present), CTF 2 optionals optional fields.  An event is one walk
  * over its flat value array that appends each leaf to its column buffer
  * (src/parquet/pq-write.c): nothing is allocated per event.  The plan of a
- * scope of scalars is also a list of ops at fixed offsets, and of scalars
- * and lists of integers a list of ops taken in order (struct pop); other
- * scopes are walked by emit().  A class's
+ * scope of scalars is also a list of ops at fixed offsets (its plain
+ * integers first, a loop per width), and of scalars, lists of integers and
+ * texts a list of ops taken in order (struct pop); other scopes are walked
+ * by emit().  A class's
  * rows are buffered up to the row-group size, or less when everything
  * buffered goes over the memory budget (then the biggest is written
  * first).  Output goes to OUT.tmp-XXXXXX, renamed to OUT at the end.
@@ -83,7 +84,7 @@ typedef struct ptable {
 	/*
 	 * A scope made of structures and scalars only (no array, variant or
 	 * optional): its values are at fixed offsets from the scope's root, so
-	 * an event is one pass over `ops`.  With lists of integers too
+	 * an event is one pass over `ops`.  With lists of integers or texts too
 	 * (`seq`), the ops are taken in order, each value after the one before
 	 * (a list's elements then skipped).  Else the walk of emit().
 	 */
@@ -95,6 +96,8 @@ typedef struct ptable {
 	} * ops[NSCOPES];
 	uint32_t nops[NSCOPES];
 	uint32_t nvals[NSCOPES]; /* values of such a scope (not `seq`) */
+	/* such a scope's ops begin with its REQUIRED INT32 columns', then INT64 (OP_I32, OP_I64) */
+	uint32_t ni32[NSCOPES], ni64[NSCOPES];
 	bool seq[NSCOPES];
 	pq_node *n_ts, *n_cpu, *n_stream, *n_trace, *n_comm, *n_name;
 	pq_col *c_ts, *c_cpu, *c_stream, *c_trace, *c_comm, *c_name;
@@ -667,8 +670,16 @@ static void put_big(psink *s, pq_col *c, const tio_fc *fc, const tio_val *v, uns
 static void put_int_list(pq_col *c, const tio_val *e, uint32_t n, unsigned rep0, unsigned rep)
 {
 	if (c->max_rep && pq_room(c, &c->reps, n)) {
-		c->reps.p[c->reps.len] = (char)rep0;
-		memset(c->reps.p + c->reps.len + 1, (int)rep, n - 1);
+		char *d = c->reps.p + c->reps.len;
+		if (n <= 17 && c->reps.len + 17 <= c->reps.cap) {
+			/* a short list's levels by two stores (memset's call costs more: UST 0.7%) */
+			uint64_t w = 0x0101010101010101ull * (uint8_t)rep;
+			memcpy(d + 1, &w, 8);
+			memcpy(d + 9, &w, 8);
+		} else {
+			memset(d + 1, (int)rep, n - 1);
+		}
+		d[0] = (char)rep0;
 		c->reps.len += n;
 	}
 	if (c->max_def) {
@@ -835,10 +846,27 @@ static int flat_ops(ptable *tb, int k)
 	fill_ops(&tb->scopes[k], tb->ops[k], &n, &off);
 	tb->nops[k] = n;
 	tb->nvals[k] = off;
+	/* the plain integers first, INT32 then INT64, each kind in a loop of its own (a column's
+	   values do not depend on the order in which a row's columns get theirs) */
+	struct pop *o = tb->ops[k], t;
+	uint32_t a = 0;
+	for (int kind = OP_I32; kind <= OP_I64; kind++) {
+		uint32_t from = a;
+		for (uint32_t j = a; j < n; j++)
+			if (o[j].kind == kind) {
+				t = o[j];
+				memmove(&o[a + 1], &o[a], (j - a) * sizeof(*o));
+				o[a++] = t;
+			}
+		if (kind == OP_I32)
+			tb->ni32[k] = a - from;
+		else
+			tb->ni64[k] = a - from;
+	}
 	return 0;
 }
 
-/* Count the ops of plan p in order: scalars, structures and lists of integers (false: another kind). */
+/* Count the ops of plan p in order: scalars, structures, lists of integers, texts (false: another kind). */
 static bool seq_leaves(const pnode *p, uint32_t *n)
 {
 	if (p->kind == PN_STRUCT) {
@@ -851,9 +879,9 @@ static bool seq_leaves(const pnode *p, uint32_t *n)
 	if (p->kind == PN_LIST)
 		return p->nkids == 1 && (p->kids[0].kind == PN_INT || p->kids[0].kind == PN_UINT) &&
 		       p->kids[0].col && ++*n;
-	if (p->kind == PN_VARIANT || p->kind == PN_OPTIONAL || p->kind == PN_NONE || p->kind == PN_TEXT)
+	if (p->kind == PN_VARIANT || p->kind == PN_OPTIONAL || p->kind == PN_NONE)
 		return false;
-	++*n;
+	++*n; /* PN_TEXT too: a CTF 1 array or sequence of characters, its elements then skipped */
 	return true;
 }
 
@@ -1466,7 +1494,7 @@ static bool msg_cpu(psink *s, const tio_msg *m, uint64_t *cpu)
 }
 
 /* One row's fixed columns (`ctb`: the class's table, for its name). */
-static inline void put_fixed(ptrace *t, ptable *tb, const ptable *ctb, bool has_ts, int64_t ns, uint32_t stream,
+static inline __attribute__((always_inline)) void put_fixed(ptrace *t, ptable *tb, const ptable *ctb, bool has_ts, int64_t ns, uint32_t stream,
 			     bool has_cpu, uint64_t cpu)
 {
 	if (has_ts)
@@ -1539,6 +1567,9 @@ static bool seq_row(psink *s, pq_file *f, const struct pop *op, uint32_t n, cons
 			else
 				return true;
 			j = x->end;
+			continue;
+		case PN_TEXT:
+			j = emit(s, f, &(pnode){.kind = PN_TEXT, .col = op[k].col}, vals, nv, j, 0);
 			continue;
 		default:
 			put_op(s, f, &op[k], vals, nv, x);
@@ -1665,7 +1696,8 @@ static int add_row(psink *s, ptrace *t, ptable *tb, const ptable *ctb, const tio
 static int add_event(psink *s, ptrace *t, const ptable *ctb, const tio_msg *m, bool has_cpu,
 		     uint64_t cpu)
 {
-	if (TIO_UNLIKELY(tio_buf_reserve(&s->stage, sizeof(evrow))))
+	if (TIO_UNLIKELY(s->stage.len + sizeof(evrow) + 1 > s->stage.cap) &&
+	    tio_buf_reserve(&s->stage, sizeof(evrow)))
 		return TIO_ERR_NOMEM;
 	evrow *e = (evrow *)(s->stage.p + s->stage.len);
 	*e = (evrow){.t = t,
@@ -1739,7 +1771,12 @@ static int add_row(psink *s, ptrace *t, ptable *tb, const ptable *ctb, const tio
 			} else if (v && m->vals && v->fc == p->fc && tb->ops[k] &&
 			    v + tb->nvals[k] <= m->vals + m->nvals) {
 				const struct pop *op = tb->ops[k];
-				for (uint32_t j = 0, n = tb->nops[k]; j < n; j++)
+				uint32_t j = 0, e = tb->ni32[k];
+				for (; j < e; j++)
+					pq_i32_req(op[j].col, (int32_t)v[op[j].off].v.i);
+				for (e += tb->ni64[k]; j < e; j++)
+					pq_i64_req(op[j].col, v[op[j].off].v.i);
+				for (uint32_t n = tb->nops[k]; j < n; j++)
 					put_op(s, f, &op[j], m->vals, m->nvals, v + op[j].off);
 			} else if (v && m->vals && v->fc == p->fc)
 				emit(s, f, p, m->vals, m->nvals, (uint32_t)(v - m->vals), 0);

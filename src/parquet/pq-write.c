@@ -1042,8 +1042,19 @@ static void rle_hybrid(tio_buf *o, const uint8_t *v8, const uint32_t *v32, size_
 	while (i < n) {
 		uint32_t v = VAL(i);
 		size_t r = 1;
-		while (i + r < n && VAL(i + r) == v)
-			r++;
+		if (v8) { /* levels: 8 at a time, the run ending at the lowest byte that differs */
+			uint64_t pat = 0x0101010101010101ull * v, d = 0;
+			while (i + r + 8 <= n && !(d = tio_le64(v8 + i + r) ^ pat))
+				r += 8;
+			if (d)
+				r += (size_t)__builtin_ctzll(d) / 8;
+			else
+				while (i + r < n && v8[i + r] == v)
+					r++;
+		} else {
+			while (i + r < n && v32[i + r] == v)
+				r++;
+		}
 		if (r < 8) {
 			i += r;
 			continue;
