@@ -140,15 +140,13 @@ int tio_grow(void *arr, size_t *cap, size_t need, size_t sz)
 
 /* ---------------------------------------------------------------- buffers */
 
-int tio_buf_reserve(tio_buf *b, size_t extra)
+int tio_buf_grow_(tio_buf *b, size_t extra)
 {
 	if (b->len + extra + 1 <= b->cap)
 		return 0;
 	size_t cap = b->cap;
 	return tio_grow(&b->p, &cap, b->len + extra + 1, 1) ? TIO_ERR_NOMEM : (b->cap = cap, 0);
 }
-
-int tio_buf_grow_(tio_buf *b, size_t extra) { return tio_buf_reserve(b, extra); }
 
 int tio_buf_add_cp(tio_buf *b, uint32_t cp)
 {

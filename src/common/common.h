@@ -59,8 +59,13 @@ typedef struct tio_buf {
 	size_t len, cap;
 } tio_buf;
 
-int tio_buf_reserve(tio_buf *b, size_t extra);
+/* The slow path of tio_buf_reserve and tio_buf_add: grow b for `extra` more bytes (and a NUL). */
 int tio_buf_grow_(tio_buf *b, size_t extra);
+/* Room for `extra` more bytes and a NUL: 0, or TIO_ERR_NOMEM. */
+static inline int tio_buf_reserve(tio_buf *b, size_t extra)
+{
+	return TIO_LIKELY(b->len + extra + 1 <= b->cap) ? 0 : tio_buf_grow_(b, extra);
+}
 static inline int tio_buf_add(tio_buf *b, const void *p, size_t n)
 {
 	if (TIO_UNLIKELY(b->len + n + 1 > b->cap) && tio_buf_grow_(b, n))

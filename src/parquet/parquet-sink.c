@@ -834,6 +834,19 @@ static void fill_ops(const pnode *p, struct pop *ops, uint32_t *n, uint32_t *off
 	++*n;
 }
 
+/* Move the ops of `kind` in o[from, n) before the others, in their order; how many there are. */
+static uint32_t ops_first(struct pop *o, uint32_t from, uint32_t n, int kind)
+{
+	uint32_t a = from;
+	for (uint32_t j = from; j < n; j++)
+		if (o[j].kind == kind) {
+			struct pop t = o[j];
+			memmove(&o[a + 1], &o[a], (j - a) * sizeof(*o));
+			o[a++] = t;
+		}
+	return a - from;
+}
+
 /* Scope k as ops when its values are at fixed offsets. */
 static int flat_ops(ptable *tb, int k)
 {
@@ -848,21 +861,8 @@ static int flat_ops(ptable *tb, int k)
 	tb->nvals[k] = off;
 	/* the plain integers first, INT32 then INT64, each kind in a loop of its own (a column's
 	   values do not depend on the order in which a row's columns get theirs) */
-	struct pop *o = tb->ops[k], t;
-	uint32_t a = 0;
-	for (int kind = OP_I32; kind <= OP_I64; kind++) {
-		uint32_t from = a;
-		for (uint32_t j = a; j < n; j++)
-			if (o[j].kind == kind) {
-				t = o[j];
-				memmove(&o[a + 1], &o[a], (j - a) * sizeof(*o));
-				o[a++] = t;
-			}
-		if (kind == OP_I32)
-			tb->ni32[k] = a - from;
-		else
-			tb->ni64[k] = a - from;
-	}
+	tb->ni32[k] = ops_first(tb->ops[k], 0, n, OP_I32);
+	tb->ni64[k] = ops_first(tb->ops[k], tb->ni32[k], n, OP_I64);
 	return 0;
 }
 
@@ -1696,8 +1696,7 @@ static int add_row(psink *s, ptrace *t, ptable *tb, const ptable *ctb, const tio
 static int add_event(psink *s, ptrace *t, const ptable *ctb, const tio_msg *m, bool has_cpu,
 		     uint64_t cpu)
 {
-	if (TIO_UNLIKELY(s->stage.len + sizeof(evrow) + 1 > s->stage.cap) &&
-	    tio_buf_reserve(&s->stage, sizeof(evrow)))
+	if (TIO_UNLIKELY(tio_buf_reserve(&s->stage, sizeof(evrow))))
 		return TIO_ERR_NOMEM;
 	evrow *e = (evrow *)(s->stage.p + s->stage.len);
 	*e = (evrow){.t = t,
