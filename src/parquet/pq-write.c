@@ -831,6 +831,9 @@ static void dict_abandon(pq_col *c)
 		memset(c->seen, 0, PQ_SEEN * sizeof(*c->seen));
 }
 
+/* dict_find: the dictionary entries after which a chunk of mostly distinct strings turns PLAIN */
+#define DICT_PROBE 4096
+
 /* The dictionary entry of a string, added when new; false when the dictionary is full. */
 static bool dict_find(pq_col *c, const void *p, uint32_t n, uint32_t *entry, bool stable)
 {
@@ -889,6 +892,15 @@ static bool dict_find(pq_col *c, const void *p, uint32_t n, uint32_t *entry, boo
 	}
 	/* a new entry: at most dict_max entries (64 Ki) and 4 MiB per column chunk, else PLAIN */
 	if (c->ndict >= c->file->dict_max || c->dbytes.len + n + 4 > (4u << 20))
+		return false;
+	/*
+	 * nor when the chunk's first values are mostly distinct (texts, ids,
+	 * paths): PLAIN at once once DICT_PROBE entries came from fewer than
+	 * twice as many values, instead of filling a table of dict_max entries
+	 * (random look-ups in a growing table, the chunk's values then copied as
+	 * PLAIN) and dropping it
+	 */
+	if (c->ndict == DICT_PROBE && !c->c_dict_pages && c->idx.len / 4 < 2 * DICT_PROBE)
 		return false;
 	if (c->ndict >= c->dcap) {
 		uint32_t nc = c->dcap ? c->dcap * 2 : 64;
@@ -2132,6 +2144,11 @@ static void page_cut(pq_file *f, pq_col *c)
 	c->c_pages++;
 	if (dict)
 		c->c_dict_pages++;
+	/* a dictionary chunk is compressed whatever its first data page gives: its dictionary page,
+	   written last, holds the strings (ids in the data pages, of a few bits each, may not shrink
+	   by 1/16 where the text shrinks tenfold) */
+	if (dict && c->c_codec == PQ_Z_UNDECIDED)
+		c->c_codec = PQ_Z_CODEC;
 	const size_t held[4] = {c->vals.len, c->idx.len, c->defs.len, c->reps.len};
 	for (int b = 0; b < 4; b++)
 		if (held[b] > c->hw[b])

@@ -241,13 +241,14 @@ fi
 # one event on (a TIME_SHIFT option, tests/tools/add-time-shift.py), where events.parquet's ts
 # go down exactly where its second 1 KiB page starts (each page in order: the pages' order
 # counts too); and where ts are null (a CTF trace without a clock, read without the page
-# index: hyparquet cannot read a TIMESTAMP ColumnIndex with a page of nulls only)
+# index: hyparquet cannot read a TIMESTAMP ColumnIndex with a page of nulls only; snappy: it
+# reads no zstd)
 SHIFTED=$TMP/shifted.dat
 if $PY "$TIO_TOP/tests/tools/add-time-shift.py" "$TIO_TOP/tests/data/ftrace/funcs-v6.dat" "$SHIFTED" \
 	--json '{"cpus":[{"times":[0],"offsets":[0]},{"times":[0,2894940130953,9999999999999],"offsets":[0,-1000000000,-1000000000]}]}' &&
 	"$TIO" convert -q --to parquet --compression snappy --page-size 1K -o "$TMP/sc" "$SHIFTED" 2> "$TMP/conv.err" &&
 	node "$HERE/pageindex.mjs" $(find "$TMP/sc" -name '*.parquet' | sort) > "$TMP/sc.out" 2>&1 &&
-	"$TIO" convert -q --to parquet -o "$TMP/sc0" "$S/1/succeed/smalltrace" 2>> "$TMP/conv.err" &&
+	"$TIO" convert -q --to parquet --compression snappy -o "$TMP/sc0" "$S/1/succeed/smalltrace" 2>> "$TMP/conv.err" &&
 	node "$HERE/pageindex.mjs" sorting $(find "$TMP/sc0" -name '*.parquet' | sort) > "$TMP/sc0.out" 2>&1 &&
 	$PY -c 'import json,sys; a=json.loads(open(sys.argv[1]).read().splitlines()[-1]); b=json.loads(open(sys.argv[2]).read().splitlines()[-1])
 sys.exit(not (a["unsorted_row_groups"] > 0 and a["down_at_pages"] > 0 and b["unsorted_row_groups"] > 0 and a["bad"] == b["bad"] == 0))' "$TMP/sc.out" "$TMP/sc0.out"; then
@@ -392,6 +393,21 @@ else
 	fi
 fi
 
+# strings mostly distinct: 15 000 trace_marker lines "marker N", then 9 000 times "again" and 6 000
+# more distinct lines, in row groups of 15 000 (sql below: MARK)
+MARK=
+if [ -z "$why" ]; then
+	if timeout 120 flock /tmp/tio-record.lock $NS trace-cmd record -q -e sched:sched_process_exit -o "$TMP/marker.dat" \
+		sh -c 'T=/sys/kernel/tracing/trace_marker; i=0; while [ $i -lt 15000 ]; do i=$((i+1)); echo "marker $i" > $T; done
+			i=0; while [ $i -lt 9000 ]; do i=$((i+1)); echo again > $T; done
+			while [ $i -lt 15000 ]; do i=$((i+1)); echo "marker $i" > $T; done' > "$TMP/rec.log" 2>&1 &&
+		conv "$TMP/marker.dat" --row-group-size 15000; then
+		MARK=$last
+	else
+		notok "recording of 30 000 trace_marker lines" "$(tail -3 "$TMP/rec.log")"
+	fi
+fi
+
 # memory with many busy classes: an `-e all -F` recording of 60 000 shell redirections into
 # trace_marker (some 270 MB, 3.9 M events, some 170 classes, 24 with more than 10 000 rows; -F: the
 # shell's events only, not those of whatever else the machine runs), converted on one thread
@@ -515,6 +531,13 @@ sql "encodings: dictionary for strings, DELTA_BINARY_PACKED for integers (when s
 sql "--dictionary-size 8: prev_comm (more than 8 names) falls back to PLAIN, sched_load_se.path (fewer) stays a dictionary" \
 	'[{"file":"sched_load_se.parquet","path_in_schema":"path","enc":"PLAIN, RLE, RLE_DICTIONARY"},{"file":"sched_switch.parquet","path_in_schema":"prev_comm","enc":"PLAIN, RLE"}]' \
 	"SELECT regexp_extract(file_name, '[^/]*\$') AS file, path_in_schema, encodings AS enc FROM parquet_metadata('$SMALLDICT/sched_*.parquet') WHERE (path_in_schema = 'prev_comm' AND file_name LIKE '%switch%') OR (path_in_schema = 'path' AND file_name LIKE '%load_se%') ORDER BY 1"
+if [ -n "$MARK" ]; then
+	sql "mostly distinct strings: a row group whose 4097th distinct string comes within its first 8192 values is PLAIN (zstd) at once; one whose first 9000 repeat keeps its dictionary, compressed" \
+		'[{"row_group_id":"0","row_group_num_rows":"15000","encodings":"PLAIN, RLE","compression":"ZSTD","small":true},{"row_group_id":"1","row_group_num_rows":"15000","encodings":"PLAIN, RLE, RLE_DICTIONARY","compression":"ZSTD","small":true}]' \
+		"SELECT row_group_id, row_group_num_rows, encodings, compression, total_compressed_size * 4 < total_uncompressed_size AS small FROM parquet_metadata('$MARK/print.parquet') WHERE path_in_schema = 'buf' ORDER BY 1"
+else
+	echo "ok mostly distinct strings # skip $why"
+fi
 sql "--page-size 1K --dictionary-size 18: prev_comm (18 names in its first page, a 19th in row 280) dictionary-encoded in its first page, PLAIN after" \
 	'[{"path_in_schema":"prev_comm","encodings":"PLAIN, RLE, RLE_DICTIONARY"}]' \
 	"SELECT DISTINCT path_in_schema, encodings FROM parquet_metadata('$PAGES_DICT/sched_switch.parquet') WHERE path_in_schema = 'prev_comm'"
