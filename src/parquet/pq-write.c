@@ -833,6 +833,8 @@ static void dict_abandon(pq_col *c)
 
 /* dict_find: the dictionary entries after which a chunk of mostly distinct strings turns PLAIN */
 #define DICT_PROBE 4096
+/* page_cut: the dictionary bytes from which a chunk is compressed without a trial */
+#define DICT_ZIP 1024
 
 /* The dictionary entry of a string, added when new; false when the dictionary is full. */
 static bool dict_find(pq_col *c, const void *p, uint32_t n, uint32_t *entry, bool stable)
@@ -2144,10 +2146,11 @@ static void page_cut(pq_file *f, pq_col *c)
 	c->c_pages++;
 	if (dict)
 		c->c_dict_pages++;
-	/* a dictionary chunk is compressed whatever its first data page gives: its dictionary page,
-	   written last, holds the strings (ids in the data pages, of a few bits each, may not shrink
-	   by 1/16 where the text shrinks tenfold) */
-	if (dict && c->c_codec == PQ_Z_UNDECIDED)
+	/* a chunk with a dictionary of 1 KiB or more by its first page is compressed whatever that
+	   page gives: its dictionary page, written last, holds the strings (ids of a few bits each
+	   may not shrink by 1/16 where the text shrinks tenfold); a few names are left to the trial
+	   (zstd would add bytes to them) */
+	if (dict && c->c_codec == PQ_Z_UNDECIDED && c->dbytes.len >= DICT_ZIP)
 		c->c_codec = PQ_Z_CODEC;
 	const size_t held[4] = {c->vals.len, c->idx.len, c->defs.len, c->reps.len};
 	for (int b = 0; b < 4; b++)

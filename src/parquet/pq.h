@@ -43,8 +43,9 @@ enum pq_codec { PQ_UNCOMPRESSED = 0, PQ_SNAPPY = 1, PQ_ZSTD = 6 };
  * (random 64-bit values, pointers, already-compressed bytes) the chunk is
  * written UNCOMPRESSED, its later pages not even tried (Parquet names the
  * codec per column chunk: ColumnMetaData.codec).  A chunk whose first data
- * page is dictionary-encoded is compressed without that trial: its
- * dictionary page, written last, is mostly text.
+ * page is dictionary-encoded, with a dictionary of 1 KiB or more by then, is
+ * compressed without that trial: its dictionary page, written last, is
+ * mostly text.
  */
 enum { PQ_Z_UNDECIDED, PQ_Z_CODEC, PQ_Z_STORED };
 
