@@ -2146,11 +2146,12 @@ static void page_cut(pq_file *f, pq_col *c)
 	c->c_pages++;
 	if (dict)
 		c->c_dict_pages++;
-	/* a chunk with a dictionary of 1 KiB or more by its first page is compressed whatever that
-	   page gives: its dictionary page, written last, holds the strings (ids of a few bits each
-	   may not shrink by 1/16 where the text shrinks tenfold); a few names are left to the trial
-	   (zstd would add bytes to them) */
-	if (dict && c->c_codec == PQ_Z_UNDECIDED && c->dbytes.len >= DICT_ZIP)
+	/* a chunk whose first page is dictionary-encoded, with a dictionary of 1 KiB or more by
+	   then, is compressed whatever that page gives: its dictionary page, written last, holds the
+	   strings (ids of a few bits each may not shrink by 1/16 where the text shrinks tenfold); a
+	   few names are left to the trial (zstd would add bytes to them).  Only at the first page:
+	   no page of the chunk is then with the worker, which sets c_codec after its trial */
+	if (dict && c->c_pages == 1 && c->dbytes.len >= DICT_ZIP)
 		c->c_codec = PQ_Z_CODEC;
 	const size_t held[4] = {c->vals.len, c->idx.len, c->defs.len, c->reps.len};
 	for (int b = 0; b < 4; b++)
