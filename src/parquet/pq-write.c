@@ -897,7 +897,7 @@ static bool dict_find(pq_col *c, const void *p, uint32_t n, uint32_t *entry, boo
 		return false;
 	/*
 	 * nor when the chunk's first values are mostly distinct (texts, ids,
-	 * paths): PLAIN at once once DICT_PROBE entries came from fewer than
+	 * paths): PLAIN at once when DICT_PROBE entries came from fewer than
 	 * twice as many values, instead of filling a table of dict_max entries
 	 * (random look-ups in a growing table, the chunk's values then copied as
 	 * PLAIN) and dropping it
