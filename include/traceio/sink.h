@@ -90,6 +90,19 @@ int tio_sink_filtered(tio_sink *s, const tio_msg *m);
 int tio_sink_merge(tio_sink *into, tio_sink *from);
 
 /*
+ * Begin tio_sink_merge(into, from) early: `into` has read its part to the
+ * end (tio_sink_flush, and the parts before `from` merged into it), while
+ * `from` may still be consuming its part on another thread.  The Parquet
+ * sink (parts read with tio_mux_set_part_in_order) copies what `from` has
+ * written so far after into's files and writes from's later row groups
+ * there, so that tio_sink_merge(into, from), still needed once `from` is
+ * flushed, has nothing left to copy; the files are byte for byte the same.
+ * The other sinks do nothing.  Not concurrently with another call on
+ * `into`; a non-zero result: read on one thread (as when the merge fails).
+ */
+int tio_sink_merge_begin(tio_sink *into, tio_sink *from);
+
+/*
  * Write out what the sink holds back so far (the Parquet sink: every row
  * group buffered), so that a part's sink ends its work on the part's
  * thread before tio_sink_merge.  Nothing for the other sinks.

@@ -26,6 +26,14 @@
 
 #include "cli.h"
 
+/* In order: the parts merged so far (into part 0), as they end (advance). */
+struct order {
+	pthread_mutex_t mu;
+	unsigned merged; /* parts 1..merged are in part 0's sink */
+	unsigned begun;	 /* part begun (tio_sink_merge_begin), 0: none */
+	bool failed;	 /* a merge failed: read on one thread */
+};
+
 typedef struct part {
 	char **inputs;
 	size_t ninputs;
@@ -43,6 +51,10 @@ typedef struct part {
 	size_t *nwarn;	      /* warn: each trace's warnings once opened (those a whole open prints) */
 	void *setup_arg;
 	bool ok; /* read to the end without an error */
+	bool ready; /* its sink made and set up, its messages next (order.mu) */
+	bool done;  /* ok, and its thread is done with it (order.mu) */
+	struct order *ord; /* in order: the merges as the parts end */
+	struct part *all;  /* every part (ord) */
 	pthread_t th;
 	struct progress *prog; /* in order, stderr a terminal: the events of every part, shown by part 0 */
 } part;
@@ -76,6 +88,37 @@ static void progress(part *p, uint64_t add, bool end)
 	}
 }
 
+/*
+ * Part p (in order) read and flushed: the parts ended in a row after
+ * part 0 are merged into it now, and the next one, still being read, is
+ * begun (tio_sink_merge_begin: its files' bytes so far copied now, on this
+ * otherwise idle thread, the rest written in place), so that little is
+ * left to do after the last part ends.
+ */
+static void advance(part *p)
+{
+	struct order *o = p->ord;
+	part *ps = p->all;
+	pthread_mutex_lock(&o->mu);
+	p->done = true;
+	if (ps[0].done && !o->failed) {
+		while (o->merged + 1 < p->n && ps[o->merged + 1].done) {
+			if (tio_sink_merge(ps[0].sink, ps[o->merged + 1].sink)) {
+				o->failed = true;
+				break;
+			}
+			o->merged++;
+		}
+		unsigned next = o->merged + 1;
+		if (!o->failed && next < p->n && o->begun < next && ps[next].ready) {
+			o->begun = next;
+			if (tio_sink_merge_begin(ps[0].sink, ps[next].sink))
+				o->failed = true;
+		}
+	}
+	pthread_mutex_unlock(&o->mu);
+}
+
 static void *run_part(void *arg)
 {
 	part *p = arg;
@@ -88,6 +131,11 @@ static void *run_part(void *arg)
 	/* nothing to cut (no index: the LTT formats; small packets): the caller reads on one thread */
 	if (p->unopened && cli_parts(p->traces, p->ntraces) < 2)
 		return NULL;
+	if (p->ord) {
+		pthread_mutex_lock(&p->ord->mu);
+		p->ready = true;
+		pthread_mutex_unlock(&p->ord->mu);
+	}
 	if (p->warn && (p->nwarn = calloc(p->ntraces ? p->ntraces : 1, sizeof(size_t))))
 		for (size_t i = 0; i < p->ntraces; i++)
 			while (tio_trace_warning(p->traces[i], p->nwarn[i]))
@@ -117,6 +165,8 @@ static void *run_part(void *arg)
 	if (tio_sink_flush(p->sink))
 		return NULL;
 	p->ok = true;
+	if (p->ord)
+		advance(p);
 	return NULL;
 }
 
@@ -185,11 +235,13 @@ static int run_parts(char **inputs, size_t ninputs, const char *format, const cl
 	part *ps = calloc(nparts, sizeof(*ps));
 	if (!ps)
 		return -1;
+	struct order ord = {.mu = PTHREAD_MUTEX_INITIALIZER};
 	unsigned started = 0;
 	for (unsigned k = 0; k < nparts; k++) {
 		ps[k] = (part){.inputs = inputs, .ninputs = ninputs, .format = format, .ropts = ropts,
 			       .sink_name = sink_name, .k = k, .n = nparts, .setup = setup, .setup_arg = arg,
-			       .warn = warn && !k, .prog = prog, .unopened = unopened};
+			       .warn = warn && !k, .prog = prog, .unopened = unopened,
+			       .ord = setup ? &ord : NULL, .all = ps};
 		/* part 0 too, the caller only waits: the last part ended 1-5 ms
 		   sooner (UST trace and trace.dat, 2 parts, medians of 21 runs) */
 		if (pthread_create(&ps[k].th, NULL, run_part, &ps[k]))
@@ -203,7 +255,9 @@ static int run_parts(char **inputs, size_t ninputs, const char *format, const cl
 		ok &= ps[k].ok;
 	if (ok && prog)
 		progress(&ps[0], 0, true);
-	for (unsigned k = 1; ok && k < nparts; k++)
+	/* in order, the parts merged as they ended (advance); the rest now */
+	ok &= !ord.failed;
+	for (unsigned k = ord.merged + 1; ok && k < nparts; k++)
 		ok = !tio_sink_merge(ps[0].sink, ps[k].sink);
 	int status = -1;
 	for (size_t i = 0; ok && ps[0].nwarn && i < ps[0].ntraces; i++)

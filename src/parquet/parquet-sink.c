@@ -25,6 +25,7 @@
 #include <ftw.h>
 #include <inttypes.h>
 #include <json-c/json.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,6 +192,12 @@ typedef struct psink {
 	char ev_msg[512];
 	tio_buf scratch; /* a string value converted (UTF-8 repaired, UTF-16/32, wide integers) */
 	tio_buf text;	 /* a CTF 1 text array's bytes */
+	/*
+	 * Held while a row group of any file is written (pq_file.io) and while
+	 * a trace gets its tables (prepare, pq_consume), against another
+	 * thread's tio_sink_merge_begin (pq_merge_begin) moving them.
+	 */
+	pthread_mutex_t io;
 } psink;
 
 /* ---------------------------------------------------------------- plans and schemas */
@@ -1177,6 +1184,7 @@ static int table_new(psink *s, ptrace *t, const tio_event_class *ec, ptable **ou
 		goto fail;
 	tb->f.dict_max = (uint32_t)s->dict_max;
 	tb->f.page_size = (size_t)s->page_size;
+	tb->f.io = &s->io;
 	pq_file *f = &tb->f;
 #define COL(n) ((n) ? &f->cols[(n)->col] : NULL)
 	tb->c_ts = COL(tb->n_ts);
@@ -1340,9 +1348,13 @@ static int prepare(psink *s, ptrace *t)
 	for (size_t k = 0; k < s->ntraces; k++)
 		if (!s->traces[k]->name && !(s->traces[k]->name = trace_dir_name(s, k)))
 			return TIO_ERR_NOMEM;
-	if ((r = table_new(s, t, NULL, &t->events)))
+	ptable *ev;
+	if ((r = table_new(s, t, NULL, &ev)))
 		return r;
+	pthread_mutex_lock(&s->io);
+	t->events = ev;
 	t->ready = true;
+	pthread_mutex_unlock(&s->io);
 	return 0;
 }
 
@@ -1848,7 +1860,14 @@ static int pq_consume(tio_sink *sk, const tio_msg *m)
 		tb = mec->sink_val;
 	} else {
 		if (!(tb = lookup(t, m->ec))) {
-			if ((r = table_new(s, t, m->ec, &tb)) || (r = insert(t, tb))) {
+			if ((r = table_new(s, t, m->ec, &tb))) {
+				s->failed = true;
+				return r;
+			}
+			pthread_mutex_lock(&s->io);
+			r = insert(t, tb);
+			pthread_mutex_unlock(&s->io);
+			if (r) {
 				s->failed = true;
 				return r;
 			}
@@ -2040,6 +2059,46 @@ static int pq_merge(tio_sink *ik, tio_sink *fk)
 	}
 	if (r)
 		s->failed = true;
+	return r;
+}
+
+/*
+ * pq_merge begun while `from` still reads its part (another thread: every
+ * access to its traces' tables under from->io): for each file of `into`
+ * that `from` also writes, from's bytes so far are copied after into's and
+ * its later row groups go there (pq_redirect); pq_merge then copies nothing
+ * for it.  Its files that `into` lacks, or that come later, are left to
+ * pq_merge.  `into` is only read (lookup), by this thread alone.
+ */
+static int pq_merge_begin(tio_sink *ik, tio_sink *fk)
+{
+	psink *s = (psink *)ik, *o = (psink *)fk;
+	if (s->failed || s->several || o->several || s->ntraces != o->ntraces || s->codec != o->codec ||
+	    s->partition != o->partition || s->int64 != o->int64)
+		return 0; /* pq_merge says what is wrong */
+	int r = 0;
+	for (size_t i = 0; i < s->ntraces && !r; i++) {
+		ptrace *t = s->traces[i], *u = o->traces[i]; /* both added before the messages */
+		if (!t->ready || t->ended)
+			continue;
+		pthread_mutex_lock(&o->io);
+		ptable *ue = u->ready ? u->events : NULL;
+		pthread_mutex_unlock(&o->io);
+		if (!ue)
+			continue;
+		r = pq_redirect(&t->events->f, &ue->f);
+		for (size_t j = 0; !r; j++) {
+			pthread_mutex_lock(&o->io);
+			ptable *ub = j < u->ntables ? u->tables[j] : NULL;
+			pthread_mutex_unlock(&o->io);
+			if (!ub)
+				break;
+			const tio_event_class *ec = same_class(t->in, u->in, ub->ec);
+			ptable *tb = ec ? lookup(t, ec) : NULL;
+			if (tb)
+				r = pq_redirect(&tb->f, &ub->f);
+		}
+	}
 	return r;
 }
 
@@ -2367,6 +2426,7 @@ static int pq_init(tio_sink *sk)
 	/* pages compressed by a worker thread when there is a second CPU (TIO_PQ_THREADS=0: inline) */
 	const char *env = getenv("TIO_PQ_THREADS");
 	s->sh.threads = !(env && !strcmp(env, "0")) && sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+	pthread_mutex_init(&s->io, NULL);
 	return 0;
 }
 
@@ -2518,6 +2578,7 @@ static void pq_fini(tio_sink *sk)
 	if (s->tmpdir)
 		tio_rm_tree(s->tmpdir);
 	free(s->tmpdir);
+	pthread_mutex_destroy(&s->io);
 }
 
 const tio_sink_ops tio_sink_parquet_ops = {
@@ -2528,6 +2589,7 @@ const tio_sink_ops tio_sink_parquet_ops = {
     .add_trace = pq_add_trace,
     .consume = pq_consume,
     .merge = pq_merge,
+    .merge_begin = pq_merge_begin,
     .end_trace = pq_end_trace,
     .flush = pq_flush_all,
     .finish = pq_finish,

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -525,6 +526,19 @@ static int assign(pq_file *f, pq_node *n, const char **path, uint32_t depth, uns
 	return 0;
 }
 
+/* The writer's lock (pq_file.io), when pq_redirect may run on another thread. */
+static void io_lock(pq_file *f)
+{
+	if (f->io)
+		pthread_mutex_lock(f->io);
+}
+
+static void io_unlock(pq_file *f)
+{
+	if (f->io)
+		pthread_mutex_unlock(f->io);
+}
+
 /*
  * Files kept open between row groups, in the whole process (the parts'
  * writers included): opening and closing a file for each row group cost
@@ -551,7 +565,7 @@ static FILE *file_out(pq_file *f)
 {
 	if (f->fp)
 		return f->fp;
-	FILE *o = fopen(f->path, "ab");
+	FILE *o = fopen(f->redirect ? f->redirect : f->path, "ab");
 	if (o && atomic_fetch_add(&open_files, 1) < open_max())
 		f->fp = o;
 	else if (o)
@@ -694,6 +708,7 @@ void pq_free(pq_file *f)
 	free(f->cols);
 	free(f->due);
 	(void)file_shut(f);
+	free(f->redirect);
 	pq_node_free(f->root);
 	tio_buf_free(&f->rgs);
 	free(f->patches);
@@ -2470,9 +2485,13 @@ int pq_flush(pq_file *f, int release)
 				   f->path);
 	if (f->err)
 		return tio_err_set(f->err, "%s: %s", f->path, f->errmsg);
+	io_lock(f); /* the bytes and f->off, against pq_redirect */
 	FILE *o = file_out(f);
-	if (!o)
-		return tio_err_set(TIO_ERR_IO, "%s: cannot open: %s", f->path, strerror(errno));
+	if (!o) {
+		io_unlock(f);
+		return tio_err_set(TIO_ERR_IO, "%s: cannot open: %s", f->redirect ? f->redirect : f->path,
+				   strerror(errno));
+	}
 	uint64_t start = f->off;
 	size_t rg_at = f->rgs.len, patch_at = f->npatches;
 	tw rg = {.b = &f->rgs};
@@ -2484,6 +2503,7 @@ int pq_flush(pq_file *f, int release)
 		r = write_chunk(f, o, &f->cols[k], &rg);
 	if (file_done(f, o) && !r)
 		r = tio_err_set(TIO_ERR_IO, "%s: write error: %s", f->path, strerror(errno));
+	io_unlock(f);
 	if (r) {
 		f->rgs.len = rg_at;
 		f->npatches = patch_at;
@@ -2651,11 +2671,16 @@ int pq_append(pq_file *f, pq_file *from)
 		return r;
 	if (f->ncols != from->ncols || f->codec != from->codec)
 		return tio_err_set(TIO_ERR_USAGE, "%s: a part of another schema (%s)", f->path, from->path);
-	/* both flushed: from's bytes are all in its file; f's kept file appends after these */
+	/* both flushed: from's bytes are all in its file (or after f's: pq_redirect); f's kept
+	   file appends after these */
 	if (file_shut(from))
 		return tio_err_set(TIO_ERR_IO, "%s: write error: %s", from->path, strerror(errno));
-	if ((r = copy_bytes(from->path, 4, from->off - 4, f->path, f->off)))
+	if (from->redirect) {
+		if (strcmp(from->redirect, f->path) || from->redirect_at != f->off)
+			return tio_err_set(TIO_ERR_USAGE, "%s: a part moved elsewhere (%s)", f->path, from->path);
+	} else if ((r = copy_bytes(from->path, 4, from->off - 4, f->path, f->off))) {
 		return r;
+	}
 	struct app a = {f, (int64_t)f->off - 4, f->nrg, f->nchunks};
 	if ((r = rgs_each(from, append_rec, &a)))
 		return r;
@@ -2685,6 +2710,35 @@ int pq_append(pq_file *f, pq_file *from)
 	f->total_rows += from->total_rows;
 	f->off += from->off - 4;
 	return 0;
+}
+
+int pq_redirect(pq_file *f, pq_file *from)
+{
+	struct stat st;
+	if (f->ncols != from->ncols || f->codec != from->codec || f->rows || f->redirect ||
+	    stat(f->path, &st) || (uint64_t)st.st_size != f->off)
+		return 0;
+	io_lock(from);
+	uint64_t a = from->off;
+	bool moved = from->redirect != NULL;
+	io_unlock(from);
+	if (moved)
+		return 0;
+	/* the bytes written so far, while from may write more of them (after these) */
+	int r = a > 4 ? copy_bytes(from->path, 4, a - 4, f->path, f->off) : 0;
+	if (r)
+		return r;
+	io_lock(from);
+	uint64_t b = from->off;
+	if (b > a)
+		r = copy_bytes(from->path, a, b - a, f->path, f->off + a - 4);
+	if (!r && file_shut(from))
+		r = tio_err_set(TIO_ERR_IO, "%s: write error: %s", from->path, strerror(errno));
+	if (!r && !(from->redirect = tio_strdup(f->path)))
+		r = TIO_ERR_NOMEM;
+	from->redirect_at = f->off;
+	io_unlock(from);
+	return r;
 }
 
 /* SchemaElements, depth first. */

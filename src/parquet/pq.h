@@ -20,6 +20,7 @@
 #ifndef TIO_PQ_H
 #define TIO_PQ_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 
@@ -241,6 +242,17 @@ typedef struct pq_file {
 	char *pix_spill;
 	uint64_t pix_spilled;
 	uint64_t nchunks; /* column chunks written (their page index records) */
+	/*
+	 * pq_redirect may run on another thread while this file's rows are
+	 * written: `io` (NULL: no such thread) is held while a row group is
+	 * written (its bytes and `off` then change) and while pq_redirect
+	 * moves the file.  Once moved, `redirect` is the file its bytes went
+	 * to, at `redirect_at` (its offset 4 is there), and its row groups are
+	 * appended to that file from then on.
+	 */
+	pthread_mutex_t *io;
+	char *redirect;
+	uint64_t redirect_at;
 } pq_file;
 
 /* What a patch of pq_file.rgs is. */
@@ -303,11 +315,21 @@ void pq_defer(pq_shared *sh, pq_fn fn, void *arg, tio_buf *data);
  * Append the row groups of `from` (the same schema, written to its own
  * file: a part of the rows that come after those of `f`) to `f`: f's
  * buffered rows are written as a row group first, from's too, then from's
- * column chunks are copied to the end of f's file and its row groups'
- * offsets moved.  The bytes are those of f having written both.  from's
+ * column chunks are copied to the end of f's file (unless pq_redirect put
+ * them there) and its row groups' offsets moved.  The bytes are those of f having written both.  from's
  * file is left as it was (the caller removes it); its side file is removed.
  */
 int pq_append(pq_file *f, pq_file *from);
+/*
+ * The first half of pq_append, while `from` is still being written (by
+ * another thread: from->io set): f must be complete but for its footer (its
+ * rows flushed, its bytes all in its file); from's bytes so far are copied
+ * after f's, and from's later row groups are written there too (from->redirect).
+ * pq_append(f, from) then copies nothing.  0 also when nothing was moved
+ * (schemas or codecs that differ: pq_append says so; f not complete; from
+ * moved already).
+ */
+int pq_redirect(pq_file *f, pq_file *from);
 /* Flush and write the footer; the file is complete.  `kv` key/value pairs (NULL-terminated list) or
  * NULL. */
 int pq_close(pq_file *f, const char *const *kv);

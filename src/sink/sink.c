@@ -101,6 +101,13 @@ int tio_sink_merge(tio_sink *into, tio_sink *from)
 	return into->ops->merge(into, from);
 }
 
+int tio_sink_merge_begin(tio_sink *into, tio_sink *from)
+{
+	if (into->ops != from->ops)
+		return tio_err_set(TIO_ERR_UNSUPPORTED, "sink '%s': parts cannot be merged", into->ops->name);
+	return into->ops->merge_begin ? into->ops->merge_begin(into, from) : 0;
+}
+
 int tio_sink_flush(tio_sink *s) { return s->ops->flush ? s->ops->flush(s) : 0; }
 
 int tio_sink_end_trace(tio_sink *s, const tio_trace *t)

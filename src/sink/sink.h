@@ -20,6 +20,7 @@ typedef struct tio_sink_ops {
 	int (*skip_wants)(tio_sink *s, const tio_event_class *ec); /* optional: see tio_sink_skip_wants */
 	int (*filtered)(tio_sink *s, const tio_msg *m); /* optional: see tio_sink_filtered */
 	int (*merge)(tio_sink *into, tio_sink *from); /* optional: see tio_sink_merge */
+	int (*merge_begin)(tio_sink *into, tio_sink *from); /* optional: see tio_sink_merge_begin */
 	int (*flush)(tio_sink *s);			/* optional: see tio_sink_flush */
 	int (*end_trace)(tio_sink *s, const tio_trace *t); /* optional: see tio_sink_end_trace */
 	int (*finish)(tio_sink *s);
