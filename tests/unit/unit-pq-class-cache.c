@@ -8,9 +8,7 @@
  * A key that let one sink take the other's table would mix their rows.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <stdint.h>
-#include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,6 +18,7 @@
 #include "traceio/sink.h"
 #include "traceio/trace.h"
 #include "unit-check.h"
+#include "unit-files.h"
 
 static tio_sink *parquet_to(const char *dir)
 {
@@ -45,54 +44,6 @@ static void feed(tio_trace *t, tio_sink **s, size_t n, bool again)
 		tio_sink_free(s[k]);
 	}
 	tio_mux_free(m);
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *b = NULL;
-	*len = 0;
-	if (f && !fseek(f, 0, SEEK_END)) {
-		long n = ftell(f);
-		rewind(f);
-		if (n >= 0 && (b = malloc((size_t)n + 1)) && fread(b, 1, (size_t)n, f) == (size_t)n)
-			*len = (size_t)n;
-	}
-	if (f)
-		fclose(f);
-	return b;
-}
-
-/* Every .parquet file of `ref` equal in `dir`; the files compared. */
-static int same_files(const char *ref, const char *dir)
-{
-	DIR *d = opendir(ref);
-	int n = 0;
-	CHECK(d, "%s: no output", ref);
-	for (struct dirent *e; d && (e = readdir(d));) {
-		size_t l = strlen(e->d_name);
-		if (l < 8 || strcmp(e->d_name + l - 8, ".parquet"))
-			continue;
-		char a[4096], b[4096];
-		snprintf(a, sizeof(a), "%s/%s", ref, e->d_name);
-		snprintf(b, sizeof(b), "%s/%s", dir, e->d_name);
-		size_t la, lb;
-		char *pa = slurp(a, &la), *pb = slurp(b, &lb);
-		CHECK(pa && pb && la == lb && !memcmp(pa, pb, la), "%s differs from %s (%zu and %zu bytes)", b, a, la,
-		      lb);
-		free(pa);
-		free(pb);
-		n++;
-	}
-	if (d)
-		closedir(d);
-	return n;
-}
-
-static int rm_one(const char *p, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st, (void)type, (void)ftw;
-	return remove(p);
 }
 
 int main(void)
@@ -123,11 +74,11 @@ int main(void)
 		tio_sink *three[] = {parquet_to(c)};
 		feed(t, three, 1, true);
 		tio_trace_free(t);
-		int na = same_files(ref, a), nb = same_files(ref, b), nc = same_files(ref, c);
+		int na = unit_same_parquet(ref, a), nb = unit_same_parquet(ref, b), nc = unit_same_parquet(ref, c);
 		CHECK(na >= 4 && na == nb && na == nc, "%s: %d, %d and %d files compared", traces[i], na, nb, nc);
 		printf("%s: %d files, each the same from 3 sinks sharing its classes\n", traces[i], na);
 	}
-	nftw(base, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	unit_rm_tree(base);
 	printf("%s\n", failures ? "FAIL" : "ok");
 	return failures != 0;
 }

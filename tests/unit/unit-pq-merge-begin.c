@@ -10,8 +10,6 @@
  * the sinks that cannot be merged say so, and "dummy" does nothing.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
-#include <ftw.h>
 #include <glob.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -24,6 +22,7 @@
 #include "traceio/sink.h"
 #include "traceio/trace.h"
 #include "unit-check.h"
+#include "unit-files.h"
 
 static tio_sink *part_sink(const char *dir, tio_trace *t)
 {
@@ -111,54 +110,6 @@ static size_t convert(const char *path, const char *out, const char *out1, size_
 	return n;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *b = NULL;
-	*len = 0;
-	if (f && !fseek(f, 0, SEEK_END)) {
-		long n = ftell(f);
-		rewind(f);
-		if (n >= 0 && (b = malloc((size_t)n + 1)) && fread(b, 1, (size_t)n, f) == (size_t)n)
-			*len = (size_t)n;
-	}
-	if (f)
-		fclose(f);
-	return b;
-}
-
-/* Every .parquet file of `ref` equal in `dir`; the files compared. */
-static int same_files(const char *ref, const char *dir)
-{
-	DIR *d = opendir(ref);
-	int n = 0;
-	CHECK(d, "%s: no output", ref);
-	for (struct dirent *e; d && (e = readdir(d));) {
-		size_t l = strlen(e->d_name);
-		if (l < 8 || strcmp(e->d_name + l - 8, ".parquet"))
-			continue;
-		char a[8400], b[8400];
-		snprintf(a, sizeof(a), "%s/%s", ref, e->d_name);
-		snprintf(b, sizeof(b), "%s/%s", dir, e->d_name);
-		size_t la, lb;
-		char *pa = slurp(a, &la), *pb = slurp(b, &lb);
-		CHECK(pa && pb && la == lb && !memcmp(pa, pb, la), "%s differs from %s (%zu and %zu bytes)", b, a, la,
-		      lb);
-		free(pa);
-		free(pb);
-		n++;
-	}
-	if (d)
-		closedir(d);
-	return n;
-}
-
-static int rm_one(const char *p, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st, (void)type, (void)ftw;
-	return remove(p);
-}
-
 int main(void)
 {
 	const char *top = getenv("TIO_TOP");
@@ -180,7 +131,7 @@ int main(void)
 			snprintf(out, sizeof(out), "%s/t%zu-%zu", base, i, j);
 			bool grew = false;
 			convert(p, out, o1, ats[j], &grew, &n0);
-			int nf = same_files(ref, out);
+			int nf = unit_same_parquet(ref, out);
 			CHECK(nf >= 3, "%s: %d files compared", out, nf);
 			if (j == 1)
 				CHECK(grew, "%s: part 0's files did not grow when begun half-way", traces[i]);
@@ -196,7 +147,7 @@ int main(void)
 	CHECK(!tio_sink_new("dummy", stdout, stderr, &a) && !tio_sink_merge_begin(a, b), "two dummy sinks begun");
 	tio_sink_free(a);
 	tio_sink_free(b);
-	nftw(base, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	unit_rm_tree(base);
 	printf("%s\n", failures ? "FAIL" : "ok");
 	return failures != 0;
 }
