@@ -97,8 +97,9 @@ int tio_sink_merge(tio_sink *into, tio_sink *from);
  * written so far after into's files and writes from's later row groups
  * there, so that tio_sink_merge(into, from), still needed once `from` is
  * flushed, has nothing left to copy; the files are byte for byte the same.
- * The other sinks do nothing.  Not concurrently with another call on
- * `into`; a non-zero result: read on one thread (as when the merge fails).
+ * The other sinks do nothing (two sinks of different kinds:
+ * TIO_ERR_UNSUPPORTED).  Not concurrently with another call on `into`; a
+ * non-zero result: read on one thread (as when the merge fails).
  */
 int tio_sink_merge_begin(tio_sink *into, tio_sink *from);
 

@@ -1838,9 +1838,14 @@ static int pq_consume(tio_sink *sk, const tio_msg *m)
 		return 0;
 	ptrace *t = find_trace(s, m->stream->trace);
 	int r = 0;
-	if (!t && !(t = register_trace(s, m->stream->trace))) {
-		s->failed = true;
-		return TIO_ERR_NOMEM;
+	if (!t) { /* not added before the messages (the traces array grows: under io) */
+		pthread_mutex_lock(&s->io);
+		t = register_trace(s, m->stream->trace);
+		pthread_mutex_unlock(&s->io);
+		if (!t) {
+			s->failed = true;
+			return TIO_ERR_NOMEM;
+		}
 	}
 	if (!t->ready && (r = prepare(s, t))) {
 		s->failed = true;
@@ -2073,16 +2078,17 @@ static int pq_merge(tio_sink *ik, tio_sink *fk)
 static int pq_merge_begin(tio_sink *ik, tio_sink *fk)
 {
 	psink *s = (psink *)ik, *o = (psink *)fk;
-	if (s->failed || s->several || o->several || s->ntraces != o->ntraces || s->codec != o->codec ||
-	    s->partition != o->partition || s->int64 != o->int64)
+	if (s->failed || s->several || o->several || s->codec != o->codec || s->partition != o->partition ||
+	    s->int64 != o->int64)
 		return 0; /* pq_merge says what is wrong */
 	int r = 0;
 	for (size_t i = 0; i < s->ntraces && !r; i++) {
-		ptrace *t = s->traces[i], *u = o->traces[i]; /* both added before the messages */
+		ptrace *t = s->traces[i], *u;
 		if (!t->ready || t->ended)
 			continue;
 		pthread_mutex_lock(&o->io);
-		ptable *ue = u->ready ? u->events : NULL;
+		u = i < o->ntraces && o->ntraces == s->ntraces ? o->traces[i] : NULL;
+		ptable *ue = u && u->ready ? u->events : NULL;
 		pthread_mutex_unlock(&o->io);
 		if (!ue)
 			continue;
