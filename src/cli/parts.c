@@ -12,7 +12,8 @@
  * convert --to parquet, whose files keep the order, reads its parts in
  * order (tio_mux_set_part_in_order: each part exactly a whole read's
  * messages between two cut times): its sinks' files are put one after the
- * other by tio_sink_merge.
+ * other by tio_sink_merge, as the parts end (advance: begun with
+ * tio_sink_merge_begin while the next part is still being read).
  */
 #define _GNU_SOURCE
 #include <ftw.h>
