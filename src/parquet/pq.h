@@ -316,8 +316,9 @@ void pq_defer(pq_shared *sh, pq_fn fn, void *arg, tio_buf *data);
  * file: a part of the rows that come after those of `f`) to `f`: f's
  * buffered rows are written as a row group first, from's too, then from's
  * column chunks are copied to the end of f's file (unless pq_redirect put
- * them there) and its row groups' offsets moved.  The bytes are those of f having written both.  from's
- * file is left as it was (the caller removes it); its side file is removed.
+ * them there) and its row groups' offsets moved.  The bytes are those of f
+ * having written both.  from's file is left as it was (the caller removes
+ * it); its side file is removed.
  */
 int pq_append(pq_file *f, pq_file *from);
 /*
