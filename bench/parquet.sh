@@ -15,6 +15,9 @@
 #   on the decoding thread; TIO_THREADS=1: no decoding worker (both apply to
 #   the decode-only run too when they concern it).  CACHE=disk: the traces
 #   read back as from disk first (bench/pagecache.sh).
+# Peers: DuckDB and polars write the same tables again (bench/parquet-peers.mjs:
+# the tables loaded into memory first, only their writing timed, zstd at LEVEL,
+# default 1 as traceio's, on every CPU); PEERS=0 leaves them out.
 # DuckDB comes from tests/parquet/duckdb-setup.sh (npm @duckdb/node-api).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -91,6 +94,19 @@ for t in "${traces[@]}"; do
 			s1=$(date +%s.%N)
 			printf 'DuckDB %.2f s (node start included): %s\n  -> %s\n' "$(echo "$s1 - $s0" | bc -l)" "$q" "$res"
 		done
+		# the peers' writers on the same tables (bench/parquet-peers.mjs: loaded into memory
+		# first, only the writing timed), against the whole conversion (the trace read too)
+		if [ "$COMPRESSION" = zstd ] && [ "${PEERS:-1}" != 0 ]; then
+			TIO_NODE_MODULES=$nm node "$top/bench/parquet-peers.mjs" "$work/out" "$work/peer" "$(nproc)" \
+				"${LEVEL:-1}" "$REPS" | while read -r line; do
+				echo "$line" | python3 -c '
+import json, sys
+r = json.loads(sys.stdin.read()); wall, cpu, out_b = map(float, sys.argv[1:4])
+print("%-28s %7.2f s wall %7.2f s CPU %6.1f MB  (writing only; traceio reads and converts in %.2fx that wall time, %.2fx that CPU time, %.1f MB)"
+      % (r["writer"] + " writes the same", r["wall_s"], r["cpu_s"], r["bytes"] / 1e6, wall / r["wall_s"], cpu / r["cpu_s"], out_b / 1e6))' \
+					"$wall" "$cpu" "$out_b"
+			done
+		fi
 	else
 		echo "(DuckDB not installed: tests/parquet/duckdb-setup.sh)"
 	fi
