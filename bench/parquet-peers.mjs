@@ -9,8 +9,9 @@
 // figure is less than any conversion of the trace through it would take.
 //
 //   node parquet-peers.mjs DIR OUTDIR THREADS LEVEL REPS
-// prints one JSON line per writer: {"writer", "files", "rows", "wall_s", "cpu_s", "bytes"}
-// (cpu_s: the process's user + system time over the writes, every thread).
+// prints one JSON line per writer: {"writer", "files", "rows", "wall_s", "cpu_s", "bytes",
+// "rows_written"} (cpu_s: the process's user + system time over the writes, every thread;
+// rows_written: the rows of what it wrote, as DuckDB reads them back).
 // Needs TIO_NODE_MODULES (tests/parquet/duckdb-setup.sh prints it).
 import { createRequire } from 'node:module';
 import { readdirSync, rmSync, mkdirSync, statSync } from 'node:fs';
@@ -25,6 +26,7 @@ if (!dir || !out) {
 }
 const files = readdirSync(dir).filter((f) => f.endsWith('.parquet')).sort();
 const q = (s) => "'" + s.replaceAll("'", "''") + "'";
+let con;
 
 function bytes(d) {
 	let n = 0;
@@ -41,11 +43,13 @@ async function timed(fn) {
 	await fn();
 	const wall = Number(process.hrtime.bigint() - t0) / 1e9;
 	const c = process.cpuUsage(c0);
-	return { wall_s: wall, cpu_s: (c.user + c.system) / 1e6, bytes: bytes(out) };
+	// what was written, read back by DuckDB (not timed): every row, or the run does not count
+	const r = await con.runAndReadAll(`SELECT count(*) FROM read_parquet(${q(`${out}/*.parquet`)})`);
+	return { wall_s: wall, cpu_s: (c.user + c.system) / 1e6, bytes: bytes(out), rows_written: Number(r.getRows()[0][0]) };
 }
 
 const inst = await DuckDBInstance.create(':memory:', { threads: String(threads || 2) });
-const con = await inst.connect();
+con = await inst.connect();
 let rows = 0;
 for (const [i, f] of files.entries()) {
 	await con.run(`CREATE TABLE t${i} AS SELECT * FROM read_parquet(${q(`${dir}/${f}`)})`);

@@ -102,9 +102,10 @@ for t in "${traces[@]}"; do
 				echo "$line" | python3 -c '
 import json, sys
 r = json.loads(sys.stdin.read()); wall, cpu, out_b = map(float, sys.argv[1:4])
-print("%-28s %7.2f s wall %7.2f s CPU %6.1f MB  (writing only; traceio reads and converts in %.2fx that wall time, %.2fx that CPU time, %.1f MB)"
-      % (r["writer"] + " writes the same", r["wall_s"], r["cpu_s"], r["bytes"] / 1e6, wall / r["wall_s"], cpu / r["cpu_s"], out_b / 1e6))' \
-					"$wall" "$cpu" "$out_b"
+print("%-28s %7.2f s wall %7.2f s CPU %6.1f MB  (writing only; traceio reads and converts in %.2fx that wall time, %.2fx that CPU time, %.1f MB of .parquet files)"
+      % (r["writer"] + " writes the same", r["wall_s"], r["cpu_s"], r["bytes"] / 1e6, wall / r["wall_s"], cpu / r["cpu_s"], out_b / 1e6))
+if r["rows_written"] != r["rows"]: print("  (it wrote %d rows of %d: not the same work)" % (r["rows_written"], r["rows"]))' \
+					"$wall" "$cpu" "$(find "$work/out" -maxdepth 1 -name '*.parquet' -printf '%s\n' | awk '{s += $1} END {print s + 0}')"
 			done
 		fi
 	else

@@ -854,3 +854,15 @@ else notok "--force does not replace a directory that is not a Parquet output" "
 "$TIO" convert -q --to parquet --compression lz4 -o "$TMP/x" "$UST" 2> "$TMP/err"; rc=$?
 if [ $rc -eq 2 ] && grep -q 'none, zstd or snappy' "$TMP/err" && [ ! -e "$TMP/x" ]; then ok "bad --compression refused"
 else notok "bad --compression refused" "exit $rc" "$(cat "$TMP/err")"; fi
+
+# bench/parquet.sh's peers (bench/parquet-peers.mjs): DuckDB and polars write the tables of a
+# conversion again, and each writer's files hold every row (events.parquet's and the classes')
+"$TIO" convert -q --to parquet -o "$TMP/peers-in" "$DAT/lisa-tests-assets-sched_load-arm64-v6.dat" 2> "$TMP/err"
+ev=$("$TIO" info --count "$DAT/lisa-tests-assets-sched_load-arm64-v6.dat" | awk '/^  events:/ {s += $2} END {print s + 0}')
+node "$TIO_TOP/bench/parquet-peers.mjs" "$TMP/peers-in" "$TMP/peers-out" 2 1 1 > "$TMP/peers.json" 2> "$TMP/err"
+got=$($PY -c 'import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1])]
+print(" ".join("%s:%d:%d:%d" % (r["writer"], r["rows"], r["rows_written"], r["bytes"] > 0) for r in rs))' "$TMP/peers.json" 2>&1)
+if [ "$ev" -gt 0 ] && [ "$got" = "duckdb:$((2 * ev)):$((2 * ev)):1 polars:$((2 * ev)):$((2 * ev)):1" ] && [ ! -e "$TMP/peers-out" ]; then
+	ok "bench/parquet-peers.mjs: DuckDB and polars write the $((2 * ev)) rows again"
+else notok "bench/parquet-peers.mjs: DuckDB and polars write the rows again" "events $ev, got $got" "$(tail -3 "$TMP/err")"; fi
