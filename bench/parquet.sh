@@ -98,7 +98,9 @@ for t in "${traces[@]}"; do
 		# first, only the writing timed), against the whole conversion (the trace read too)
 		if [ "$COMPRESSION" = zstd ] && [ "${PEERS:-1}" != 0 ]; then
 			TIO_NODE_MODULES=$nm node "$top/bench/parquet-peers.mjs" "$work/out" "$work/peer" "$(nproc)" \
-				"${LEVEL:-1}" "$REPS" | while read -r line; do
+				"${LEVEL:-1}" "$REPS" > "$work/peers" 2> "$work/err" ||
+				echo "(the peers' writers failed: $(grep -m1 Error "$work/err" || tail -1 "$work/err"))"
+			while read -r line; do
 				echo "$line" | python3 -c '
 import json, sys
 r = json.loads(sys.stdin.read()); wall, cpu, out_b = map(float, sys.argv[1:4])
@@ -106,7 +108,7 @@ print("%-28s %7.2f s wall %7.2f s CPU %6.1f MB  (writing only; traceio reads and
       % (r["writer"] + " writes the same", r["wall_s"], r["cpu_s"], r["bytes"] / 1e6, wall / r["wall_s"], cpu / r["cpu_s"], out_b / 1e6))
 if r["rows_written"] != r["rows"]: print("  (it wrote %d rows of %d: not the same work)" % (r["rows_written"], r["rows"]))' \
 					"$wall" "$cpu" "$(find "$work/out" -maxdepth 1 -name '*.parquet' -printf '%s\n' | awk '{s += $1} END {print s + 0}')"
-			done
+			done < "$work/peers"
 		fi
 	else
 		echo "(DuckDB not installed: tests/parquet/duckdb-setup.sh)"
