@@ -119,7 +119,10 @@ static int w8_set(tio_sink *s, const char *key, const char *value)
 	w8 *w = (w8 *)s;
 	if (w->started)
 		return tio_err_set(TIO_ERR_USAGE, "lttng0 writer: option %s set after the first message", key);
-	if (!value && strcmp(key, "force"))
+	/* the one option that may come without a value */
+	if (!strcmp(key, "force"))
+		return tio_sink_bool(key, value, &w->force);
+	if (!value)
 		return tio_err_set(TIO_ERR_USAGE, "lttng0 writer: option %s needs a value", key);
 	if (!strcmp(key, "output")) {
 		free(w->final);
@@ -131,8 +134,6 @@ static int w8_set(tio_sink *s, const char *key, const char *value)
 		w->outdir = w->final ? tio_asprintf("%s.tmp-traceio-%ld", w->final, (long)getpid()) : NULL;
 		return w->outdir ? 0 : TIO_ERR_NOMEM;
 	}
-	if (!strcmp(key, "force"))
-		return tio_sink_bool(key, value, &w->force);
 	if (!strcmp(key, "byte-order")) {
 		if (strcmp(value, "little") && strcmp(value, "big"))
 			return tio_err_set(TIO_ERR_USAGE, "lttng0 writer: byte-order '%s' is not little or big", value);

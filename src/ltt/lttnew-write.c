@@ -125,7 +125,10 @@ static int lw_set(tio_sink *s, const char *key, const char *value)
 	lw *w = (lw *)s;
 	if (w->started)
 		return tio_err_set(TIO_ERR_USAGE, "ltt writer: option %s set after the first message", key);
-	if (!value && strcmp(key, "force"))
+	/* the one option that may come without a value */
+	if (!strcmp(key, "force"))
+		return tio_sink_bool(key, value, &w->force);
+	if (!value)
 		return tio_err_set(TIO_ERR_USAGE, "ltt writer: option %s needs a value", key);
 	if (!strcmp(key, "output")) {
 		free(w->final);
@@ -137,8 +140,6 @@ static int lw_set(tio_sink *s, const char *key, const char *value)
 		w->outdir = w->final ? tio_asprintf("%s.tmp-traceio-%ld", w->final, (long)getpid()) : NULL;
 		return w->outdir ? 0 : TIO_ERR_NOMEM;
 	}
-	if (!strcmp(key, "force"))
-		return tio_sink_bool(key, value, &w->force);
 	if (!strcmp(key, "byte-order")) {
 		if (strcmp(value, "little") && strcmp(value, "big"))
 			return tio_err_set(TIO_ERR_USAGE, "ltt writer: byte-order '%s' is not little or big", value);
