@@ -1009,8 +1009,8 @@ static int read_v6(td_open *o, rd *r)
 	for (;;) {
 		const uint8_t *tag;
 		r->sect = "options";
-		if (rd_bytes(r, 10, &tag))
-			return e = TIO_ERR_FORMAT;
+		if ((e = rd_bytes(r, 10, &tag)))
+			return e;
 		if (!memcmp(tag, "options  ", 10)) {
 			uint64_t next;
 			/* BUFFER options of v6 append buffers: keep the top one first */
