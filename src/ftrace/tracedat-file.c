@@ -291,6 +291,29 @@ static void parse_header_page(td_file *f, const char *t, size_t len)
 	}
 }
 
+/*
+ * Every page of buffer b is read at the header_page's offsets (an 8-byte
+ * timestamp, the commit word, then the data): the file's text gives them,
+ * so they must be checked against the buffer's page size.
+ */
+static int check_header_page(const td_file *f, const td_buffer *b)
+{
+	const char *field = NULL;
+	uint32_t off = 0;
+	if (f->hp_ts_off > b->page_size - 8)
+		field = "timestamp", off = f->hp_ts_off;
+	else if (f->hp_commit_off > b->page_size - f->hp_commit_size)
+		field = "commit", off = f->hp_commit_off;
+	else if (f->hp_data_off > b->page_size)
+		field = "data", off = f->hp_data_off;
+	if (!field)
+		return 0;
+	return tio_err_set(TIO_ERR_FORMAT,
+			   "%s@0x%llx: section header_page: field %s: offset %u is outside the %u-byte pages of %s%s",
+			   f->path, (unsigned long long)f->hp_at, field, off, b->page_size,
+			   b->name[0] ? "instance " : "the top instance", b->name);
+}
+
 static int sec_header(td_open *o, rd *r)
 {
 	const char *s;
@@ -301,6 +324,7 @@ static int sec_header(td_open *o, rd *r)
 	if (rd_u64(r, &sz) || rd_bytes(r, sz, &b))
 		return TIO_ERR_FORMAT;
 	parse_header_page(o->f, (const char *)b, sz);
+	o->f->hp_at = r->file_off + (r->copy ? 0 : (uint64_t)(b - r->base));
 	/* kept as text for writers (the trace.dat writer copies them) */
 	int e = table_add(o, "header_page", b, sz);
 	if (e)
@@ -1163,6 +1187,8 @@ static int build_model(td_open *o)
 		return TIO_ERR_NOMEM;
 	for (uint32_t i = 0; i < f->nbufs; i++) {
 		td_buffer *b = &f->bufs[i];
+		if ((e = check_header_page(f, b)))
+			return e;
 		tio_stream_class *sc = tio_calloc(1, sizeof(*sc));
 		if (!sc)
 			return TIO_ERR_NOMEM;

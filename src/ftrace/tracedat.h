@@ -82,6 +82,7 @@ typedef struct td_file {
 	char comp[32];	/* "none", "zstd", "zlib" */
 	/* header_page */
 	uint32_t hp_ts_off, hp_commit_off, hp_commit_size, hp_data_off;
+	uint64_t hp_at; /* file offset of its text (compressed: of its section), for errors */
 	td_buffer *bufs;
 	uint32_t nbufs;
 	int64_t ts_offset; /* OFFSET option */

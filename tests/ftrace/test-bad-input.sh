@@ -45,3 +45,21 @@ PY
 	timeout 30 "$TIO" print "$TMP/flip.dat" > /dev/null 2> "$TMP/err"; rc=$?
 	if [ $rc -lt 128 ] && [ $rc -ne 124 ]; then ok "byte flips $seed"; else notok "byte flips $seed" "rc=$rc" "$(tail -3 "$TMP/err")"; fi
 done
+
+# header_page offsets are read from every page: one past the page size is an
+# error naming the field, not a read 400 MB past the page
+F6=$TIO_TOP/tests/data/ftrace/funcs-v6.dat
+python3 - "$F6" "$TMP/hpdata.dat" <<'PY'
+import sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+old, new = b'char data;\toffset:16;\tsize:4080;', b'char data;\toffset:400000000size:'
+assert len(old) == len(new) and d.count(old) == 1
+i = d.index(old)
+d[i:i + len(old)] = new
+open(sys.argv[2], 'wb').write(d)
+PY
+timeout 20 "$TIO" print "$TMP/hpdata.dat" > "$TMP/out" 2> "$TMP/err"; rc=$?
+if [ $rc -eq 1 ] && grep -q 'hpdata.dat@0x26: section header_page: field data: offset 400000000 is outside the 4096-byte pages' "$TMP/err"; then
+	ok "header_page data offset past the page"
+else notok "header_page data offset past the page" "rc=$rc" "$(head -3 "$TMP/err")"; fi
+
