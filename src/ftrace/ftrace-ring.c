@@ -409,7 +409,8 @@ static tio_event_class *find_ec(td_stream *s, uint64_t id)
 static int make_event(td_stream *s, const uint8_t *rec, uint32_t len, uint64_t rec_file_off)
 {
 	const td_file *f = s->f;
-	if (len < s->type_off + s->type_size)
+	/* both from the format text: their sum may not fit in 32 bits */
+	if (len < (uint64_t)s->type_off + s->type_size)
 		return page_error(s, rec_file_off, "record shorter than its common fields");
 	uint64_t id = td_num(f, rec + s->type_off, s->type_size);
 	tio_event_class *ec = find_ec(s, id);
@@ -463,7 +464,7 @@ static bool want_record(td_stream *s, const uint8_t *rec, uint32_t len)
 		s->filtering = false;
 		return true;
 	}
-	if (len < s->type_off + s->type_size)
+	if (len < (uint64_t)s->type_off + s->type_size)
 		return true;
 	uint64_t id = td_num(s->f, rec + s->type_off, s->type_size);
 	if (id > UINT16_MAX)

@@ -63,3 +63,17 @@ if [ $rc -eq 1 ] && grep -q 'hpdata.dat@0x26: section header_page: field data: o
 	ok "header_page data offset past the page"
 else notok "header_page data offset past the page" "rc=$rc" "$(head -3 "$TMP/err")"; fi
 
+# common_type at offset 2^32-1 (offset + size wraps in 32 bits): every record
+# is too short for it, none is read there
+python3 - "$F6" "$TMP/ctype.dat" <<'PY'
+import sys
+d = open(sys.argv[1], 'rb').read()
+old, new = b'common_type;\toffset:0;\tsize:2;', b'common_type;\toffset:-1;size:2;'
+assert len(old) == len(new) and old in d
+open(sys.argv[2], 'wb').write(d.replace(old, new))
+PY
+timeout 20 "$TIO" print "$TMP/ctype.dat" > "$TMP/out" 2> "$TMP/err"; rc=$?
+if [ $rc -eq 1 ] && grep -q 'ctype.dat@0x[0-9a-f]*: section flyrecord cpu [01]: record shorter than its common fields' "$TMP/err" &&
+   ! grep -v 'record shorter than its common fields' "$TMP/err" | grep -q .; then
+	ok "common_type offset 2^32-1: records too short"
+else notok "common_type offset 2^32-1: records too short" "rc=$rc" "$(grep -v 'record shorter' "$TMP/err" | head -3)"; fi
