@@ -405,7 +405,7 @@ static tio_event_class *find_ec(td_stream *s, uint64_t id)
 	return ec;
 }
 
-/* Fill s->msg with the record rec[0..len); 0 ok, 1 skip (unknown event), < 0 error. */
+/* Fill s->msg with the record rec[0..len); 0 ok, < 0 error (an unknown event id is one). */
 static int make_event(td_stream *s, const uint8_t *rec, uint32_t len, uint64_t rec_file_off)
 {
 	const td_file *f = s->f;
