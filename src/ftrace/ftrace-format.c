@@ -428,6 +428,34 @@ oom:
 	return TIO_ERR_NOMEM;
 }
 
+/*
+ * A static array gives a value per element in every record of its event
+ * (zeros when the record is too short for it), and its [N] and size come
+ * from the text: arrays of more elements than the largest page has bytes
+ * cannot be in any record, and are refused rather than allocated and
+ * looped over for each event (their count, 2^31 twice, would also wrap
+ * the plan's 32-bit value count).
+ */
+static int check_arrays(const td_file *f, const td_plan *p, const tio_fc *st, const char *sys,
+			const char *name, size_t nl)
+{
+	uint32_t page = f->page_size;
+	for (uint32_t i = 0; i < f->nbufs; i++)
+		if (f->bufs[i].page_size > page)
+			page = f->bufs[i].page_size;
+	uint64_t n = 0;
+	for (uint32_t i = 0; i < p->n; i++) {
+		if (p->f[i].kind != TD_ARRAY)
+			continue;
+		n += p->f[i].count;
+		if (n > page)
+			return tio_err_set(TIO_ERR_FORMAT,
+					   "event format %s:%.*s: field %s: %llu array elements up to it, more than a %u-byte page holds",
+					   sys, (int)nl, name, st->st.members[i].name, (unsigned long long)n, page);
+	}
+	return 0;
+}
+
 static const char *find_line_value(const char *text, size_t len, const char *key, size_t *vl)
 {
 	size_t kl = strlen(key);
@@ -515,6 +543,8 @@ int td_parse_format(td_file *f, const char *sys, const char *text, size_t len,
 		r = tio_err_set(TIO_ERR_FORMAT, "event format %s:%.*s: no 'format:' field list", sys,
 				(int)nl, name);
 	if (!r)
+		r = check_arrays(f, plan, ec->payload, sys, name, nl);
+	if (!r)
 		r = add_attr(ec, "system", sys, strlen(sys));
 	if (!r)
 		r = add_attr(ec, "format", text, len);
@@ -525,11 +555,15 @@ int td_parse_format(td_file *f, const char *sys, const char *text, size_t len,
 	if (!r && common && !*common) {
 		td_plan cp = {0};
 		r = build(f, text, len, true, common, &cp);
-		if (!r) {
+		if (r == TIO_ERR_FORMAT) {
+			r = 0; /* no common fields: fine, the next event may have them */
+		} else if (!r && (r = check_arrays(f, &cp, *common, sys, name, nl))) {
+			td_plan_free(&cp);
+			tio_fc_free(*common);
+			*common = NULL;
+		} else if (!r) {
 			td_plan_free(&f->common);
 			f->common = cp;
-		} else if (r == TIO_ERR_FORMAT) {
-			r = 0; /* no common fields: fine, the next event may have them */
 		}
 	}
 	if (r) {

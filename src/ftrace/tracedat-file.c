@@ -341,8 +341,11 @@ static int add_format(td_open *o, rd *r, const char *sys, const uint8_t *text, u
 	td_file *f = o->f;
 	tio_event_class *ec;
 	int e = td_parse_format(f, sys, (const char *)text, len, &ec, &f->common_fc);
-	if (e)
-		return e == TIO_ERR_NOMEM ? e : tio_err_push(e, "%s: section %s", f->path, r->sect);
+	if (e) {
+		uint64_t at = r->file_off + (r->copy ? 0 : (uint64_t)(text - r->base));
+		return e == TIO_ERR_NOMEM ? e : tio_err_push(e, "%s@0x%llx: section %s", f->path,
+							    (unsigned long long)at, r->sect);
+	}
 	if (tio_grow(&f->ecs, &(size_t){f->necs}, f->necs + 1, sizeof(*f->ecs))) {
 		td_ec_free_user(ec);
 		tio_event_class_free(ec);

@@ -77,3 +77,26 @@ if [ $rc -eq 1 ] && grep -q 'ctype.dat@0x[0-9a-f]*: section flyrecord cpu [01]: 
    ! grep -v 'record shorter than its common fields' "$TMP/err" | grep -q .; then
 	ok "common_type offset 2^32-1: records too short"
 else notok "common_type offset 2^32-1: records too short" "rc=$rc" "$(grep -v 'record shorter' "$TMP/err" | head -3)"; fi
+
+# static arrays of the format text ([N], size:N) give a value per element in
+# every record: 2^31 - 1 elements twice wrapped the plan's 32-bit value
+# count (a heap overflow), and one array of 10^8 took gigabytes and minutes;
+# more elements than the page has bytes are an error
+python3 - "$F6" "$TMP/arr.dat" <<'PY'
+import sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+for old in (b'field:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;',
+            b'field:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;'):
+    name = old[20:old.index(b';')]
+    new = b'field:u8 %s[2147483647];offset:2;size:2147483647;' % name
+    new = new.ljust(len(old), b' ')
+    assert len(old) == len(new) and old in d
+    i = d.index(old)  # the first format's common fields are the trace's
+    d[i:i + len(old)] = new
+open(sys.argv[2], 'wb').write(d)
+PY
+timeout 20 "$TIO" print "$TMP/arr.dat" > "$TMP/out" 2> "$TMP/err"; rc=$?
+if [ $rc -eq 1 ] && grep -q 'arr.dat@0x1e1: section ftrace events: event format ftrace:wakeup: field common_flags: 2147483647 array elements up to it, more than a 4096-byte page holds' "$TMP/err"; then
+	ok "format arrays of 2^31 - 1 elements: an error"
+else notok "format arrays of 2^31 - 1 elements: an error" "rc=$rc" "$(head -3 "$TMP/err")"; fi
+
