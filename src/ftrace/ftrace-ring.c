@@ -531,9 +531,12 @@ static int td_next_(tio_stream *st, const tio_msg **out)
 				continue;
 			}
 			length = td_u32(f, s->pdata + ptr);
-			s->off = ptr + length;
-			if (s->off < ptr) /* overflow */
+			/* past the commit size, it ends the page (compared so: an
+			   offset of 2^32 - 4 or more would wrap the next check) */
+			if (length > s->psize - ptr)
 				s->in_page = false;
+			else
+				s->off = ptr + length;
 			continue;
 		case 30: /* time extend */
 		case 31: /* absolute time stamp */

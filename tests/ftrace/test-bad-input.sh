@@ -100,3 +100,18 @@ if [ $rc -eq 1 ] && grep -q 'arr.dat@0x1e1: section ftrace events: event format 
 	ok "format arrays of 2^31 - 1 elements: an error"
 else notok "format arrays of 2^31 - 1 elements: an error" "rc=$rc" "$(head -3 "$TMP/err")"; fi
 
+# a padding record whose length puts the next record at 2^32 - 4: the page
+# ends there (as a padding past the commit size does), no read 4 GiB past it
+python3 - "$F6" "$TMP/pad.dat" <<'PY'
+import sys, struct
+d = bytearray(open(sys.argv[1], 'rb').read())
+off = struct.unpack_from('<Q', d, d.index(b'flyrecord\0') + 10)[0]  # CPU 0's data
+struct.pack_into('<II', d, off + 16, 29, 0xfffffffc - 4)  # its first record
+open(sys.argv[2], 'wb').write(d)
+PY
+"$TIO" print "$F6" | awk '{ print $1, $2, $3 }' > "$TMP/good"
+timeout 20 "$TIO" print "$TMP/pad.dat" > "$TMP/out" 2> "$TMP/err"; rc=$?
+awk '{ print $1, $2, $3 }' "$TMP/out" > "$TMP/got"
+if [ $rc -eq 0 ] && [ "$(wc -l < "$TMP/got")" -gt 100 ] && ! diff "$TMP/good" "$TMP/got" | grep -q '^>'; then
+	ok "padding length 2^32 - 8: the page ends, the others are printed"
+else notok "padding length 2^32 - 8: the page ends, the others are printed" "rc=$rc" "$(head -3 "$TMP/err")"; fi
