@@ -915,9 +915,18 @@ static int read_v7(td_open *o, rd *r)
 		return TIO_ERR_FORMAT;
 	if ((e = env_int(o, "sections", count_sections(f, (uint64_t)(r->p - r->base)))))
 		return e;
+	/* each DONE option gives the next section: one read before would make
+	   the chain loop, every pass adding its buffers and options again */
+	uint64_t seen[1000];
 	for (int n = 0; opt && n < 1000; n++) {
 		rd s;
 		uint8_t *copy;
+		for (int k = 0; k < n; k++)
+			if (seen[k] == opt)
+				return tio_err_set(TIO_ERR_FORMAT,
+						   "%s@0x%llx: section options: read before (the DONE option of the options at 0x%llx points back to it)",
+						   f->path, (unsigned long long)opt, (unsigned long long)seen[n - 1]);
+		seen[n] = opt;
 		e = open_section(o, opt, SEC_OPTIONS, &s, &copy);
 		if (!e)
 			e = read_options(o, &s, &opt);

@@ -115,3 +115,29 @@ awk '{ print $1, $2, $3 }' "$TMP/out" > "$TMP/got"
 if [ $rc -eq 0 ] && [ "$(wc -l < "$TMP/got")" -gt 100 ] && ! diff "$TMP/good" "$TMP/got" | grep -q '^>'; then
 	ok "padding length 2^32 - 8: the page ends, the others are printed"
 else notok "padding length 2^32 - 8: the page ends, the others are printed" "rc=$rc" "$(head -3 "$TMP/err")"; fi
+
+# v7: the last options section's DONE option pointing back at that section
+# read it again and again (1000 times, its buffers added each time)
+python3 - "$F" "$TMP/optloop.dat" <<'PY'
+import sys, struct
+d = bytearray(open(sys.argv[1], 'rb').read())
+p = d.index(b'\0', 10) + 7                   # version, endian, long size, page size
+p = d.index(b'\0', d.index(b'\0', p) + 1) + 1  # compression name and version
+sec = struct.unpack_from('<Q', d, p)[0]
+while True:
+    sid, flags, _, size = struct.unpack_from('<HHIQ', d, sec)
+    assert sid == 0 and flags == 0
+    q = sec + 16
+    while struct.unpack_from('<H', d, q)[0]:
+        q += 6 + struct.unpack_from('<I', d, q + 2)[0]
+    nxt = struct.unpack_from('<Q', d, q + 6)[0]
+    if not nxt:
+        break
+    sec = nxt
+struct.pack_into('<Q', d, q + 6, sec)
+open(sys.argv[2], 'wb').write(d)
+PY
+timeout 20 "$TIO" print "$TMP/optloop.dat" > "$TMP/out" 2> "$TMP/err"; rc=$?
+if [ $rc -eq 1 ] && grep -q 'optloop.dat@0x10107a: section options: read before (the DONE option of the options at 0x10107a points back to it)' "$TMP/err"; then
+	ok "v7 options chain looping back: an error"
+else notok "v7 options chain looping back: an error" "rc=$rc" "$(head -3 "$TMP/err")"; fi
