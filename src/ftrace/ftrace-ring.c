@@ -815,14 +815,21 @@ static uint64_t page_before(td_stream *s, const uint8_t *data, uint64_t dsize, u
 	return at;
 }
 
-/* The compressed chunks' offsets, from their headers (once); stops at the first that does not fit. */
+/*
+ * The compressed chunks' offsets, from their headers (once); stops at the
+ * first that does not fit.  The count is the file's: no more than the
+ * rest of the file has 8-byte headers for are looked for (2^32 - 1 asked
+ * for 32 GiB).
+ */
 static void list_chunks(td_stream *s)
 {
 	s->chunks_listed = true;
-	if (!s->nchunks || !(s->chunk = tio_calloc(s->nchunks, sizeof(*s->chunk))))
-		return;
 	const uint8_t *p = s->first_chunk, *end = s->f->map.p + s->f->map.size;
-	for (uint32_t i = 0; i < s->nchunks; i++) {
+	uint64_t fit = p ? (uint64_t)(end - p) / 8 : 0;
+	uint32_t n = s->nchunks < fit ? s->nchunks : (uint32_t)fit;
+	if (!n || !(s->chunk = tio_calloc(n, sizeof(*s->chunk))))
+		return;
+	for (uint32_t i = 0; i < n; i++) {
 		if (end - p < 8 || (uint64_t)(end - p - 8) < td_u32(s->f, p))
 			break;
 		s->chunk[s->nchunk_ok++] = p;
