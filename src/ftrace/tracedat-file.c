@@ -35,6 +35,9 @@ enum {
 	SEC_CMDLINES = 21,
 };
 
+/* event classes of all buffer instances at most (build_model) */
+#define TD_CLASS_COPIES_MAX 65536u
+
 enum {
 	OPT_DONE = 0, OPT_DATE, OPT_CPUSTAT, OPT_BUFFER, OPT_TRACECLOCK, OPT_UNAME, OPT_HOOK,
 	OPT_OFFSET, OPT_CPUCOUNT, OPT_VERSION, OPT_PROCMAPS, OPT_TRACEID, OPT_TIME_SHIFT,
@@ -687,6 +690,7 @@ static int handle_option(td_open *o, rd *r, uint16_t id, const uint8_t *d, uint3
 		int e = add_buffer(o, &b);
 		if (e)
 			return e;
+		b->opt_at = s.file_off;
 		b->name = tio_strdup(name);
 		b->clock = clock ? tio_strdup(clock) : NULL;
 		b->page_size = f->page_size;
@@ -1197,6 +1201,16 @@ static int build_model(td_open *o)
 	t->streams = tio_calloc(nstreams ? nstreams : 1, sizeof(tio_stream *));
 	if (!t->streams)
 		return TIO_ERR_NOMEM;
+	/* each instance gets a copy of every event class (some KB each): BUFFER
+	   options of 15 bytes must not make gigabytes of them (a recording of
+	   every event, 2,300 classes, can have 28 instances within the limit) */
+	if ((uint64_t)f->nbufs * f->necs > TD_CLASS_COPIES_MAX) {
+		const td_buffer *b = &f->bufs[TD_CLASS_COPIES_MAX / f->necs];
+		return tio_err_set(TIO_ERR_LIMIT,
+				   "%s@0x%llx: section options: BUFFER option '%s': %u instances of %u event classes each, more than %u classes in all",
+				   f->path, (unsigned long long)b->opt_at, b->name ? b->name : "", f->nbufs,
+				   f->necs, TD_CLASS_COPIES_MAX);
+	}
 	for (uint32_t i = 0; i < f->nbufs; i++) {
 		td_buffer *b = &f->bufs[i];
 		if ((e = check_header_page(f, b)))

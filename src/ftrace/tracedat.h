@@ -70,6 +70,7 @@ typedef struct td_buffer {
 	td_cpu *cpus;
 	uint32_t ncpus;
 	tio_stream_class *sc;
+	uint64_t opt_at; /* file offset of its BUFFER option's data (0: the top instance) */
 } td_buffer;
 
 typedef struct td_file {

@@ -167,3 +167,28 @@ timeout 20 "$TIO" info "$TMP/nchunks.dat" > "$TMP/out" 2> "$TMP/err"; rc=$?
 if [ $rc -eq 0 ] && grep -q 'stream 0 (class 0): [1-9][0-9]* pages' "$TMP/out"; then
 	ok "v7 chunk count 2^32 - 1: the chunks the file has are listed"
 else notok "v7 chunk count 2^32 - 1: the chunks the file has are listed" "rc=$rc" "$(grep -m3 -E 'ERROR|stream 0|traceio' "$TMP/out" "$TMP/err")"; fi
+
+# every buffer instance gets a copy of every event class: 3,500 BUFFER options
+# (15 bytes each, all pointing at the top CPU table) asked for 66,500 copies of
+# 19 classes (1.2 GB with 20,000); past 65,536 copies, a limit error naming the
+# option that crosses it
+python3 - "$F6" "$TMP/bufs.dat" <<'PY'
+import sys, struct
+d = bytearray(open(sys.argv[1], 'rb').read())
+at = d.index(b'options  \0') + 10
+n = 3500
+size = n * (6 + 8 + 6)                    # id, size, then the CPU table offset and "iNNNN\0"
+fly = d.index(b'flyrecord\0') + size      # where the CPU table goes once the options are in
+opts = b''.join(struct.pack('<HIQ', 3, 14, fly) + b'i%04d\0' % k for k in range(n))
+assert len(opts) == size
+cpus = d.index(b'flyrecord\0') + 10
+for c in range(struct.unpack_from('<I', d, at - 14)[0]):  # the CPU count before "options  "
+    o = struct.unpack_from('<Q', d, cpus + 16 * c)[0]
+    if o:
+        struct.pack_into('<Q', d, cpus + 16 * c, o + size)
+open(sys.argv[2], 'wb').write(d[:at] + opts + d[at:])
+PY
+timeout 20 "$TIO" info "$TMP/bufs.dat" > "$TMP/out" 2> "$TMP/err"; rc=$?
+if [ $rc -eq 1 ] && grep -q "bufs.dat@0x[0-9a-f]*: section options: BUFFER option 'i3448': 3501 instances of 19 event classes each, more than 65536 classes in all" "$TMP/err"; then
+	ok "3,500 BUFFER options: a limit, not gigabytes"
+else notok "3,500 BUFFER options: a limit, not gigabytes" "rc=$rc" "$(head -3 "$TMP/err")"; fi
