@@ -2219,8 +2219,7 @@ int tio_ctf2_parse(const char *text, size_t len, const char *name, tio_trace_cla
 		pop(&c, 0);
 		r = finish(&c);
 	}
-	if (c.tc)
-		clear_all_user(c.tc);
+	clear_all_user(c.tc);
 	for (size_t k = 0; k < c.naliases; k++) {
 		free(c.aliases[k].name);
 		tio_fc_free(c.aliases[k].fc);
