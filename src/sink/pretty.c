@@ -138,9 +138,10 @@ static int pretty_set(tio_sink *s, const char *key, const char *value)
 			p->color = true;
 		else if (!strcmp(value, "never"))
 			p->color = false;
-		else if (!strcmp(value, "auto"))
-			p->color = isatty(fileno(s->out)) && getenv("TERM") && strcmp(getenv("TERM"), "dumb");
-		else
+		else if (!strcmp(value, "auto")) {
+			const char *term = getenv("TERM");
+			p->color = isatty(fileno(s->out)) && term && strcmp(term, "dumb");
+		} else
 			return tio_err_set(TIO_ERR_USAGE, "--color: '%s' is not never, auto or always", value);
 		return 0;
 	}
