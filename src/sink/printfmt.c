@@ -708,7 +708,6 @@ static int read_token_raw(pf_event *e, char **tok)
 	case TOK_SQUOTE:
 		b.len--; /* no quotes */
 		quote_ch = ch;
-		last_ch = 0;
 	concat:
 		do {
 			last_ch = ch;
@@ -3247,7 +3246,7 @@ static void print_cpumask_to_seq(pf_ctx *c, tio_buf *s, const char *format, int 
 		tio_buf_addf(&str, "%d", firstone);
 		if (firstzero > firstone + 1)
 			tio_buf_addf(&str, "-%d", firstzero - 1);
-		firstzero = firstone = -1;
+		firstone = -1;
 		if (byte)
 			goto more;
 	}
