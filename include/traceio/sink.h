@@ -15,19 +15,21 @@ extern "C" {
 typedef struct tio_sink tio_sink;
 
 /*
- * Create a sink by name: "text" (babeltrace2's pretty text, with the
- * trace-cmd or LTTV styles chosen with the "style" option), "info",
- * "dummy" (decodes, prints nothing), and the writers of `traceio convert`
- * ("ctf", "tracedat", "ltt", "lttng0", "parquet": option "output" names
- * the file or directory written).  Output goes to `out`; warnings
+ * Create a sink by name (tio_sinks() lists them): the texts of `traceio
+ * print`, "babeltrace" (babeltrace2's pretty text), "trace-cmd" (trace-cmd
+ * report's), "lttv" (LTTV's textDump) and "json"; "info", "dummy"
+ * (decodes, prints nothing), and the writers of `traceio convert` ("ctf",
+ * "tracedat", "ltt", "lttng0", "perfetto", "parquet": option "output"
+ * names the file or directory written).  Output goes to `out`; warnings
  * (discarded events...) to `err`.
  */
 int tio_sink_new(const char *name, FILE *out, FILE *err, tio_sink **sink);
 
 /*
  * Set an option before the first message: key/value strings as the CLI
- * takes them (e.g. "names" = "all", "clock-gmt" = "1").  Unknown keys
- * return TIO_ERR_USAGE.
+ * takes them (e.g. "names" = "all", "clock-gmt" = "1").  A NULL value is
+ * a flag: boolean options take it as "1", the others return
+ * TIO_ERR_USAGE, as do unknown keys.
  */
 int tio_sink_set(tio_sink *s, const char *key, const char *value);
 

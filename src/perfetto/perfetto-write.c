@@ -1826,6 +1826,8 @@ static int pw_set(tio_sink *s, const char *key, const char *value)
 {
 	pwsink *w = (pwsink *)s;
 	if (!strcmp(key, "output")) {
+		if (!value || !*value)
+			return tio_err_set(TIO_ERR_USAGE, "option output: empty path");
 		free(w->out_path);
 		w->out_path = tio_strdup(value);
 		return w->out_path ? 0 : TIO_ERR_NOMEM;

@@ -293,7 +293,8 @@ static int info_set(tio_sink *sk, const char *key, const char *value)
 	if (!strcmp(key, "count")) {
 		bool b;
 		int r = tio_sink_bool(key, value, &b);
-		in->index_only = !b;
+		if (!r) /* b is set only then */
+			in->index_only = !b;
 		return r;
 	}
 	return tio_err_set(TIO_ERR_USAGE, "info: unknown option '%s'", key);

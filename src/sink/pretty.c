@@ -109,6 +109,10 @@ static int set_list(const char *key, const char *value, const char *const *names
 static int pretty_set(tio_sink *s, const char *key, const char *value)
 {
 	pretty *p = (pretty *)s;
+	/* NULL is a flag: the booleans take it as on, the others need a value */
+	if (!value && (!strcmp(key, "fields") || !strcmp(key, "names") || !strcmp(key, "clock-offset") ||
+		       !strcmp(key, "clock-offset-ns") || !strcmp(key, "color")))
+		return tio_err_set(TIO_ERR_USAGE, "option %s: needs a value", key);
 	if (!strcmp(key, "fields"))
 		return set_list(key, value, field_names, p->field, F_N);
 	if (!strcmp(key, "names"))
