@@ -629,7 +629,9 @@ static int read_event(ltt0x_tf *tf)
 	if (tf->have_max && tf->tsc < tf->max_tsc) {
 		tf->back = tr->tsc_rule != LTT0X_TSC_LTTV;
 		tf->back_cycles = tf->max_tsc - tf->tsc;
-		tf->back_ns = tsc_ns(tr, tf->max_tsc) - m->ns;
+		/* both times may be anywhere in int64 (hostile frequency or TSC):
+		 * the difference wraps, as the times themselves do */
+		tf->back_ns = (int64_t)((uint64_t)tsc_ns(tr, tf->max_tsc) - (uint64_t)m->ns);
 	} else {
 		tf->max_tsc = tf->tsc;
 		tf->have_max = true;

@@ -156,3 +156,25 @@ for i in $(seq 1 ${LTT_FUZZ_ROUNDS:-12}); do
 	fi
 done
 [ $crashes -eq 0 ] && ok random-damage-no-crash || notok random-damage-no-crash "$crashes rounds failed"
+
+# 7. times anywhere in int64 (a 1 Hz clock from 0): an event 2^33 cycles
+# back from one whose time wrapped past 2^63 ns made the difference of the
+# two overflow int64 (UBSan); it wraps, as the times do
+/usr/bin/python3 "$(dirname "$0")/mk-lttng0.py" "$TMP/backns" 64 >/dev/null
+python3 - "$TMP/backns" <<'PY'
+import struct, sys
+d = sys.argv[1]
+m = bytearray(open(d + '/metadata_0', 'rb').read())
+m[0:8] = struct.pack('<Q', 0)    # start_tsc 0
+m[40:48] = struct.pack('<Q', 1)  # start_freq 1 Hz: 2^63 ns is 9.2e9 cycles
+open(d + '/metadata_0', 'wb').write(m)
+k = bytearray(open(d + '/kernel_0', 'rb').read())
+assert k[84 + 3] >> 3 == 29
+k[0:8] = struct.pack('<Q', 1 << 34)    # events 1-2 (compact) near 2^34 cycles: past 2^63 ns
+k[92:100] = struct.pack('<Q', 1 << 33) # event 3 (full TSC) 2^33 cycles back
+open(d + '/kernel_0', 'wb').write(k)
+PY
+"$TIO" check "$TMP/backns" >"$TMP/backns.txt" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && grep -q 'backns/kernel_0@0x54: .* earlier than an event before it' "$TMP/backns.txt"; then ok back-ns-wraps
+else notok back-ns-wraps "rc=$rc" "$(head -3 "$TMP/backns.txt")"; fi
