@@ -28,6 +28,7 @@
 
 #define L8_MAX_STREAMS 65536u
 #define L8_NIDS 65536u
+#define L8_MAX_ECS 65536u /* event classes over all stream classes (each has every marker's) */
 
 const char *const l8_core_names[3] = {"marker_id", "marker_format", "time_heartbeat"};
 const char *const l8_core_formats[3] = {
@@ -860,9 +861,14 @@ static int build_classes(tio_trace *t, l8_trace *tr, const l8_name *names, size_
 #undef ENV
 	if (r)
 		return r;
-	uint32_t nkinds = 0;
+	uint32_t nkinds = 0, nids = 0;
 	for (size_t i = 0; i < nnames; i++)
 		nkinds += !i || strcmp(names[i].kind, names[i - 1].kind);
+	for (uint32_t k = 0; k < tr->nmk; k++)
+		nids += tr->mk[k]->mk.has_id;
+	if ((uint64_t)nkinds * nids > L8_MAX_ECS)
+		return tio_err_set(TIO_ERR_LIMIT, "%s: %u tracefile kinds with %u described events each: more than %u event classes",
+				   t->path, nkinds, nids, L8_MAX_ECS);
 	tc->scs = tio_calloc(nkinds ? nkinds : 1, sizeof(*tc->scs));
 	if (!tc->scs)
 		return TIO_ERR_NOMEM;
