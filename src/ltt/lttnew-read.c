@@ -26,6 +26,11 @@
 #include "ltt/lttnew.h"
 
 #define LR_MAX_VALS (1u << 22)
+/* Values an event may have per byte it takes (header included): a byte
+ * read is one value inside at most LR_DEPTH + 1 structures; more come only
+ * from types that read nothing (<array size=0>, <struct> without fields),
+ * with which a 6-byte event could ask for LR_MAX_VALS values. */
+#define LR_VALS_PER_BYTE 256u
 #define LR_MAX_FILES 65536u
 #define LR_DEPTH 128
 
@@ -74,6 +79,7 @@ typedef struct lr_tf {
 	/* decoding */
 	const uint8_t *p;   /* block start */
 	uint32_t at, lim;
+	uint32_t ev_at;	    /* where the event being decoded begins */
 	uint64_t last_u;    /* last integer decoded: a sequence length or union tag */
 	tio_val *vals;
 	uint32_t nvals, cap;
@@ -151,6 +157,9 @@ static void epath_push(lr_tf *tf, const char *name)
 
 static int new_val(lr_tf *tf, const tio_fc *fc, uint32_t *vi)
 {
+	if (TIO_UNLIKELY(tf->nvals >= (uint64_t)LR_VALS_PER_BYTE * (tf->at - tf->ev_at)))
+		return derr(tf, tf->at, "more than %u fields for the %u bytes of the event read so far (types that read no byte)",
+			    tf->nvals, tf->at - tf->ev_at);
 	if (TIO_UNLIKELY(tf->nvals >= tf->cap)) {
 		if (tf->nvals >= LR_MAX_VALS)
 			return derr(tf, tf->at, "more than %u fields in one event", LR_MAX_VALS);
@@ -392,6 +401,7 @@ static int read_event(lr_tf *tf)
 					"%u is not the id of an event of any loaded facility", id));
 	}
 	tf->at = start + LT_EV_HDR;
+	tf->ev_at = start;
 	tf->lim = tf->last;
 	tf->nvals = 0;
 	uint32_t roots[4];

@@ -200,6 +200,31 @@ sed -i 's/end_time=1200000000.5/end_time=9999999999.5/' "$TMP/d9/info/bookmarks.
 $P "$TMP/d9" >/dev/null 2>"$TMP/d9.err"
 expect_err bookmark-time-range "$TMP/d9.err" "d9/info/bookmarks.xml:2: <location>.end_time: \"9999999999.5\" is not a time in seconds"
 
+# 8. types that read no byte: event comm made an array of 4194000 empty
+#    arrays, and 4 of its events (6 header bytes each) in cpu/0.  Each one
+#    was 4 Mi values (75 ms, 128 MB of values per tracefile: a 1 MB file
+#    of them, hours); now at most 256 values per byte of the event
+python3 - "$(dirname "$0")/mk-lttnew.py" "$TMP/mkzero.py" <<'PY'
+import sys
+s = open(sys.argv[1]).read()
+old = "comm = T('struct', [('comm', T('array', [T('int', size='1', format='%c')], size='8'))])"
+new = "comm = T('struct', [('comm', T('array', [T('array', [T('uint', size='1')], size='0')], size='4194000'))])"
+assert s.count(old) == 1
+s = s.replace(old, new)
+old = """emit('cpu/0', cyc, ('core', 1), 2, {'comm': list(b'bash\\0\\0\\0\\0')})
+emit('cpu/0', cyc + 1, ('core', 1), 2, {'comm': list(b'exactly8')})"""
+assert s.count(old) == 1
+s = s.replace(old, """for k in range(4):
+    files['cpu/0'].append((cyc + k, BASES[('core', 1)] + 2, b''))""")
+open(sys.argv[2], 'w').write(s)
+PY
+python3 "$TMP/mkzero.py" "$TMP/zero" little ILP32
+timeout 60 $P "$TMP/zero" >"$TMP/zero.out" 2>"$TMP/zero.err"
+rc=$?
+[ $rc -eq 1 ] && ok zero-size-values-status || notok zero-size-values-status "rc=$rc"
+expect_err zero-size-values-error "$TMP/zero.err" "zero/cpu/0@0x[0-9a-f]*: comm.comm.\[1534\]: more than 1536 fields for the 6 bytes of the event read so far (types that read no byte) (rest of the block skipped)"
+same zero-size-values-others "$TMP/zero.expect" "$TMP/zero.out"
+
 # --- through `traceio convert --to ltt` ----------------------------------------------
 if "$TIO" convert --help 2>/dev/null | grep -q ltt; then
 	"$TIO" convert -q --to ltt -o "$TMP/cv" "$TMP/be" 2>"$TMP/cv.err"
