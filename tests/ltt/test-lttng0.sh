@@ -178,3 +178,26 @@ PY
 rc=$?
 if [ $rc -eq 0 ] && grep -q 'backns/kernel_0@0x54: .* earlier than an event before it' "$TMP/backns.txt"; then ok back-ns-wraps
 else notok back-ns-wraps "rc=$rc" "$(head -3 "$TMP/backns.txt")"; fi
+
+# 8. a metadata channel of 200,000 distinct names (100,000 channels, 100,000
+# formats of channel kernel; 4 MB): each was looked for among all the ones
+# before it, minutes (66 s for the formats alone); now looked up by hash
+/usr/bin/python3 "$(dirname "$0")/mk-lttng0.py" "$TMP/names" 32 >/dev/null
+python3 - "$TMP/names/metadata_0" <<'PY'
+import struct, sys
+p = sys.argv[1]
+d = bytearray(open(p, 'rb').read())
+ev = []
+for i in range(200000):
+    ch, name = (b'c%d' % i, b'n') if i % 2 else (b'kernel', b'n%d' % i)
+    ev.append(struct.pack('<I', 1 << 27) + ch + b'\0' + name + b'\0\0')  # core_marker_format, empty format
+data = b''.join(ev)
+sb = 68 + len(data)
+h = bytearray(d[:68])
+struct.pack_into('<II', h, 52, 0, sb)  # lost_size 0 (format 2.3), sb_size
+open(p, 'wb').write(d + h + data)
+PY
+timeout 30 "$TIO" info "$TMP/names" >"$TMP/names.txt" 2>"$TMP/names.err"
+rc=$?
+if [ $rc -eq 0 ] && grep -q 'irq_entry' "$TMP/names.txt"; then ok metadata-names-linear
+else notok metadata-names-linear "rc=$rc" "$(head -3 "$TMP/names.err")"; fi
