@@ -45,18 +45,6 @@ typedef struct ltt0x_fmt {
 	size_t nwait, capwait;
 } ltt0x_fmt;
 
-/*
- * An index of the metadata's names and ids, so that reading N metadata
- * events is O(N) whatever they say (a linear search per event made a 4 MB
- * metadata file of distinct names minutes): open addressing on a hash,
- * values are indexes + 1 in the owner's array, 0 is a free slot.
- */
-typedef struct ltt0x_ix {
-	uint64_t *h;
-	uint32_t *v;
-	uint32_t cap, n;
-} ltt0x_ix;
-
 typedef struct ltt0x_channel {
 	char *name;
 	tio_stream_class *sc;	 /* owned by the trace class */
@@ -235,73 +223,6 @@ static int parse_block(const tio_map *m, uint64_t off, bool *be, bool any_order,
 
 /* ---------------------------------------------------------------- channels and markers */
 
-static uint64_t ix_hash(const char *s, size_t len)
-{
-	uint64_t h = 14695981039346656037ull; /* FNV-1a */
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (uint8_t)s[i]) * 1099511628211ull;
-	return h;
-}
-
-/* The first slot of hash `h` holding 0 or a value that `same` accepts. */
-static uint32_t ix_slot(const ltt0x_ix *ix, uint64_t h, bool (*same)(const void *, uint32_t, const void *),
-			const void *owner, const void *key)
-{
-	uint32_t m = ix->cap - 1, i = (uint32_t)(h ^ h >> 32) & m;
-	while (ix->v[i] && !(ix->h[i] == h && same(owner, ix->v[i] - 1, key)))
-		i = (i + 1) & m;
-	return i;
-}
-
-/* The index stored for `key`, or UINT32_MAX. */
-static uint32_t ix_find(const ltt0x_ix *ix, uint64_t h, bool (*same)(const void *, uint32_t, const void *),
-			const void *owner, const void *key)
-{
-	if (!ix->cap)
-		return UINT32_MAX;
-	uint32_t i = ix_slot(ix, h, same, owner, key);
-	return ix->v[i] ? ix->v[i] - 1 : UINT32_MAX;
-}
-
-/* Add index `v` (not there yet) under `h`; the table stays at most half full. */
-static int ix_add(ltt0x_ix *ix, uint64_t h, uint32_t v)
-{
-	if (2 * (ix->n + 1) > ix->cap) {
-		uint32_t nc = ix->cap ? 2 * ix->cap : 16;
-		ltt0x_ix n = {tio_calloc(nc, sizeof(uint64_t)), tio_calloc(nc, sizeof(uint32_t)), nc, ix->n};
-		if (!n.h || !n.v) {
-			free(n.h);
-			free(n.v);
-			return TIO_ERR_NOMEM;
-		}
-		for (uint32_t k = 0; k < ix->cap; k++) {
-			if (!ix->v[k])
-				continue;
-			uint32_t i = (uint32_t)(ix->h[k] ^ ix->h[k] >> 32) & (nc - 1);
-			while (n.v[i])
-				i = (i + 1) & (nc - 1);
-			n.h[i] = ix->h[k];
-			n.v[i] = ix->v[k];
-		}
-		free(ix->h);
-		free(ix->v);
-		*ix = n;
-	}
-	uint32_t i = (uint32_t)(h ^ h >> 32) & (ix->cap - 1);
-	while (ix->v[i])
-		i = (i + 1) & (ix->cap - 1);
-	ix->h[i] = h;
-	ix->v[i] = v + 1;
-	ix->n++;
-	return 0;
-}
-
-static void ix_free(ltt0x_ix *ix)
-{
-	free(ix->h);
-	free(ix->v);
-}
-
 typedef struct ix_str {
 	const char *s;
 	size_t len;
@@ -327,8 +248,8 @@ static bool same_id(const void *owner, uint32_t v, const void *key)
 static ltt0x_channel *channel_get(ltt0x_trace *tr, const char *name, size_t len, bool create)
 {
 	ix_str k = {name, len};
-	uint64_t h = ix_hash(name, len);
-	uint32_t i = ix_find(&tr->ch_ix, h, same_channel, tr, &k);
+	uint64_t h = ltt0x_ix_hash(name, len);
+	uint32_t i = ltt0x_ix_find(&tr->ch_ix, h, same_channel, tr, &k);
 	if (i != UINT32_MAX)
 		return tr->ch[i];
 	if (!create)
@@ -339,7 +260,7 @@ static ltt0x_channel *channel_get(ltt0x_trace *tr, const char *name, size_t len,
 	if (!c)
 		return NULL;
 	c->name = tio_strndup(name, len);
-	if (!c->name || ix_add(&tr->ch_ix, h, tr->nch)) {
+	if (!c->name || ltt0x_ix_add(&tr->ch_ix, h, tr->nch)) {
 		free(c->name);
 		free(c);
 		return NULL;
@@ -369,8 +290,8 @@ static void channel_free(ltt0x_channel *c)
 		free(c->fmts[i].wait);
 	}
 	free(c->fmts);
-	ix_free(&c->mk_ix);
-	ix_free(&c->fmt_ix);
+	ltt0x_ix_free(&c->mk_ix);
+	ltt0x_ix_free(&c->fmt_ix);
 	free(c->by_id);
 	free(c->name);
 	free(c);
@@ -382,7 +303,7 @@ static uint32_t marker_index(const ltt0x_channel *c, uint32_t id)
 	if (id > UINT16_MAX)
 		return UINT32_MAX;
 	uint16_t k = (uint16_t)id;
-	return ix_find(&c->mk_ix, k * 0x9E3779B97F4A7C15ull, same_id, c, &k);
+	return ltt0x_ix_find(&c->mk_ix, k * 0x9E3779B97F4A7C15ull, same_id, c, &k);
 }
 
 static ltt0x_marker *marker_by_id(const ltt0x_channel *c, uint32_t id)
@@ -396,8 +317,8 @@ static ltt0x_marker *marker_by_id(const ltt0x_channel *c, uint32_t id)
 /* The format record of `name` in channel `c`, made (without a format) when `create`; NULL if none or no memory. */
 static ltt0x_fmt *fmt_get(ltt0x_channel *c, const char *name, bool create)
 {
-	uint64_t h = ix_hash(name, strlen(name));
-	uint32_t i = ix_find(&c->fmt_ix, h, same_fmt, c, name);
+	uint64_t h = ltt0x_ix_hash(name, strlen(name));
+	uint32_t i = ltt0x_ix_find(&c->fmt_ix, h, same_fmt, c, name);
 	if (i != UINT32_MAX)
 		return &c->fmts[i];
 	if (!create || tio_grow(&c->fmts, &c->capfmts, c->nfmts + 1, sizeof(*c->fmts)))
@@ -405,7 +326,7 @@ static ltt0x_fmt *fmt_get(ltt0x_channel *c, const char *name, bool create)
 	ltt0x_fmt *f = &c->fmts[c->nfmts];
 	memset(f, 0, sizeof(*f));
 	f->name = tio_strdup(name);
-	if (!f->name || ix_add(&c->fmt_ix, h, c->nfmts)) {
+	if (!f->name || ltt0x_ix_add(&c->fmt_ix, h, c->nfmts)) {
 		free(f->name);
 		return NULL;
 	}
@@ -430,7 +351,7 @@ static int define_id(ltt0x_channel *c, const char *name, uint16_t id, const uint
 		if (!mk)
 			return TIO_ERR_NOMEM;
 		mk->id = id;
-		if (ix_add(&c->mk_ix, id * 0x9E3779B97F4A7C15ull, c->nmk)) {
+		if (ltt0x_ix_add(&c->mk_ix, id * 0x9E3779B97F4A7C15ull, c->nmk)) {
 			free(mk);
 			return TIO_ERR_NOMEM;
 		}
@@ -1176,7 +1097,7 @@ static void trace_data_free(ltt0x_trace *tr)
 	for (uint32_t i = 0; i < tr->nch; i++)
 		channel_free(tr->ch[i]);
 	free(tr->ch);
-	ix_free(&tr->ch_ix);
+	ltt0x_ix_free(&tr->ch_ix);
 }
 
 static ltt0x_tf *tf_new(tio_trace *t, ltt0x_trace *tr, const char *dir, const tfname *nm)

@@ -180,6 +180,38 @@ rc=$?
 [ $rc -eq 1 ] && ok many-event-classes-status || notok many-event-classes-status "rc=$rc"
 expect_err many-event-classes-error "$TMP/d8.err" "d8: 9 tracefile kinds with 8009 described events each: more than 65536 event classes"
 
+# 9. 200,000 marker_format events of distinct names (5 MB): each name was
+#    looked for among all the ones before it (and every marker scanned for
+#    each new one), 114 s; now looked up by hash
+cp -r "$L" "$TMP/d9"
+python3 - "$TMP/d9/control/facilities_0" <<'PY'
+import struct, sys
+p = sys.argv[1]
+d = bytearray(open(p, 'rb').read())
+BS, HDR = 512, 104
+blk = None
+for i in range(200001):
+    e = None
+    if i < 200000:
+        pl = b'f\0' + b'n%d\0' % i + b'\0'
+        e = struct.pack('<IBBH', 1000, 0, 1, len(pl)) + pl   # core marker_format, 32-bit TSC
+    if blk is not None and (e is None or len(blk) + (-len(blk) % 4) + len(e) > BS):
+        struct.pack_into('<I', blk, 32, BS - len(blk))   # lost_size: after the last event's data
+        d += blk + b'\0' * (BS - len(blk))
+        blk = None
+    if e is not None:
+        blk = blk + b'\0' * (-len(blk) % 4) if blk is not None else bytearray(d[:HDR])
+        blk += e
+open(p, 'wb').write(d)
+PY
+timeout 30 "$TIO" print --style json "$TMP/d9" >"$TMP/d9.json" 2>"$TMP/d9.err"
+rc=$?
+python3 -c "$EV" <"$TMP/d9.json" >"$TMP/d9.got"
+grep -v 'marker_' "$TMP/little.expect" >"$TMP/d9.want"
+grep -v 'marker_' "$TMP/d9.got" >"$TMP/d9.have"
+if [ $rc -eq 0 ] && [ ! -s "$TMP/d9.err" ]; then ok many-formats-linear; else notok many-formats-linear "rc=$rc" "$(head -3 "$TMP/d9.err")"; fi
+same many-formats-events "$TMP/d9.want" "$TMP/d9.have"
+
 # --- refusals of the writer ----------------------------------------------------------------
 SEQ=$PEER/ctf/babeltrace-2.1/ctf-traces/1/succeed/sequence
 rm -rf "$TMP/r"
