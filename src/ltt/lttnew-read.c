@@ -61,6 +61,7 @@ typedef struct lr_trace {
 	uint32_t nloads;
 	tio_stream_class *sc;
 	tio_event_class *fl_ec; /* facility_load's (not in sc->ecs) */
+	uint64_t fc_nodes;     /* field classes made for the event classes (lt_type_fc_count) */
 } lr_trace;
 
 typedef struct lr_tf {
@@ -1103,7 +1104,7 @@ static int make_ec(lr_trace *tr, const lt_facility *f, uint32_t i, uint32_t base
 	tio_fc *fc;
 	char where[300];
 	snprintf(where, sizeof(where), "%s: facility %s: event %s", path, f->name, e->name);
-	int r = lt_type_fc(e->t, &tr->arch, where, &fc);
+	int r = lt_type_fc_count(e->t, &tr->arch, where, &tr->fc_nodes, &fc);
 	if (r)
 		return r;
 	if (wrapped(fc)) {

@@ -564,13 +564,18 @@ static tio_fc *int_fc(uint32_t bytes, bool sg, const lt_arch *a)
 	return fc;
 }
 
-static int fc_rec(const lt_type *t, const lt_arch *a, const char *path, int depth, tio_fc **out)
+static int fc_rec(const lt_type *t, const lt_arch *a, const char *path, int depth, uint64_t *nodes, tio_fc **out)
 {
 	*out = NULL;
 	while (t && t->kind == LT_TYPEREF && depth++ < LT_MAX_DEPTH)
 		t = t->target;
 	if (!t || depth > LT_MAX_DEPTH)
 		return tio_err_set(TIO_ERR_FORMAT, "%s: unresolved or too deep type", path);
+	/* typerefs are copied: a chain of types each naming the next twice
+	 * doubles at each step (a 3 kB facility asked for 2^27 classes) */
+	if (++*nodes > LT_MAX_NODES)
+		return tio_err_set(TIO_ERR_LIMIT, "%s: more than %u field classes once typerefs are expanded", path,
+				   LT_MAX_NODES);
 	tio_fc *fc = NULL;
 	int r = 0;
 	uint32_t sz = lt_size(t->size, a);
@@ -618,7 +623,7 @@ static int fc_rec(const lt_type *t, const lt_arch *a, const char *path, int dept
 		fc = tio_fc_new(TIO_FC_ARRAY);
 		if (fc) {
 			fc->a.length = strtoull(t->size, NULL, 10);
-			r = fc_rec(t->elem, a, path, depth + 1, &fc->a.elem);
+			r = fc_rec(t->elem, a, path, depth + 1, nodes, &fc->a.elem);
 		}
 		break;
 	case LT_SEQUENCE:
@@ -645,7 +650,7 @@ static int fc_rec(const lt_type *t, const lt_arch *a, const char *path, int dept
 		if (t->kind == LT_SEQUENCE) {
 			body->a.len.path = tio_strdup("length");
 			body->a.len.target = len;
-			r = body->a.len.path ? fc_rec(t->elem, a, path, depth + 1, &body->a.elem) : TIO_ERR_NOMEM;
+			r = body->a.len.path ? fc_rec(t->elem, a, path, depth + 1, nodes, &body->a.elem) : TIO_ERR_NOMEM;
 		} else {
 			body->v.sel.path = tio_strdup("tag");
 			body->v.sel.target = len;
@@ -663,7 +668,7 @@ static int fc_rec(const lt_type *t, const lt_arch *a, const char *path, int dept
 				}
 				body->v.ranges[i].nranges = 1;
 				body->v.ranges[i].ranges[0].lo = body->v.ranges[i].ranges[0].hi = i;
-				r = fc_rec(t->fields[i].t, a, path, depth + 1, &body->v.options[i].fc);
+				r = fc_rec(t->fields[i].t, a, path, depth + 1, nodes, &body->v.options[i].fc);
 			}
 		}
 		int r2 = member(fc, t->kind == LT_SEQUENCE ? "elements" : "value", body);
@@ -674,7 +679,7 @@ static int fc_rec(const lt_type *t, const lt_arch *a, const char *path, int dept
 		fc = tio_fc_new(TIO_FC_STRUCT);
 		for (uint32_t i = 0; fc && !r && i < t->nfields; i++) {
 			tio_fc *m;
-			r = fc_rec(t->fields[i].t, a, path, depth + 1, &m);
+			r = fc_rec(t->fields[i].t, a, path, depth + 1, nodes, &m);
 			if (!r)
 				r = member(fc, t->fields[i].name, m);
 		}
@@ -714,7 +719,13 @@ static int fc_rec(const lt_type *t, const lt_arch *a, const char *path, int dept
 
 int lt_type_fc(const lt_type *t, const lt_arch *a, const char *path, tio_fc **out)
 {
-	return fc_rec(t, a, path, 0, out);
+	uint64_t nodes = 0;
+	return fc_rec(t, a, path, 0, &nodes, out);
+}
+
+int lt_type_fc_count(const lt_type *t, const lt_arch *a, const char *path, uint64_t *nodes, tio_fc **out)
+{
+	return fc_rec(t, a, path, 0, nodes, out);
 }
 
 static lt_type *lt_new(int kind, const char *size)

@@ -124,6 +124,10 @@ uint32_t lt_size(const char *word, const lt_arch *a);
  * by attrs "ltt:sequence" / "ltt:union"; typerefs are expanded).
  */
 int lt_type_fc(const lt_type *t, const lt_arch *a, const char *path, tio_fc **out);
+/* The same, counting the classes made in *nodes (all the event classes of
+ * a trace): more than LT_MAX_NODES in all is TIO_ERR_LIMIT. */
+#define LT_MAX_NODES (1u << 18)
+int lt_type_fc_count(const lt_type *t, const lt_arch *a, const char *path, uint64_t *nodes, tio_fc **out);
 
 /* The inverse: a type from a model field class (TIO_ERR_UNSUPPORTED when none fits). */
 int lt_type_from_fc(const tio_fc *fc, const char *path, lt_type **out);

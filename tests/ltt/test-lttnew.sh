@@ -225,6 +225,25 @@ rc=$?
 expect_err zero-size-values-error "$TMP/zero.err" "zero/cpu/0@0x[0-9a-f]*: comm.comm.\[1534\]: more than 1536 fields for the 6 bytes of the event read so far (types that read no byte) (rest of the block skipped)"
 same zero-size-values-others "$TMP/zero.expect" "$TMP/zero.out"
 
+# 9. typerefs are expanded: a chain of 21 types each naming the next twice
+#    (facility proc, event bomb) asked for 2^22 field classes (600 MB; 26
+#    types, 3 kB of XML: 23 GB); more than 256 Ki in all is refused
+python3 - "$(dirname "$0")/mk-lttnew.py" "$TMP/mkbomb.py" <<'PY'
+import sys
+s = open(sys.argv[1]).read()
+old = "proc = ('proc', None, [('process', 'Existing process', process)], [])"
+assert s.count(old) == 1
+s = s.replace(old, """chain = [('t%d' % i, T('struct', [('a', T('typeref', name='t%d' % (i + 1))), ('b', T('typeref', name='t%d' % (i + 1)))]))
+         for i in range(21)] + [('t21', T('uint', size='1'))]
+proc = ('proc', None, [('process', 'Existing process', process), ('bomb', None, T('typeref', name='t0'))], chain)""")
+open(sys.argv[2], 'w').write(s)
+PY
+python3 "$TMP/mkbomb.py" "$TMP/bomb" little ILP32
+timeout 60 $P "$TMP/bomb" >/dev/null 2>"$TMP/bomb.err"
+rc=$?
+[ $rc -eq 1 ] && ok typeref-doubling-status || notok typeref-doubling-status "rc=$rc"
+expect_err typeref-doubling-error "$TMP/bomb.err" "bomb/control/facilities: facility proc: event bomb: more than 262144 field classes once typerefs are expanded"
+
 # --- through `traceio convert --to ltt` ----------------------------------------------
 if "$TIO" convert --help 2>/dev/null | grep -q ltt; then
 	"$TIO" convert -q --to ltt -o "$TMP/cv" "$TMP/be" 2>"$TMP/cv.err"
