@@ -22,6 +22,7 @@ typedef struct lx_node {
 	struct lx_node **kids;
 	uint32_t nkids;
 	char *text; /* character data directly inside, entities decoded, trimmed */
+	size_t text_len, text_cap; /* runs are appended to text (grown by doubling) */
 	uint32_t line;
 } lx_node;
 

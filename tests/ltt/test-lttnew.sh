@@ -244,6 +244,17 @@ rc=$?
 [ $rc -eq 1 ] && ok typeref-doubling-status || notok typeref-doubling-status "rc=$rc"
 expect_err typeref-doubling-error "$TMP/bomb.err" "bomb/control/facilities: facility proc: event bomb: more than 262144 field classes once typerefs are expanded"
 
+# 10. an eventdefs file whose description is 1,000,000 runs of text split by
+#     <?>: each run copied all the text before it (4 MB: 73 s); now appended
+cp -r "$TMP/le" "$TMP/runs"
+python3 -c "
+import sys
+open(sys.argv[1], 'w').write('<facility name=runs><description>' + 'a<?>' * 1000000 + '</description></facility>\n')" "$TMP/runs/eventdefs/runs.xml"
+timeout 20 $P "$TMP/runs" >"$TMP/runs.out" 2>"$TMP/runs.err"
+rc=$?
+[ $rc -eq 0 ] && ok xml-text-runs-linear || notok xml-text-runs-linear "rc=$rc" "$(head -3 "$TMP/runs.err")"
+same xml-text-runs-events "$good" "$TMP/runs.out"
+
 # --- through `traceio convert --to ltt` ----------------------------------------------
 if "$TIO" convert --help 2>/dev/null | grep -q ltt; then
 	"$TIO" convert -q --to ltt -o "$TMP/cv" "$TMP/be" 2>"$TMP/cv.err"
