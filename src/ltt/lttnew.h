@@ -75,6 +75,7 @@ struct lt_type {
 	lt_field *fields; /* struct, union */
 	uint32_t nfields;
 	lt_type *elem;	 /* array, sequence */
+	uint8_t height;	 /* 1 + the nesting below it once typerefs are followed, 0 until known (check_cycles) */
 };
 
 typedef struct lt_event {

@@ -255,6 +255,17 @@ rc=$?
 [ $rc -eq 0 ] && ok xml-text-runs-linear || notok xml-text-runs-linear "rc=$rc" "$(head -3 "$TMP/runs.err")"
 same xml-text-runs-events "$good" "$TMP/runs.out"
 
+# 11. the same chain of 31 types: the check that typerefs end walked every
+#     path of it, 2^31 steps (50 s) before any class was made; now each
+#     type once, and the classes are refused by their number (section 9)
+sed 's/for i in range(21)\] + \[(.t21./for i in range(31)] + [(\x27t31\x27/' "$TMP/mkbomb.py" >"$TMP/mkbomb31.py"
+python3 "$TMP/mkbomb31.py" "$TMP/bomb31" little ILP32
+grep -q "t30" "$TMP/bomb31/eventdefs/proc.xml" && ok typeref-walk-generated || notok typeref-walk-generated
+timeout 20 $P "$TMP/bomb31" >/dev/null 2>"$TMP/bomb31.err"
+rc=$?
+[ $rc -eq 1 ] && ok typeref-walk-status || notok typeref-walk-status "rc=$rc"
+expect_err typeref-walk-error "$TMP/bomb31.err" "bomb31/control/facilities: facility proc: event bomb: more than 262144 field classes once typerefs are expanded"
+
 # --- through `traceio convert --to ltt` ----------------------------------------------
 if "$TIO" convert --help 2>/dev/null | grep -q ltt; then
 	"$TIO" convert -q --to ltt -o "$TMP/cv" "$TMP/be" 2>"$TMP/cv.err"
