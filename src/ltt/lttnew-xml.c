@@ -104,10 +104,8 @@ static bool is_void(const char *name)
 
 static int add_kid(lx_node *parent, lx_node *kid)
 {
-	lx_node **k = tio_realloc(parent->kids, (parent->nkids + 1) * sizeof(*k));
-	if (!k)
+	if (tio_grow(&parent->kids, &parent->kids_cap, parent->nkids + 1, sizeof(*parent->kids)))
 		return TIO_ERR_NOMEM;
-	parent->kids = k;
 	parent->kids[parent->nkids++] = kid;
 	return 0;
 }

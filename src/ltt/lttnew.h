@@ -21,6 +21,7 @@ typedef struct lx_node {
 	uint32_t nattrs;
 	struct lx_node **kids;
 	uint32_t nkids;
+	size_t kids_cap;
 	char *text; /* character data directly inside, entities decoded, trimmed */
 	size_t text_len, text_cap; /* runs are appended to text (grown by doubling) */
 	uint32_t line;

@@ -266,6 +266,19 @@ rc=$?
 [ $rc -eq 1 ] && ok typeref-walk-status || notok typeref-walk-status "rc=$rc"
 expect_err typeref-walk-error "$TMP/bomb31.err" "bomb31/control/facilities: facility proc: event bomb: more than 262144 field classes once typerefs are expanded"
 
+# 12. an eventdefs facility of 100,000 types, each a typeref to the last
+#     one (4.5 MB): every typeref searched the types one by one (40 s); now
+#     a sorted index
+cp -r "$TMP/le" "$TMP/refs"
+python3 -c "
+import sys
+l = ['<facility name=refs>'] + ['<type name=t%d><typeref name=z/></type>' % i for i in range(100000)]
+open(sys.argv[1], 'w').write('\n'.join(l + ['<type name=z><uint size=1/></type>', '</facility>']) + '\n')" "$TMP/refs/eventdefs/refs.xml"
+timeout 20 $P "$TMP/refs" >"$TMP/refs.out" 2>"$TMP/refs.err"
+rc=$?
+[ $rc -eq 0 ] && ok xml-typerefs-indexed || notok xml-typerefs-indexed "rc=$rc" "$(head -3 "$TMP/refs.err")"
+same xml-typerefs-events "$good" "$TMP/refs.out"
+
 # --- through `traceio convert --to ltt` ----------------------------------------------
 if "$TIO" convert --help 2>/dev/null | grep -q ltt; then
 	"$TIO" convert -q --to ltt -o "$TMP/cv" "$TMP/be" 2>"$TMP/cv.err"
