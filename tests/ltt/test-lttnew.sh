@@ -279,6 +279,30 @@ rc=$?
 [ $rc -eq 0 ] && ok xml-typerefs-indexed || notok xml-typerefs-indexed "rc=$rc" "$(head -3 "$TMP/refs.err")"
 same xml-typerefs-events "$good" "$TMP/refs.out"
 
+# 13. 50,000 eventdefs facilities and 50,000 facility_load events naming
+#     none of them: each load searched the facilities one by one, each
+#     facility's text the tables one by one, and each load's message the
+#     loads one by one (4 min); now sorted indexes
+python3 - "$(dirname "$0")/mk-lttnew.py" "$TMP/mkloads.py" <<'PY'
+import sys
+s = open(sys.argv[1]).read()
+old = """    fl.append((5000, 0, f[0].encode() + b'\\0' + struct.pack(E + 'II', checksum(f), BASES[key])))
+"""
+assert s.count(old) == 1
+s = s.replace(old, old + """fl += [(5000, 0, b'zzz\\0' + struct.pack(E + 'II', 0, 0))] * 50000
+""")
+open(sys.argv[2], 'w').write(s)
+PY
+python3 "$TMP/mkloads.py" "$TMP/loads" little ILP32
+python3 -c "
+import sys
+open(sys.argv[1], 'w').write(''.join('<facility name=f%d></facility>\n' % i for i in range(50000)))" "$TMP/loads/eventdefs/many.xml"
+timeout 60 $P "$TMP/loads" >"$TMP/loads.out" 2>"$TMP/loads.err"
+rc=$?
+n=$(grep -c 'facility_load.name: no facility zzz with checksum 0x00000000 in eventdefs' "$TMP/loads.err")
+[ $rc -eq 1 ] && [ "$n" = 50000 ] && ok many-loads-indexed || notok many-loads-indexed "rc=$rc, $n load errors"
+same many-loads-events "$good" "$TMP/loads.out"
+
 # --- through `traceio convert --to ltt` ----------------------------------------------
 if "$TIO" convert --help 2>/dev/null | grep -q ltt; then
 	"$TIO" convert -q --to ltt -o "$TMP/cv" "$TMP/be" 2>"$TMP/cv.err"
