@@ -28,6 +28,7 @@
 
 #define L8_MAX_STREAMS 65536u
 #define L8_NIDS 65536u
+#define L8_MAX_ECS 65536u /* event classes over all stream classes (each has every marker's) */
 
 const char *const l8_core_names[3] = {"marker_id", "marker_format", "time_heartbeat"};
 const char *const l8_core_formats[3] = {
@@ -39,10 +40,14 @@ const char *const l8_core_formats[3] = {
 typedef struct l8_mk {
 	ltt0x_marker mk; /* mk.id = facility_id << 8 | event_id */
 	char *facility;
+	uint32_t idx;	 /* in l8_trace.mk */
 } l8_mk;
 
 typedef struct l8_fmt {
-	char *facility, *name, *format;
+	char *facility, *name;
+	char *format;	/* NULL: no format yet, markers of this name wait for it */
+	uint32_t *wait; /* indexes in l8_trace.mk of the markers given this name before its format */
+	size_t nwait, capwait;
 } l8_fmt;
 
 typedef struct l8_trace {
@@ -56,6 +61,8 @@ typedef struct l8_trace {
 	uint32_t nmk;
 	l8_fmt *fmts;
 	uint32_t nfmts;
+	size_t capfmts;
+	ltt0x_ix fmt_ix; /* fmts by facility and name (ltt0x.h) */
 	char *fac_name[256];
 	l8_mk **by_id; /* L8_NIDS entries */
 	uint32_t max_fields;
@@ -190,11 +197,48 @@ static void trace_data_free(l8_trace *tr)
 		free(tr->fmts[i].facility);
 		free(tr->fmts[i].name);
 		free(tr->fmts[i].format);
+		free(tr->fmts[i].wait);
 	}
 	free(tr->fmts);
+	ltt0x_ix_free(&tr->fmt_ix);
 	for (int i = 0; i < 256; i++)
 		free(tr->fac_name[i]);
 	free(tr->by_id);
+}
+
+typedef struct fmt_key {
+	const char *fac, *name;
+} fmt_key;
+
+static bool same_fmt(const void *owner, uint32_t v, const void *key)
+{
+	const l8_fmt *f = &((const l8_trace *)owner)->fmts[v];
+	const fmt_key *k = key;
+	return !strcmp(f->facility, k->fac) && !strcmp(f->name, k->name);
+}
+
+/* The format record of (fac, name), made without a format when `create`; NULL if none or no memory. */
+static l8_fmt *fmt_get(l8_trace *tr, const char *fac, const char *name, bool create)
+{
+	fmt_key k = {fac, name};
+	size_t fl = strlen(fac);
+	uint64_t h = ltt0x_ix_hash(fac, fl) ^ ltt0x_ix_hash(name, strlen(name)) * 31;
+	uint32_t i = ltt0x_ix_find(&tr->fmt_ix, h, same_fmt, tr, &k);
+	if (i != UINT32_MAX)
+		return &tr->fmts[i];
+	if (!create || tio_grow(&tr->fmts, &tr->capfmts, tr->nfmts + 1, sizeof(*tr->fmts)))
+		return NULL;
+	l8_fmt *f = &tr->fmts[tr->nfmts];
+	memset(f, 0, sizeof(*f));
+	f->facility = tio_strdup(fac);
+	f->name = tio_strdup(name);
+	if (!f->facility || !f->name || ltt0x_ix_add(&tr->fmt_ix, h, tr->nfmts)) {
+		free(f->facility);
+		free(f->name);
+		return NULL;
+	}
+	tr->nfmts++;
+	return f;
 }
 
 /* marker_id: (re)define event `ev` of facility `fac`.  A facility keeps the first id it was given. */
@@ -222,6 +266,7 @@ static int define_id(l8_trace *tr, const char *fac, size_t faclen, uint8_t fac_i
 		m = tio_calloc(1, sizeof(*m));
 		if (!m)
 			return TIO_ERR_NOMEM;
+		m->idx = tr->nmk;
 		tr->mk[tr->nmk++] = m;
 		tr->by_id[id] = m;
 		m->facility = tio_strndup(fac, faclen);
@@ -244,41 +289,39 @@ static int define_id(l8_trace *tr, const char *fac, size_t faclen, uint8_t fac_i
 	m->mk.pointer_size = sizes[2];
 	m->mk.size_t_size = sizes[3];
 	m->mk.alignment = sizes[4];
-	if (!m->mk.format)
-		for (uint32_t i = 0; i < tr->nfmts; i++)
-			if (!strcmp(tr->fmts[i].facility, m->facility) && !strcmp(tr->fmts[i].name, m->mk.name)) {
-				m->mk.format = tio_strdup(tr->fmts[i].format);
-				if (!m->mk.format)
-					return TIO_ERR_NOMEM;
-				break;
-			}
+	if (!m->mk.format) {
+		l8_fmt *f = fmt_get(tr, m->facility, m->mk.name, true);
+		if (!f)
+			return TIO_ERR_NOMEM;
+		if (f->format) {
+			m->mk.format = tio_strdup(f->format);
+			if (!m->mk.format)
+				return TIO_ERR_NOMEM;
+		} else {
+			/* define_format gives it the format when it comes */
+			if (tio_grow(&f->wait, &f->capwait, f->nwait + 1, sizeof(*f->wait)))
+				return TIO_ERR_NOMEM;
+			f->wait[f->nwait++] = m->idx;
+		}
+	}
 	return ltt0x_marker_parse(&m->mk);
 }
 
 /* marker_format: the first format of a (facility, name) is kept. */
 static int define_format(l8_trace *tr, const char *fac, const char *name, const char *format)
 {
-	for (uint32_t i = 0; i < tr->nfmts; i++)
-		if (!strcmp(tr->fmts[i].facility, fac) && !strcmp(tr->fmts[i].name, name))
-			return 0;
-	l8_fmt *n = tio_realloc(tr->fmts, (tr->nfmts + 1) * sizeof(*n));
-	if (!n)
+	l8_fmt *f = fmt_get(tr, fac, name, true);
+	if (!f)
 		return TIO_ERR_NOMEM;
-	tr->fmts = n;
-	l8_fmt *f = &tr->fmts[tr->nfmts];
-	f->facility = tio_strdup(fac);
-	f->name = tio_strdup(name);
+	if (f->format)
+		return 0;
 	f->format = tio_strdup(format);
-	if (!f->facility || !f->name || !f->format) {
-		free(f->facility);
-		free(f->name);
-		free(f->format);
+	if (!f->format)
 		return TIO_ERR_NOMEM;
-	}
-	tr->nfmts++;
-	for (uint32_t i = 0; i < tr->nmk; i++) {
-		ltt0x_marker *mk = &tr->mk[i]->mk;
-		if (!mk->format && mk->name && !strcmp(mk->name, name) && !strcmp(tr->mk[i]->facility, fac)) {
+	/* the markers named so before: those still of this name and without a format */
+	for (size_t i = 0; i < f->nwait; i++) {
+		ltt0x_marker *mk = &tr->mk[f->wait[i]]->mk;
+		if (!mk->format && mk->name && !strcmp(mk->name, name) && !strcmp(tr->mk[f->wait[i]]->facility, fac)) {
 			mk->format = tio_strdup(format);
 			if (!mk->format)
 				return TIO_ERR_NOMEM;
@@ -287,6 +330,9 @@ static int define_format(l8_trace *tr, const char *fac, const char *name, const 
 				return r;
 		}
 	}
+	free(f->wait);
+	f->wait = NULL;
+	f->nwait = f->capwait = 0;
 	return 0;
 }
 
@@ -860,9 +906,14 @@ static int build_classes(tio_trace *t, l8_trace *tr, const l8_name *names, size_
 #undef ENV
 	if (r)
 		return r;
-	uint32_t nkinds = 0;
+	uint32_t nkinds = 0, nids = 0;
 	for (size_t i = 0; i < nnames; i++)
 		nkinds += !i || strcmp(names[i].kind, names[i - 1].kind);
+	for (uint32_t k = 0; k < tr->nmk; k++)
+		nids += tr->mk[k]->mk.has_id;
+	if ((uint64_t)nkinds * nids > L8_MAX_ECS)
+		return tio_err_set(TIO_ERR_LIMIT, "%s: %u tracefile kinds with %u described events each: more than %u event classes",
+				   t->path, nkinds, nids, L8_MAX_ECS);
 	tc->scs = tio_calloc(nkinds ? nkinds : 1, sizeof(*tc->scs));
 	if (!tc->scs)
 		return TIO_ERR_NOMEM;

@@ -273,3 +273,71 @@ oom:
 	tio_fc_free(st);
 	return TIO_ERR_NOMEM;
 }
+
+/* ---------------------------------------------------------------- the metadata's index (ltt0x.h) */
+
+uint64_t ltt0x_ix_hash(const char *s, size_t len)
+{
+	uint64_t h = 14695981039346656037ull; /* FNV-1a */
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (uint8_t)s[i]) * 1099511628211ull;
+	return h;
+}
+
+/* The first slot of hash `h` holding 0 or a value that `same` accepts. */
+static uint32_t ix_slot(const ltt0x_ix *ix, uint64_t h, bool (*same)(const void *, uint32_t, const void *),
+			const void *owner, const void *key)
+{
+	uint32_t m = ix->cap - 1, i = (uint32_t)(h ^ h >> 32) & m;
+	while (ix->v[i] && !(ix->h[i] == h && same(owner, ix->v[i] - 1, key)))
+		i = (i + 1) & m;
+	return i;
+}
+
+uint32_t ltt0x_ix_find(const ltt0x_ix *ix, uint64_t h, bool (*same)(const void *, uint32_t, const void *),
+			const void *owner, const void *key)
+{
+	if (!ix->cap)
+		return UINT32_MAX;
+	uint32_t i = ix_slot(ix, h, same, owner, key);
+	return ix->v[i] ? ix->v[i] - 1 : UINT32_MAX;
+}
+
+/* The table stays at most half full. */
+int ltt0x_ix_add(ltt0x_ix *ix, uint64_t h, uint32_t v)
+{
+	if (2 * (ix->n + 1) > ix->cap) {
+		uint32_t nc = ix->cap ? 2 * ix->cap : 16;
+		ltt0x_ix n = {tio_calloc(nc, sizeof(uint64_t)), tio_calloc(nc, sizeof(uint32_t)), nc, ix->n};
+		if (!n.h || !n.v) {
+			free(n.h);
+			free(n.v);
+			return TIO_ERR_NOMEM;
+		}
+		for (uint32_t k = 0; k < ix->cap; k++) {
+			if (!ix->v[k])
+				continue;
+			uint32_t i = (uint32_t)(ix->h[k] ^ ix->h[k] >> 32) & (nc - 1);
+			while (n.v[i])
+				i = (i + 1) & (nc - 1);
+			n.h[i] = ix->h[k];
+			n.v[i] = ix->v[k];
+		}
+		free(ix->h);
+		free(ix->v);
+		*ix = n;
+	}
+	uint32_t i = (uint32_t)(h ^ h >> 32) & (ix->cap - 1);
+	while (ix->v[i])
+		i = (i + 1) & (ix->cap - 1);
+	ix->h[i] = h;
+	ix->v[i] = v + 1;
+	ix->n++;
+	return 0;
+}
+
+void ltt0x_ix_free(ltt0x_ix *ix)
+{
+	free(ix->h);
+	free(ix->v);
+}

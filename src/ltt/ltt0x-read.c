@@ -40,7 +40,9 @@
 
 typedef struct ltt0x_fmt {
 	char *name;
-	char *format;
+	char *format;	 /* NULL: no format yet, markers of this name wait for it */
+	uint32_t *wait;	 /* indexes in mk[] of the markers given this name before its format */
+	size_t nwait, capwait;
 } ltt0x_fmt;
 
 typedef struct ltt0x_channel {
@@ -48,8 +50,12 @@ typedef struct ltt0x_channel {
 	tio_stream_class *sc;	 /* owned by the trace class */
 	ltt0x_marker **mk;	 /* every marker, owned here */
 	uint32_t nmk;
+	size_t capmk;
 	ltt0x_fmt *fmts;	 /* formats by marker name (they may come before the id) */
 	uint32_t nfmts;
+	size_t capfmts;
+	ltt0x_ix mk_ix;		 /* mk[] by id */
+	ltt0x_ix fmt_ix;	 /* fmts[] by name */
 	ltt0x_marker **by_id;	 /* index built after the metadata pass */
 	uint32_t nby_id;
 } ltt0x_channel;
@@ -70,6 +76,8 @@ enum ltt0x_tsc_rule {
 typedef struct ltt0x_trace {
 	ltt0x_channel **ch;
 	uint32_t nch;
+	size_t capch;
+	ltt0x_ix ch_ix; /* ch[] by name */
 	bool be;
 	uint8_t major, minor, arch_size, alignment;
 	uint64_t start_tsc, start_freq, start_time_sec, start_time_usec;
@@ -215,22 +223,45 @@ static int parse_block(const tio_map *m, uint64_t off, bool *be, bool any_order,
 
 /* ---------------------------------------------------------------- channels and markers */
 
+typedef struct ix_str {
+	const char *s;
+	size_t len;
+} ix_str;
+
+static bool same_channel(const void *owner, uint32_t v, const void *key)
+{
+	const ltt0x_channel *c = ((const ltt0x_trace *)owner)->ch[v];
+	const ix_str *k = key;
+	return strlen(c->name) == k->len && !memcmp(c->name, k->s, k->len);
+}
+
+static bool same_fmt(const void *owner, uint32_t v, const void *key)
+{
+	return !strcmp(((const ltt0x_channel *)owner)->fmts[v].name, key);
+}
+
+static bool same_id(const void *owner, uint32_t v, const void *key)
+{
+	return ((const ltt0x_channel *)owner)->mk[v]->id == *(const uint16_t *)key;
+}
+
 static ltt0x_channel *channel_get(ltt0x_trace *tr, const char *name, size_t len, bool create)
 {
-	for (uint32_t i = 0; i < tr->nch; i++)
-		if (strlen(tr->ch[i]->name) == len && !memcmp(tr->ch[i]->name, name, len))
-			return tr->ch[i];
+	ix_str k = {name, len};
+	uint64_t h = ltt0x_ix_hash(name, len);
+	uint32_t i = ltt0x_ix_find(&tr->ch_ix, h, same_channel, tr, &k);
+	if (i != UINT32_MAX)
+		return tr->ch[i];
 	if (!create)
 		return NULL;
-	ltt0x_channel **n = tio_realloc(tr->ch, (tr->nch + 1) * sizeof(*n));
-	if (!n)
+	if (tio_grow(&tr->ch, &tr->capch, tr->nch + 1, sizeof(*tr->ch)))
 		return NULL;
-	tr->ch = n;
 	ltt0x_channel *c = tio_calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
 	c->name = tio_strndup(name, len);
-	if (!c->name) {
+	if (!c->name || ltt0x_ix_add(&tr->ch_ix, h, tr->nch)) {
+		free(c->name);
 		free(c);
 		return NULL;
 	}
@@ -256,21 +287,51 @@ static void channel_free(ltt0x_channel *c)
 	for (uint32_t i = 0; i < c->nfmts; i++) {
 		free(c->fmts[i].name);
 		free(c->fmts[i].format);
+		free(c->fmts[i].wait);
 	}
 	free(c->fmts);
+	ltt0x_ix_free(&c->mk_ix);
+	ltt0x_ix_free(&c->fmt_ix);
 	free(c->by_id);
 	free(c->name);
 	free(c);
+}
+
+/* The index in c->mk of marker `id` while the metadata is read, or UINT32_MAX. */
+static uint32_t marker_index(const ltt0x_channel *c, uint32_t id)
+{
+	if (id > UINT16_MAX)
+		return UINT32_MAX;
+	uint16_t k = (uint16_t)id;
+	return ltt0x_ix_find(&c->mk_ix, k * 0x9E3779B97F4A7C15ull, same_id, c, &k);
 }
 
 static ltt0x_marker *marker_by_id(const ltt0x_channel *c, uint32_t id)
 {
 	if (c->by_id)
 		return id < c->nby_id ? c->by_id[id] : NULL;
-	for (uint32_t i = c->nmk; i-- > 0;)
-		if (c->mk[i]->id == id)
-			return c->mk[i];
-	return NULL;
+	uint32_t i = marker_index(c, id);
+	return i != UINT32_MAX ? c->mk[i] : NULL;
+}
+
+/* The format record of `name` in channel `c`, made (without a format) when `create`; NULL if none or no memory. */
+static ltt0x_fmt *fmt_get(ltt0x_channel *c, const char *name, bool create)
+{
+	uint64_t h = ltt0x_ix_hash(name, strlen(name));
+	uint32_t i = ltt0x_ix_find(&c->fmt_ix, h, same_fmt, c, name);
+	if (i != UINT32_MAX)
+		return &c->fmts[i];
+	if (!create || tio_grow(&c->fmts, &c->capfmts, c->nfmts + 1, sizeof(*c->fmts)))
+		return NULL;
+	ltt0x_fmt *f = &c->fmts[c->nfmts];
+	memset(f, 0, sizeof(*f));
+	f->name = tio_strdup(name);
+	if (!f->name || ltt0x_ix_add(&c->fmt_ix, h, c->nfmts)) {
+		free(f->name);
+		return NULL;
+	}
+	c->nfmts++;
+	return f;
 }
 
 static int marker_update(ltt0x_marker *mk)
@@ -281,15 +342,20 @@ static int marker_update(ltt0x_marker *mk)
 /* core_marker_id: (re)define marker `id` of channel `c`. */
 static int define_id(ltt0x_channel *c, const char *name, uint16_t id, const uint8_t sizes[5])
 {
-	ltt0x_marker *mk = marker_by_id(c, id);
+	uint32_t mi = marker_index(c, id);
+	ltt0x_marker *mk = mi != UINT32_MAX ? c->mk[mi] : NULL;
 	if (!mk) {
-		ltt0x_marker **n = tio_realloc(c->mk, (c->nmk + 1) * sizeof(*n));
-		if (!n)
+		if (tio_grow(&c->mk, &c->capmk, c->nmk + 1, sizeof(*c->mk)))
 			return TIO_ERR_NOMEM;
-		c->mk = n;
 		mk = tio_calloc(1, sizeof(*mk));
 		if (!mk)
 			return TIO_ERR_NOMEM;
+		mk->id = id;
+		if (ltt0x_ix_add(&c->mk_ix, id * 0x9E3779B97F4A7C15ull, c->nmk)) {
+			free(mk);
+			return TIO_ERR_NOMEM;
+		}
+		mi = c->nmk;
 		c->mk[c->nmk++] = mk;
 	}
 	if (!mk->name || strcmp(mk->name, name)) {
@@ -309,12 +375,19 @@ static int define_id(ltt0x_channel *c, const char *name, uint16_t id, const uint
 	mk->size_t_size = sizes[3];
 	mk->alignment = sizes[4];
 	if (!mk->format) {
-		for (uint32_t i = 0; i < c->nfmts; i++)
-			if (!strcmp(c->fmts[i].name, name)) {
-				mk->format = tio_strdup(c->fmts[i].format);
-				if (!mk->format)
-					return TIO_ERR_NOMEM;
-			}
+		ltt0x_fmt *f = fmt_get(c, name, true);
+		if (!f)
+			return TIO_ERR_NOMEM;
+		if (f->format) {
+			mk->format = tio_strdup(f->format);
+			if (!mk->format)
+				return TIO_ERR_NOMEM;
+		} else {
+			/* define_format gives it the format when it comes */
+			if (tio_grow(&f->wait, &f->capwait, f->nwait + 1, sizeof(*f->wait)))
+				return TIO_ERR_NOMEM;
+			f->wait[f->nwait++] = mi;
+		}
 	}
 	return marker_update(mk);
 }
@@ -322,23 +395,17 @@ static int define_id(ltt0x_channel *c, const char *name, uint16_t id, const uint
 /* core_marker_format: the first format given for a name is kept (LTTV refuses a second one). */
 static int define_format(ltt0x_channel *c, const char *name, const char *format)
 {
-	for (uint32_t i = 0; i < c->nfmts; i++)
-		if (!strcmp(c->fmts[i].name, name))
-			return 0;
-	ltt0x_fmt *n = tio_realloc(c->fmts, (c->nfmts + 1) * sizeof(*n));
-	if (!n)
+	ltt0x_fmt *f = fmt_get(c, name, true);
+	if (!f)
 		return TIO_ERR_NOMEM;
-	c->fmts = n;
-	c->fmts[c->nfmts].name = tio_strdup(name);
-	c->fmts[c->nfmts].format = tio_strdup(format);
-	if (!c->fmts[c->nfmts].name || !c->fmts[c->nfmts].format) {
-		free(c->fmts[c->nfmts].name);
-		free(c->fmts[c->nfmts].format);
+	if (f->format)
+		return 0;
+	f->format = tio_strdup(format);
+	if (!f->format)
 		return TIO_ERR_NOMEM;
-	}
-	c->nfmts++;
-	for (uint32_t i = 0; i < c->nmk; i++) {
-		ltt0x_marker *mk = c->mk[i];
+	/* the markers named so before: those still of this name and without a format */
+	for (size_t i = 0; i < f->nwait; i++) {
+		ltt0x_marker *mk = c->mk[f->wait[i]];
 		if (mk->name && !strcmp(mk->name, name) && !mk->format) {
 			mk->format = tio_strdup(format);
 			if (!mk->format)
@@ -348,6 +415,9 @@ static int define_format(ltt0x_channel *c, const char *name, const char *format)
 				return r;
 		}
 	}
+	free(f->wait);
+	f->wait = NULL;
+	f->nwait = f->capwait = 0;
 	return 0;
 }
 
@@ -629,7 +699,9 @@ static int read_event(ltt0x_tf *tf)
 	if (tf->have_max && tf->tsc < tf->max_tsc) {
 		tf->back = tr->tsc_rule != LTT0X_TSC_LTTV;
 		tf->back_cycles = tf->max_tsc - tf->tsc;
-		tf->back_ns = tsc_ns(tr, tf->max_tsc) - m->ns;
+		/* both times may be anywhere in int64 (hostile frequency or TSC):
+		 * the difference wraps, as the times themselves do */
+		tf->back_ns = (int64_t)((uint64_t)tsc_ns(tr, tf->max_tsc) - (uint64_t)m->ns);
 	} else {
 		tf->max_tsc = tf->tsc;
 		tf->have_max = true;
@@ -1025,6 +1097,7 @@ static void trace_data_free(ltt0x_trace *tr)
 	for (uint32_t i = 0; i < tr->nch; i++)
 		channel_free(tr->ch[i]);
 	free(tr->ch);
+	ltt0x_ix_free(&tr->ch_ix);
 }
 
 static ltt0x_tf *tf_new(tio_trace *t, ltt0x_trace *tr, const char *dir, const tfname *nm)

@@ -52,6 +52,26 @@ void ltt0x_marker_clear_fields(ltt0x_marker *mk);
 /* The payload structure class of a parsed marker (NULL fc when no field). */
 int ltt0x_marker_payload(const ltt0x_marker *mk, bool reverse, tio_fc **out);
 
+/*
+ * An index of the metadata's names and ids, so that reading N metadata
+ * events is O(N) whatever they say (a linear search per event made a 4 MB
+ * metadata file of distinct names minutes): open addressing on a hash,
+ * values are indexes + 1 in the owner's array, 0 is a free slot.
+ */
+typedef struct ltt0x_ix {
+	uint64_t *h;
+	uint32_t *v;
+	uint32_t cap, n;
+} ltt0x_ix;
+
+uint64_t ltt0x_ix_hash(const char *s, size_t len);
+/* The index stored under `h` for which same(owner, index, key) holds, or UINT32_MAX. */
+uint32_t ltt0x_ix_find(const ltt0x_ix *ix, uint64_t h, bool (*same)(const void *owner, uint32_t v, const void *key),
+		       const void *owner, const void *key);
+/* Add index `v` (not there yet) under `h`. */
+int ltt0x_ix_add(ltt0x_ix *ix, uint64_t h, uint32_t v);
+void ltt0x_ix_free(ltt0x_ix *ix);
+
 /* Reader option ltt-tsc (tio_trace_set, dispatched by src/mux/source.c). */
 int tio_ltt0x_set(tio_trace *t, const char *key, const char *value);
 /* tio_msg_out_of_order() for LTTng 0.x messages (src/mux/msg-where.c); false for others. */

@@ -26,6 +26,11 @@
 #include "ltt/lttnew.h"
 
 #define LR_MAX_VALS (1u << 22)
+/* Values an event may have per byte it takes (header included): a byte
+ * read is one value inside at most LR_DEPTH + 1 structures; more come only
+ * from types that read nothing (<array size=0>, <struct> without fields),
+ * with which a 6-byte event could ask for LR_MAX_VALS values. */
+#define LR_VALS_PER_BYTE 256u
 #define LR_MAX_FILES 65536u
 #define LR_DEPTH 128
 
@@ -42,6 +47,12 @@ typedef struct lr_load {
 	char *error;	/* why it was not used, NULL when it was */
 } lr_load;
 
+/* A facility in the index by name and checksum (lr_trace.byname). */
+typedef struct lr_facix {
+	const char *name;
+	uint32_t sum, i;
+} lr_facix;
+
 typedef struct lr_trace {
 	bool be;
 	lt_arch arch;
@@ -50,12 +61,16 @@ typedef struct lr_trace {
 	const tio_clock *clock;
 	lt_facility **facs;    /* [0] builtin, then every eventdefs facility */
 	uint32_t nfacs;
+	size_t capfacs;
+	lr_facix *byname;      /* facs sorted by name, checksum, order (facix_cmp) */
 	lr_ev *ev;	       /* by event type id */
 	uint32_t nev;
 	lr_load *loads;	       /* facility_load events that were not used */
 	uint32_t nloads;
+	size_t caploads;
 	tio_stream_class *sc;
 	tio_event_class *fl_ec; /* facility_load's (not in sc->ecs) */
+	uint64_t fc_nodes;     /* field classes made for the event classes (lt_type_fc_count) */
 } lr_trace;
 
 typedef struct lr_tf {
@@ -74,6 +89,7 @@ typedef struct lr_tf {
 	/* decoding */
 	const uint8_t *p;   /* block start */
 	uint32_t at, lim;
+	uint32_t ev_at;	    /* where the event being decoded begins */
 	uint64_t last_u;    /* last integer decoded: a sequence length or union tag */
 	tio_val *vals;
 	uint32_t nvals, cap;
@@ -151,6 +167,9 @@ static void epath_push(lr_tf *tf, const char *name)
 
 static int new_val(lr_tf *tf, const tio_fc *fc, uint32_t *vi)
 {
+	if (TIO_UNLIKELY(tf->nvals >= (uint64_t)LR_VALS_PER_BYTE * (tf->at - tf->ev_at)))
+		return derr(tf, tf->at, "more than %u fields for the %u bytes of the event read so far (types that read no byte)",
+			    tf->nvals, tf->at - tf->ev_at);
 	if (TIO_UNLIKELY(tf->nvals >= tf->cap)) {
 		if (tf->nvals >= LR_MAX_VALS)
 			return derr(tf, tf->at, "more than %u fields in one event", LR_MAX_VALS);
@@ -392,6 +411,7 @@ static int read_event(lr_tf *tf)
 					"%u is not the id of an event of any loaded facility", id));
 	}
 	tf->at = start + LT_EV_HDR;
+	tf->ev_at = start;
 	tf->lim = tf->last;
 	tf->nvals = 0;
 	uint32_t roots[4];
@@ -423,9 +443,20 @@ static int read_event(lr_tf *tf)
 	if (id == LT_ID_FACILITY_LOAD && !tf->prescan) {
 		/* metadata, like eventdefs: not an event of the trace; a load
 		 * that could not be used is reported here */
-		for (uint32_t k = 0; tf->is_facilities && k < tr->nloads; k++)
-			if (tr->loads[k].off == m->offset && tr->loads[k].error)
-				return tio_err_set(TIO_ERR_FORMAT, "%s", tr->loads[k].error);
+		if (!tf->is_facilities)
+			return 0;
+		/* loads were noted in file order: a binary search (a scan of
+		 * them all per load was quadratic) */
+		uint32_t lo = 0, hi = tr->nloads;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (tr->loads[mid].off < m->offset)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < tr->nloads && tr->loads[lo].off == m->offset && tr->loads[lo].error)
+			return tio_err_set(TIO_ERR_FORMAT, "%s", tr->loads[lo].error);
 		return 0;
 	}
 	return 1;
@@ -512,6 +543,7 @@ static void lr_free(tio_trace *t)
 	for (uint32_t i = 0; i < tr->nfacs; i++)
 		lt_facility_free(tr->facs[i]);
 	free(tr->facs);
+	free(tr->byname);
 	for (uint32_t i = 0; i < tr->nev; i++) {
 		tio_fc_free(tr->ev[i].owned[0]);
 		tio_fc_free(tr->ev[i].owned[1]);
@@ -870,14 +902,39 @@ static void files_free(char **v, size_t n)
 
 static int add_facility(lr_trace *tr, lt_facility *f)
 {
-	lt_facility **n = tio_realloc(tr->facs, (tr->nfacs + 1) * sizeof(*n));
-	if (!n) {
+	if (tio_grow(&tr->facs, &tr->capfacs, tr->nfacs + 1, sizeof(*tr->facs))) {
 		lt_facility_free(f);
 		return TIO_ERR_NOMEM;
 	}
-	tr->facs = n;
-	n[tr->nfacs++] = f;
+	tr->facs[tr->nfacs++] = f;
 	return 0;
+}
+
+static int facix_cmp(const void *a, const void *b)
+{
+	const lr_facix *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	if (c)
+		return c;
+	if (x->sum != y->sum)
+		return x->sum < y->sum ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* The first entry of tr->byname not before (name, sum), or nfacs (sum UINT64_MAX: any checksum). */
+static uint32_t facix_find(const lr_trace *tr, const char *name, uint64_t sum)
+{
+	uint32_t lo = 0, hi = tr->nfacs;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		const lr_facix *x = &tr->byname[mid];
+		int c = strcmp(x->name, name);
+		if (c < 0 || (!c && sum != UINT64_MAX && x->sum < sum))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 /* eventdefs/NAME.xml: every <facility>, kept with its canonical text in the side tables. */
@@ -905,16 +962,53 @@ static int read_eventdefs(tio_trace *t, lr_trace *tr, const char *dir)
 		free(text);
 	}
 	files_free(files, n);
+	/* facilities by name and checksum: facility_load finds them there,
+	 * and a canonical text is kept once (linear searches were quadratic
+	 * in the number of facilities and loads) */
+	if (!r && !(tr->byname = tio_calloc(tr->nfacs ? tr->nfacs : 1, sizeof(*tr->byname))))
+		r = TIO_ERR_NOMEM;
+	for (uint32_t i = 0; !r && i < tr->nfacs; i++)
+		tr->byname[i] = (lr_facix){tr->facs[i]->name, tr->facs[i]->checksum, i};
+	if (!r)
+		qsort(tr->byname, tr->nfacs, sizeof(*tr->byname), facix_cmp);
+	/* the table keys (cut at 300 bytes, as the writer looks them up),
+	 * sorted to keep the first facility of each in file order */
+	char (*keys)[300] = NULL;
+	lr_facix *bykey = NULL;
+	if (!r && tr->nfacs > 1 &&
+	    (!(keys = tio_calloc(tr->nfacs, sizeof(*keys))) || !(bykey = tio_calloc(tr->nfacs, sizeof(*bykey)))))
+		r = TIO_ERR_NOMEM;
 	for (uint32_t i = 1; !r && i < tr->nfacs; i++) {
-		const lt_facility *f = tr->facs[i];
+		snprintf(keys[i], sizeof(keys[i]), "ltt_facility %s %08x", tr->facs[i]->name, tr->facs[i]->checksum);
+		bykey[i - 1] = (lr_facix){keys[i], 0, i};
+	}
+	if (!r && tr->nfacs > 1)
+		qsort(bykey, tr->nfacs - 1, sizeof(*bykey), facix_cmp);
+	for (uint32_t k = 1; !r && k < tr->nfacs - 1; k++)
+		if (!strcmp(bykey[k].name, bykey[k - 1].name))
+			keys[bykey[k].i][0] = 0; /* a text kept already */
+	/* room for them all at once (one realloc per table is quadratic under ASan) */
+	tio_kv *nt = r || tr->nfacs < 2 ? NULL : tio_realloc(t->tc->tables, (t->tc->ntables + tr->nfacs) * sizeof(*nt));
+	if (!r && tr->nfacs > 1 && !nt)
+		r = TIO_ERR_NOMEM;
+	if (nt)
+		t->tc->tables = nt;
+	for (uint32_t i = 1; !r && i < tr->nfacs; i++) {
+		if (!keys[i][0])
+			continue;
 		tio_buf b = {0};
-		char key[300];
-		snprintf(key, sizeof(key), "ltt_facility %s %08x", f->name, f->checksum);
-		r = lt_facility_text(f, &b);
-		if (!r && !tio_trace_class_table(t->tc, key))
-			r = kv_text(&t->tc->tables, &t->tc->ntables, key, tio_buf_cstr(&b));
+		r = lt_facility_text(tr->facs[i], &b);
+		tio_kv *kv = &t->tc->tables[t->tc->ntables];
+		memset(kv, 0, sizeof(*kv));
+		if (!r && (!(kv->key = tio_strdup(keys[i])) || !(kv->sval = tio_strdup(tio_buf_cstr(&b))))) {
+			free(kv->key);
+			r = TIO_ERR_NOMEM;
+		}
+		t->tc->ntables += !r;
 		tio_buf_free(&b);
 	}
+	free(bykey);
+	free(keys);
 	return r;
 }
 
@@ -1093,7 +1187,7 @@ static int make_ec(lr_trace *tr, const lt_facility *f, uint32_t i, uint32_t base
 	tio_fc *fc;
 	char where[300];
 	snprintf(where, sizeof(where), "%s: facility %s: event %s", path, f->name, e->name);
-	int r = lt_type_fc(e->t, &tr->arch, where, &fc);
+	int r = lt_type_fc_count(e->t, &tr->arch, where, &tr->fc_nodes, &fc);
 	if (r)
 		return r;
 	if (wrapped(fc)) {
@@ -1157,14 +1251,12 @@ static int ev_table(lr_trace *tr, uint32_t n)
 
 static int load_note(lr_trace *tr, uint64_t off, char *msg)
 {
-	lr_load *n = tio_realloc(tr->loads, (tr->nloads + 1) * sizeof(*n));
-	if (!n) {
+	if (tio_grow(&tr->loads, &tr->caploads, tr->nloads + 1, sizeof(*tr->loads))) {
 		free(msg);
 		return TIO_ERR_NOMEM;
 	}
-	tr->loads = n;
-	n[tr->nloads].off = off;
-	n[tr->nloads++].error = msg;
+	tr->loads[tr->nloads].off = off;
+	tr->loads[tr->nloads++].error = msg;
 	return msg ? 0 : TIO_ERR_NOMEM;
 }
 
@@ -1193,15 +1285,14 @@ static int load_facilities(lr_trace *tr, lr_tf *tf)
 		snprintf(name, sizeof(name), "%.*s", (int)(v[1].v.s.len < 255 ? v[1].v.s.len : 255), v[1].v.s.p);
 		uint32_t sum = (uint32_t)v[2].v.u, base = (uint32_t)v[3].v.u;
 		const lt_facility *f = NULL;
-		for (uint32_t i = 0; i < tr->nfacs && !f; i++)
-			if (!strcmp(tr->facs[i]->name, name) && tr->facs[i]->checksum == sum)
-				f = tr->facs[i];
+		uint32_t k = facix_find(tr, name, sum);
+		if (k < tr->nfacs && !strcmp(tr->byname[k].name, name) && tr->byname[k].sum == sum)
+			f = tr->facs[tr->byname[k].i];
 		const char *pth = tf->map.path;
 		unsigned long long off = (unsigned long long)m->offset;
 		if (!f) {
-			bool named = false;
-			for (uint32_t i = 0; i < tr->nfacs; i++)
-				named |= !strcmp(tr->facs[i]->name, name);
+			k = facix_find(tr, name, UINT64_MAX);
+			bool named = k < tr->nfacs && !strcmp(tr->byname[k].name, name);
 			r = load_note(tr, m->offset,
 				      tio_asprintf("%s@0x%llx: facility_load.%s: no facility %s with checksum 0x%08x in eventdefs (its events cannot be read)",
 						   pth, off + LT_EV_HDR + (named ? v[1].v.s.len + 1 : 0),

@@ -104,10 +104,8 @@ static bool is_void(const char *name)
 
 static int add_kid(lx_node *parent, lx_node *kid)
 {
-	lx_node **k = tio_realloc(parent->kids, (parent->nkids + 1) * sizeof(*k));
-	if (!k)
+	if (tio_grow(&parent->kids, &parent->kids_cap, parent->nkids + 1, sizeof(*parent->kids)))
 		return TIO_ERR_NOMEM;
-	parent->kids = k;
 	parent->kids[parent->nkids++] = kid;
 	return 0;
 }
@@ -122,21 +120,24 @@ static int add_text(lx_node *n, const char *s, size_t len)
 		len--;
 	if (!len)
 		return 0;
+	/* the run is appended (a copy of all the text per run made runs split
+	 * by comments or <?> quadratic: 4.6 s for 1 MB) */
 	tio_buf b = {0};
-	if (n->text && (tio_buf_adds(&b, n->text) || tio_buf_addc(&b, ' '))) {
-		tio_buf_free(&b);
-		return TIO_ERR_NOMEM;
-	}
 	if (add_decoded(&b, s, len)) {
 		tio_buf_free(&b);
 		return TIO_ERR_NOMEM;
 	}
-	char *t = tio_strdup(tio_buf_cstr(&b));
-	tio_buf_free(&b);
-	if (!t)
+	size_t sep = n->text ? 1 : 0;
+	if (tio_grow(&n->text, &n->text_cap, n->text_len + sep + b.len + 1, 1)) {
+		tio_buf_free(&b);
 		return TIO_ERR_NOMEM;
-	free(n->text);
-	n->text = t;
+	}
+	if (sep)
+		n->text[n->text_len++] = ' ';
+	memcpy(n->text + n->text_len, tio_buf_cstr(&b), b.len);
+	n->text_len += b.len;
+	n->text[n->text_len] = 0;
+	tio_buf_free(&b);
 	return 0;
 }
 

@@ -21,7 +21,9 @@ typedef struct lx_node {
 	uint32_t nattrs;
 	struct lx_node **kids;
 	uint32_t nkids;
+	size_t kids_cap;
 	char *text; /* character data directly inside, entities decoded, trimmed */
+	size_t text_len, text_cap; /* runs are appended to text (grown by doubling) */
 	uint32_t line;
 } lx_node;
 
@@ -74,6 +76,7 @@ struct lt_type {
 	lt_field *fields; /* struct, union */
 	uint32_t nfields;
 	lt_type *elem;	 /* array, sequence */
+	uint8_t height;	 /* 1 + the nesting below it once typerefs are followed, 0 until known (check_cycles) */
 };
 
 typedef struct lt_event {
@@ -124,6 +127,10 @@ uint32_t lt_size(const char *word, const lt_arch *a);
  * by attrs "ltt:sequence" / "ltt:union"; typerefs are expanded).
  */
 int lt_type_fc(const lt_type *t, const lt_arch *a, const char *path, tio_fc **out);
+/* The same, counting the classes made in *nodes (all the event classes of
+ * a trace): more than LT_MAX_NODES in all is TIO_ERR_LIMIT. */
+#define LT_MAX_NODES (1u << 18)
+int lt_type_fc_count(const lt_type *t, const lt_arch *a, const char *path, uint64_t *nodes, tio_fc **out);
 
 /* The inverse: a type from a model field class (TIO_ERR_UNSUPPORTED when none fits). */
 int lt_type_from_fc(const tio_fc *fc, const char *path, lt_type **out);

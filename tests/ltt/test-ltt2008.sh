@@ -147,6 +147,71 @@ grep -v ' open ' "$TMP/little.expect" | grep -v 'marker_' >"$TMP/d7.want"
 grep -v 'marker_' "$TMP/d7.got" >"$TMP/d7.have"
 same damaged-format-others "$TMP/d7.want" "$TMP/d7.have"
 
+# 8. 8000 described events (200 kB of marker_id events) and 6 one-byte
+#    tracefiles of new kinds: every kind (stream class) gets every event's
+#    class, 72,000 of them, about 50 MB (1000 kinds: 5.6 GB); refused
+cp -r "$L" "$TMP/d8"
+python3 - "$TMP/d8/control/facilities_0" <<'PY'
+import struct, sys
+p = sys.argv[1]
+d = bytearray(open(p, 'rb').read())
+BS, HDR = 512, 104
+assert struct.unpack_from('<I', d, 36)[0] == BS
+evs = []
+for i in range(8000):
+    fid, eid = 10 + i // 256, i % 256
+    pl = b'f%d\0' % fid + bytes([fid]) + b'm%d\0' % i + bytes([eid, 4, 4, 4, 4, 4])
+    e = struct.pack('<IBBH', 1000, 0, 0, len(pl)) + pl   # core marker_id, 32-bit TSC
+    evs.append(e + b'\0' * (-len(e) % 4))
+blk = None
+for e in evs + [None]:
+    if blk is not None and (e is None or len(blk) + len(e) > BS):
+        struct.pack_into('<I', blk, 32, BS - len(blk))   # lost_size
+        d += blk + b'\0' * (BS - len(blk))
+        blk = None
+    if e is not None:
+        blk = blk if blk is not None else bytearray(d[:HDR])
+        blk += e
+open(p, 'wb').write(d)
+PY
+for k in 1 2 3 4 5 6; do echo >"$TMP/d8/control/kind${k}_0"; done
+"$TIO" info "$TMP/d8" >/dev/null 2>"$TMP/d8.err"
+rc=$?
+[ $rc -eq 1 ] && ok many-event-classes-status || notok many-event-classes-status "rc=$rc"
+expect_err many-event-classes-error "$TMP/d8.err" "d8: 9 tracefile kinds with 8009 described events each: more than 65536 event classes"
+
+# 9. 200,000 marker_format events of distinct names (5 MB): each name was
+#    looked for among all the ones before it (and every marker scanned for
+#    each new one), 114 s; now looked up by hash
+cp -r "$L" "$TMP/d9"
+python3 - "$TMP/d9/control/facilities_0" <<'PY'
+import struct, sys
+p = sys.argv[1]
+d = bytearray(open(p, 'rb').read())
+BS, HDR = 512, 104
+blk = None
+for i in range(200001):
+    e = None
+    if i < 200000:
+        pl = b'f\0' + b'n%d\0' % i + b'\0'
+        e = struct.pack('<IBBH', 1000, 0, 1, len(pl)) + pl   # core marker_format, 32-bit TSC
+    if blk is not None and (e is None or len(blk) + (-len(blk) % 4) + len(e) > BS):
+        struct.pack_into('<I', blk, 32, BS - len(blk))   # lost_size: after the last event's data
+        d += blk + b'\0' * (BS - len(blk))
+        blk = None
+    if e is not None:
+        blk = blk + b'\0' * (-len(blk) % 4) if blk is not None else bytearray(d[:HDR])
+        blk += e
+open(p, 'wb').write(d)
+PY
+timeout 30 "$TIO" print --style json "$TMP/d9" >"$TMP/d9.json" 2>"$TMP/d9.err"
+rc=$?
+python3 -c "$EV" <"$TMP/d9.json" >"$TMP/d9.got"
+grep -v 'marker_' "$TMP/little.expect" >"$TMP/d9.want"
+grep -v 'marker_' "$TMP/d9.got" >"$TMP/d9.have"
+if [ $rc -eq 0 ] && [ ! -s "$TMP/d9.err" ]; then ok many-formats-linear; else notok many-formats-linear "rc=$rc" "$(head -3 "$TMP/d9.err")"; fi
+same many-formats-events "$TMP/d9.want" "$TMP/d9.have"
+
 # --- refusals of the writer ----------------------------------------------------------------
 SEQ=$PEER/ctf/babeltrace-2.1/ctf-traces/1/succeed/sequence
 rm -rf "$TMP/r"

@@ -200,6 +200,109 @@ sed -i 's/end_time=1200000000.5/end_time=9999999999.5/' "$TMP/d9/info/bookmarks.
 $P "$TMP/d9" >/dev/null 2>"$TMP/d9.err"
 expect_err bookmark-time-range "$TMP/d9.err" "d9/info/bookmarks.xml:2: <location>.end_time: \"9999999999.5\" is not a time in seconds"
 
+# 8. types that read no byte: event comm made an array of 4194000 empty
+#    arrays, and 4 of its events (6 header bytes each) in cpu/0.  Each one
+#    was 4 Mi values (75 ms, 128 MB of values per tracefile: a 1 MB file
+#    of them, hours); now at most 256 values per byte of the event
+python3 - "$(dirname "$0")/mk-lttnew.py" "$TMP/mkzero.py" <<'PY'
+import sys
+s = open(sys.argv[1]).read()
+old = "comm = T('struct', [('comm', T('array', [T('int', size='1', format='%c')], size='8'))])"
+new = "comm = T('struct', [('comm', T('array', [T('array', [T('uint', size='1')], size='0')], size='4194000'))])"
+assert s.count(old) == 1
+s = s.replace(old, new)
+old = """emit('cpu/0', cyc, ('core', 1), 2, {'comm': list(b'bash\\0\\0\\0\\0')})
+emit('cpu/0', cyc + 1, ('core', 1), 2, {'comm': list(b'exactly8')})"""
+assert s.count(old) == 1
+s = s.replace(old, """for k in range(4):
+    files['cpu/0'].append((cyc + k, BASES[('core', 1)] + 2, b''))""")
+open(sys.argv[2], 'w').write(s)
+PY
+python3 "$TMP/mkzero.py" "$TMP/zero" little ILP32
+timeout 60 $P "$TMP/zero" >"$TMP/zero.out" 2>"$TMP/zero.err"
+rc=$?
+[ $rc -eq 1 ] && ok zero-size-values-status || notok zero-size-values-status "rc=$rc"
+expect_err zero-size-values-error "$TMP/zero.err" "zero/cpu/0@0x[0-9a-f]*: comm.comm.\[1534\]: more than 1536 fields for the 6 bytes of the event read so far (types that read no byte) (rest of the block skipped)"
+same zero-size-values-others "$TMP/zero.expect" "$TMP/zero.out"
+
+# 9. typerefs are expanded: a chain of 21 types each naming the next twice
+#    (facility proc, event bomb) asked for 2^22 field classes (600 MB; 26
+#    types, 3 kB of XML: 23 GB); more than 256 Ki in all is refused
+python3 - "$(dirname "$0")/mk-lttnew.py" "$TMP/mkbomb.py" <<'PY'
+import sys
+s = open(sys.argv[1]).read()
+old = "proc = ('proc', None, [('process', 'Existing process', process)], [])"
+assert s.count(old) == 1
+s = s.replace(old, """chain = [('t%d' % i, T('struct', [('a', T('typeref', name='t%d' % (i + 1))), ('b', T('typeref', name='t%d' % (i + 1)))]))
+         for i in range(21)] + [('t21', T('uint', size='1'))]
+proc = ('proc', None, [('process', 'Existing process', process), ('bomb', None, T('typeref', name='t0'))], chain)""")
+open(sys.argv[2], 'w').write(s)
+PY
+python3 "$TMP/mkbomb.py" "$TMP/bomb" little ILP32
+timeout 60 $P "$TMP/bomb" >/dev/null 2>"$TMP/bomb.err"
+rc=$?
+[ $rc -eq 1 ] && ok typeref-doubling-status || notok typeref-doubling-status "rc=$rc"
+expect_err typeref-doubling-error "$TMP/bomb.err" "bomb/control/facilities: facility proc: event bomb: more than 262144 field classes once typerefs are expanded"
+
+# 10. an eventdefs file whose description is 1,000,000 runs of text split by
+#     <?>: each run copied all the text before it (4 MB: 73 s); now appended
+cp -r "$TMP/le" "$TMP/runs"
+python3 -c "
+import sys
+open(sys.argv[1], 'w').write('<facility name=runs><description>' + 'a<?>' * 1000000 + '</description></facility>\n')" "$TMP/runs/eventdefs/runs.xml"
+timeout 20 $P "$TMP/runs" >"$TMP/runs.out" 2>"$TMP/runs.err"
+rc=$?
+[ $rc -eq 0 ] && ok xml-text-runs-linear || notok xml-text-runs-linear "rc=$rc" "$(head -3 "$TMP/runs.err")"
+same xml-text-runs-events "$good" "$TMP/runs.out"
+
+# 11. the same chain of 31 types: the check that typerefs end walked every
+#     path of it, 2^31 steps (50 s) before any class was made; now each
+#     type once, and the classes are refused by their number (section 9)
+sed 's/for i in range(21)\] + \[(.t21./for i in range(31)] + [(\x27t31\x27/' "$TMP/mkbomb.py" >"$TMP/mkbomb31.py"
+python3 "$TMP/mkbomb31.py" "$TMP/bomb31" little ILP32
+grep -q "t30" "$TMP/bomb31/eventdefs/proc.xml" && ok typeref-walk-generated || notok typeref-walk-generated
+timeout 20 $P "$TMP/bomb31" >/dev/null 2>"$TMP/bomb31.err"
+rc=$?
+[ $rc -eq 1 ] && ok typeref-walk-status || notok typeref-walk-status "rc=$rc"
+expect_err typeref-walk-error "$TMP/bomb31.err" "bomb31/control/facilities: facility proc: event bomb: more than 262144 field classes once typerefs are expanded"
+
+# 12. an eventdefs facility of 100,000 types, each a typeref to the last
+#     one (4.5 MB): every typeref searched the types one by one (40 s); now
+#     a sorted index
+cp -r "$TMP/le" "$TMP/refs"
+python3 -c "
+import sys
+l = ['<facility name=refs>'] + ['<type name=t%d><typeref name=z/></type>' % i for i in range(100000)]
+open(sys.argv[1], 'w').write('\n'.join(l + ['<type name=z><uint size=1/></type>', '</facility>']) + '\n')" "$TMP/refs/eventdefs/refs.xml"
+timeout 20 $P "$TMP/refs" >"$TMP/refs.out" 2>"$TMP/refs.err"
+rc=$?
+[ $rc -eq 0 ] && ok xml-typerefs-indexed || notok xml-typerefs-indexed "rc=$rc" "$(head -3 "$TMP/refs.err")"
+same xml-typerefs-events "$good" "$TMP/refs.out"
+
+# 13. 50,000 eventdefs facilities and 50,000 facility_load events naming
+#     none of them: each load searched the facilities one by one, each
+#     facility's text the tables one by one, and each load's message the
+#     loads one by one (4 min); now sorted indexes
+python3 - "$(dirname "$0")/mk-lttnew.py" "$TMP/mkloads.py" <<'PY'
+import sys
+s = open(sys.argv[1]).read()
+old = """    fl.append((5000, 0, f[0].encode() + b'\\0' + struct.pack(E + 'II', checksum(f), BASES[key])))
+"""
+assert s.count(old) == 1
+s = s.replace(old, old + """fl += [(5000, 0, b'zzz\\0' + struct.pack(E + 'II', 0, 0))] * 50000
+""")
+open(sys.argv[2], 'w').write(s)
+PY
+python3 "$TMP/mkloads.py" "$TMP/loads" little ILP32
+python3 -c "
+import sys
+open(sys.argv[1], 'w').write(''.join('<facility name=f%d></facility>\n' % i for i in range(50000)))" "$TMP/loads/eventdefs/many.xml"
+timeout 60 $P "$TMP/loads" >"$TMP/loads.out" 2>"$TMP/loads.err"
+rc=$?
+n=$(grep -c 'facility_load.name: no facility zzz with checksum 0x00000000 in eventdefs' "$TMP/loads.err")
+[ $rc -eq 1 ] && [ "$n" = 50000 ] && ok many-loads-indexed || notok many-loads-indexed "rc=$rc, $n load errors"
+same many-loads-events "$good" "$TMP/loads.out"
+
 # --- through `traceio convert --to ltt` ----------------------------------------------
 if "$TIO" convert --help 2>/dev/null | grep -q ltt; then
 	"$TIO" convert -q --to ltt -o "$TMP/cv" "$TMP/be" 2>"$TMP/cv.err"
