@@ -48,9 +48,25 @@ typedef struct loc {
 } loc;
 
 typedef struct alias {
-	char *name;
+	char *name; /* first: a nidx element */
 	tio_fc *fc;
 } alias;
+
+/*
+ * Names hashed once there are more than a few: looking each new member,
+ * option, alias or clock class up among every earlier one made the
+ * metadata's cost quadratic (10^5 members, 13 MB of JSON: 30 s).  The
+ * elements are the caller's array, each beginning with its name (NULL:
+ * unnamed, never found); the index holds their positions + 1, so the
+ * array may move.  A structure's index stays with it in fc->user (its
+ * copies share it: the same names in the same places) for the field
+ * locations that look its members up; the parser owns it (c->nidxs).
+ */
+typedef struct nidx {
+	uint32_t *slot;
+	uint32_t cap; /* a power of two; 0: not built, names compared one by one */
+	struct nidx *next;
+} nidx;
 
 typedef struct ctx {
 	const char *name;
@@ -62,6 +78,10 @@ typedef struct ctx {
 	alias *aliases;
 	size_t naliases, aliases_cap;
 	char **clock_ids;    /* parallel to tc->clocks */
+	nidx alias_idx, clock_idx;
+	nidx *nidxs;	     /* structures' indexes (fc->user) */
+	uint32_t *sc_slot;   /* stream classes by id: index in tc->scs + 1 (sc_find) */
+	uint32_t sc_cap;
 	loc *locs;
 	bool has_preamble, has_tc, has_sc;
 	bool at_end;	     /* checks after the last fragment */
@@ -149,6 +169,140 @@ static size_t cap_of(size_t n)
 	return c;
 }
 
+
+/* ---------------------------------------------------------------- name and id indexes */
+
+#define NIDX_LINEAR 16 /* fewer names are compared one by one */
+
+_Static_assert(offsetof(tio_member, name) == 0 && offsetof(alias, name) == 0, "nidx: elements begin with their name");
+
+static const char *elem_name(const void *arr, size_t stride, uint32_t i)
+{
+	return *(const char *const *)((const char *)arr + (size_t)i * stride);
+}
+
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	return h;
+}
+
+/* The first element of arr[0, n) named s, or -1. */
+static int64_t nx_find(const nidx *x, const void *arr, size_t stride, uint32_t n, const char *s)
+{
+	if (!x || !x->cap) {
+		for (uint32_t i = 0; i < n; i++) {
+			const char *e = elem_name(arr, stride, i);
+			if (e && !strcmp(e, s))
+				return i;
+		}
+		return -1;
+	}
+	for (uint32_t h = name_hash(s) & (x->cap - 1);; h = (h + 1) & (x->cap - 1)) {
+		uint32_t v = x->slot[h];
+		if (!v)
+			return -1;
+		if (!strcmp(elem_name(arr, stride, v - 1), s))
+			return v - 1;
+	}
+}
+
+static void nx_put(nidx *x, const void *arr, size_t stride, uint32_t i)
+{
+	const char *e = elem_name(arr, stride, i);
+	if (!e)
+		return;
+	uint32_t h = name_hash(e) & (x->cap - 1);
+	while (x->slot[h]) {
+		if (!strcmp(elem_name(arr, stride, x->slot[h] - 1), e))
+			return; /* the first one is kept */
+		h = (h + 1) & (x->cap - 1);
+	}
+	x->slot[h] = i + 1;
+}
+
+/* arr[n - 1] was just added: index it (every element, when the index is (re)built). */
+static int nx_add(nidx *x, const void *arr, size_t stride, uint32_t n)
+{
+	if (!x || n < NIDX_LINEAR)
+		return 0;
+	if (x->cap && n <= x->cap / 2) {
+		nx_put(x, arr, stride, n - 1);
+		return 0;
+	}
+	uint32_t cap = 64;
+	while (cap < 4 * (uint64_t)n)
+		cap *= 2;
+	uint32_t *slot = tio_calloc(cap, sizeof(uint32_t));
+	if (!slot)
+		return TIO_ERR_NOMEM;
+	free(x->slot);
+	x->slot = slot;
+	x->cap = cap;
+	for (uint32_t i = 0; i < n; i++)
+		nx_put(x, arr, stride, i);
+	return 0;
+}
+
+/* The member of structure st named s, or -1 (st->user: its index, if any). */
+static int64_t member_index(const tio_fc *st, const char *s)
+{
+	if (!st || st->kind != TIO_FC_STRUCT)
+		return -1;
+	return nx_find(st->user, st->st.members, sizeof(tio_member), st->st.nmembers, s);
+}
+
+/*
+ * The stream class of this id parsed so far, or NULL.  Hashed: comparing
+ * each new id with every earlier one took 10 s for 10^5 stream classes.
+ */
+static uint32_t sc_hash(uint64_t id, uint32_t cap)
+{
+	return (uint32_t)((id * 0x9E3779B97F4A7C15ull) >> 40) & (cap - 1);
+}
+
+static tio_stream_class *sc_find(const ctx *c, uint64_t id)
+{
+	if (!c->sc_cap)
+		return NULL;
+	for (uint32_t h = sc_hash(id, c->sc_cap);; h = (h + 1) & (c->sc_cap - 1)) {
+		uint32_t v = c->sc_slot[h];
+		if (!v)
+			return NULL;
+		if (c->tc->scs[v - 1]->id == id)
+			return c->tc->scs[v - 1];
+	}
+}
+
+/* tc->scs[nscs - 1] was just added. */
+static int sc_add(ctx *c)
+{
+	tio_trace_class *tc = c->tc;
+	if (tc->nscs > c->sc_cap / 2) {
+		uint32_t cap = 64;
+		while (cap < 4 * (uint64_t)tc->nscs)
+			cap *= 2;
+		uint32_t *slot = tio_calloc(cap, sizeof(uint32_t));
+		if (!slot)
+			return TIO_ERR_NOMEM;
+		free(c->sc_slot);
+		c->sc_slot = slot;
+		c->sc_cap = cap;
+		for (uint32_t i = 0; i + 1 < tc->nscs; i++) {
+			uint32_t h = sc_hash(tc->scs[i]->id, cap);
+			while (slot[h])
+				h = (h + 1) & (cap - 1);
+			slot[h] = i + 1;
+		}
+	}
+	uint32_t h = sc_hash(tc->scs[tc->nscs - 1]->id, c->sc_cap);
+	while (c->sc_slot[h])
+		h = (h + 1) & (c->sc_cap - 1);
+	c->sc_slot[h] = tc->nscs;
+	return 0;
+}
 
 static const char *jtype_name(json_object *j)
 {
@@ -521,10 +675,8 @@ static int parse_fc(ctx *c, json_object *j, tio_fc **out);
 
 static const alias *find_alias(ctx *c, const char *name)
 {
-	for (size_t i = 0; i < c->naliases; i++)
-		if (!strcmp(c->aliases[i].name, name))
-			return &c->aliases[i];
-	return NULL;
+	int64_t i = nx_find(&c->alias_idx, c->aliases, sizeof(alias), (uint32_t)c->naliases, name);
+	return i < 0 ? NULL : &c->aliases[i];
 }
 
 /* The field class of property `key` of `o` (may be an alias name). */
@@ -803,9 +955,15 @@ static int parse_struct(ctx *c, json_object *o, tio_fc **out)
 	}
 	size_t n = json_object_array_length(mcs);
 	fc->st.members = tio_calloc(n ? n : 1, sizeof(tio_member));
-	if (!fc->st.members) {
+	nidx *x = n >= NIDX_LINEAR ? tio_calloc(1, sizeof(*x)) : NULL;
+	if (!fc->st.members || (n >= NIDX_LINEAR && !x)) {
 		pop(c, mk);
 		return TIO_ERR_NOMEM;
+	}
+	if (x) {
+		x->next = c->nidxs; /* owned by the parser */
+		c->nidxs = x;
+		fc->user = x;
 	}
 	for (size_t i = 0; i < n && !r; i++) {
 		json_object *m = json_object_array_get_idx(mcs, i);
@@ -813,14 +971,14 @@ static int parse_struct(ctx *c, json_object *o, tio_fc **out)
 		const char *name = NULL;
 		if (!json_object_is_type(m, json_type_object))
 			r = err(c, "a member class must be an object, not %s", jtype_name(m));
-		else if (!(r = get_str(c, m, "name", true, &name)) && tio_fc_member_index(fc, name) >= 0)
+		else if (!(r = get_str(c, m, "name", true, &name)) && member_index(fc, name) >= 0)
 			r = err(c, "duplicate member name '%s'", name);
 		if (!r && !(r = check_ext(c, m))) {
 			tio_member *mb = &fc->st.members[fc->st.nmembers];
 			if (!(mb->name = tio_strdup(name)))
 				r = TIO_ERR_NOMEM;
 			else
-				fc->st.nmembers++;
+				r = nx_add(x, fc->st.members, sizeof(tio_member), ++fc->st.nmembers);
 			if (!r && !(r = parse_fc_prop(c, m, "field-class", true, &mb->fc)) && mb->fc->align > fc->align)
 				fc->align = mb->fc->align;
 		}
@@ -914,16 +1072,16 @@ static int parse_variant(ctx *c, json_object *o, tio_fc **out)
 	}
 	l->nopts = (uint32_t)n;
 	l->has_ranges = true;
+	nidx x = {0};
 	for (size_t i = 0; i < n && !r; i++) {
 		json_object *op = json_object_array_get_idx(opts, i);
 		size_t mk2 = push_idx(c, i);
 		const char *name = NULL;
 		if (!json_object_is_type(op, json_type_object)) {
 			r = err(c, "a variant option must be an object, not %s", jtype_name(op));
-		} else if (!(r = get_str(c, op, "name", false, &name)) && name) {
-			for (uint32_t k = 0; k < fc->v.noptions; k++)
-				if (fc->v.options[k].name && !strcmp(fc->v.options[k].name, name))
-					r = err(c, "duplicate option name '%s'", name);
+		} else if (!(r = get_str(c, op, "name", false, &name)) && name &&
+			   nx_find(&x, fc->v.options, sizeof(tio_member), fc->v.noptions, name) >= 0) {
+			r = err(c, "duplicate option name '%s'", name);
 		}
 		if (!r)
 			r = check_ext(c, op);
@@ -931,6 +1089,8 @@ static int parse_variant(ctx *c, json_object *o, tio_fc **out)
 			tio_member *mb = &fc->v.options[fc->v.noptions++];
 			if (name && !(mb->name = tio_strdup(name)))
 				r = TIO_ERR_NOMEM;
+			if (!r)
+				r = nx_add(&x, fc->v.options, sizeof(tio_member), fc->v.noptions);
 			json_object *rg = prop(op, "selector-field-ranges");
 			if (!r && !rg)
 				r = err(c, "missing property 'selector-field-ranges'");
@@ -944,6 +1104,7 @@ static int parse_variant(ctx *c, json_object *o, tio_fc **out)
 		}
 		pop(c, mk2);
 	}
+	free(x.slot);
 	pop(c, mk);
 	return r;
 }
@@ -1074,9 +1235,15 @@ typedef struct rwalk {
 	const tio_fc *roots[TIO_NSCOPES];
 	const tio_stream_class *sc; /* NULL in the packet header */
 	const tio_fc **stack;	    /* ancestors of the field class being visited, root first */
-	size_t nstack, stack_cap;
-	const tio_fc **seen;	    /* field classes of this scope met so far, in pre-order */
-	size_t nseen, seen_cap;
+	const char **snames;	    /* the member name of each (NULL: the root, an option, an element) */
+	size_t nstack, stack_cap, snames_cap;
+	/*
+	 * Field classes of this scope met so far (in pre-order), hashed by
+	 * address: a search of all of them for each candidate of each location
+	 * made 10^4 locations take seconds.
+	 */
+	const tio_fc **seen;
+	size_t nseen, seen_cap; /* seen_cap: a power of two (or 0) */
 	const char *jpath;	    /* JSON path of the scope property */
 } rwalk;
 
@@ -1116,12 +1283,45 @@ static int rerr_unsup(rwalk *w, const loc *l, const char *fmt, ...)
 	return r;
 }
 
+static size_t ptr_hash(const tio_fc *fc, size_t cap)
+{
+	return (size_t)(((uint64_t)(uintptr_t)fc * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+}
+
 static bool was_seen(const rwalk *w, const tio_fc *fc)
 {
-	for (size_t i = 0; i < w->nseen; i++)
-		if (w->seen[i] == fc)
+	if (!w->seen_cap)
+		return false;
+	for (size_t h = ptr_hash(fc, w->seen_cap); w->seen[h]; h = (h + 1) & (w->seen_cap - 1))
+		if (w->seen[h] == fc)
 			return true;
 	return false;
+}
+
+static int add_seen(rwalk *w, const tio_fc *fc)
+{
+	if (2 * (w->nseen + 1) > w->seen_cap) {
+		size_t cap = w->seen_cap ? 2 * w->seen_cap : 64;
+		const tio_fc **t = tio_calloc(cap, sizeof(*t));
+		if (!t)
+			return TIO_ERR_NOMEM;
+		for (size_t i = 0; i < w->seen_cap; i++)
+			if (w->seen[i]) {
+				size_t h = ptr_hash(w->seen[i], cap);
+				while (t[h])
+					h = (h + 1) & (cap - 1);
+				t[h] = w->seen[i];
+			}
+		free(w->seen);
+		w->seen = t;
+		w->seen_cap = cap;
+	}
+	size_t h = ptr_hash(fc, w->seen_cap);
+	while (w->seen[h])
+		h = (h + 1) & (w->seen_cap - 1);
+	w->seen[h] = fc;
+	w->nseen++;
+	return 0;
 }
 
 /* Collect the field classes a (normalized) name path leads to from structure `st`. */
@@ -1175,7 +1375,7 @@ static int terminal(const tio_fc *fc, const tio_fc ***cands, size_t *ncand, size
 static int follow(const tio_fc *st, char *const *names, uint32_t n, const tio_fc ***cands, size_t *ncand,
 		  size_t *cap, int depth)
 {
-	int i = tio_fc_member_index(st, names[0]);
+	int64_t i = member_index(st, names[0]);
 	if (i < 0)
 		return 0;
 	const tio_fc *m = st->st.members[i].fc;
@@ -1184,38 +1384,145 @@ static int follow(const tio_fc *st, char *const *names, uint32_t n, const tio_fc
 	return descend(m, names + 1, n - 1, cands, ncand, cap, depth);
 }
 
-/* "origin/a/b" of `target` inside `root` (depth-first search by address). */
-static bool fc_path(const tio_fc *fc, const tio_fc *target, tio_buf *b, int depth)
+enum want { WANT_LENGTH, WANT_SELECTOR, WANT_OPT_SELECTOR };
+
+/* A selector range as an unsigned interval (signed bounds shifted by 2^63), and its option. */
+typedef struct orange {
+	uint64_t lo, hi;
+	uint32_t opt;
+} orange;
+
+static int orange_cmp(const void *a, const void *b)
 {
-	if (fc == target)
-		return true;
-	if (depth > 2 * MAX_FC_DEPTH + 8)
-		return false;
-	size_t mark = b->len;
-	switch (fc->kind) {
-	case TIO_FC_STRUCT:
-		for (uint32_t i = 0; i < fc->st.nmembers; i++) {
-			tio_buf_addf(b, "/%s", fc->st.members[i].name);
-			if (fc_path(fc->st.members[i].fc, target, b, depth + 1))
-				return true;
-			b->len = mark;
-		}
-		return false;
-	case TIO_FC_VARIANT:
-	case TIO_FC_OPTIONAL:
-		for (uint32_t i = 0; i < fc->v.noptions; i++)
-			if (fc_path(fc->v.options[i].fc, target, b, depth + 1))
-				return true;
-		return false;
-	case TIO_FC_ARRAY:
-	case TIO_FC_SEQUENCE:
-		return fc_path(fc->a.elem, target, b, depth + 1);
-	default:
-		return false;
-	}
+	const orange *x = a, *y = b;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->hi < y->hi ? -1 : x->hi > y->hi;
 }
 
-enum want { WANT_LENGTH, WANT_SELECTOR, WANT_OPT_SELECTOR };
+static int orange_opt_cmp(const void *a, const void *b)
+{
+	const orange *x = a, *y = b;
+	if (x->opt != y->opt)
+		return x->opt < y->opt ? -1 : 1;
+	return orange_cmp(a, b);
+}
+
+static orange orange_of(const tio_range *rg, bool sgn, uint32_t opt)
+{
+	uint64_t b = sgn ? (uint64_t)1 << 63 : 0;
+	return (orange){(uint64_t)rg->lo ^ b, (uint64_t)rg->hi ^ b, opt};
+}
+
+static bool orange_meet(orange a, orange x) { return a.lo <= x.hi && x.lo <= a.hi; }
+
+/*
+ * Whether two options of variant v have overlapping selector ranges: 1 and
+ * the pair the search "for each range of each option, every range of every
+ * later option" meets first (*i, *i2), 0 if none, or an error.  That search
+ * was quadratic in the ranges (10^5 options: minutes); this sorts:
+ *  1. each option's ranges merged into disjoint intervals, all sorted by
+ *     their start: an interval meets another one (of another option) iff
+ *     the ones starting before it reach it or the next one starts within
+ *     it; *i is the least option of such an interval (the search's first
+ *     option that meets a later one);
+ *  2. the first range of *i that meets a range of a later option (those
+ *     sorted by start, with the greatest end so far);
+ *  3. the first later option that meets that range, in order.
+ */
+static int options_overlap_slow(const tio_fc *v, bool sgn, uint32_t *i, uint32_t *i2)
+{
+	for (uint32_t o = 0; o < v->v.noptions; o++)
+		for (uint32_t k = 0; k < v->v.ranges[o].nranges; k++) {
+			orange a = orange_of(&v->v.ranges[o].ranges[k], sgn, o);
+			for (uint32_t o2 = o + 1; o2 < v->v.noptions; o2++)
+				for (uint32_t k2 = 0; k2 < v->v.ranges[o2].nranges; k2++)
+					if (orange_meet(a, orange_of(&v->v.ranges[o2].ranges[k2], sgn, o2))) {
+						*i = o;
+						*i2 = o2;
+						return 1;
+					}
+		}
+	return 0;
+}
+
+static int options_overlap(const tio_fc *v, bool sgn, uint32_t *i, uint32_t *i2)
+{
+	size_t n = 0;
+	for (uint32_t o = 0; o < v->v.noptions; o++)
+		n += v->v.ranges[o].nranges;
+	if (n < 64)
+		return options_overlap_slow(v, sgn, i, i2);
+	orange *a = tio_calloc(n, sizeof(*a));
+	uint64_t *maxhi = tio_calloc(n, sizeof(*maxhi));
+	int r = 0;
+	if (!a || !maxhi) {
+		r = TIO_ERR_NOMEM;
+		goto out;
+	}
+	size_t m = 0;
+	for (uint32_t o = 0; o < v->v.noptions; o++)
+		for (uint32_t k = 0; k < v->v.ranges[o].nranges; k++)
+			a[m++] = orange_of(&v->v.ranges[o].ranges[k], sgn, o);
+	/* 1 */
+	qsort(a, n, sizeof(*a), orange_opt_cmp);
+	size_t nm = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (nm && a[nm - 1].opt == a[k].opt && a[k].lo <= a[nm - 1].hi) {
+			if (a[k].hi > a[nm - 1].hi)
+				a[nm - 1].hi = a[k].hi;
+		} else {
+			a[nm++] = a[k];
+		}
+	}
+	qsort(a, nm, sizeof(*a), orange_cmp);
+	uint64_t best = UINT64_MAX, reach = 0;
+	for (size_t k = 0; k < nm; k++) {
+		if ((k > 0 && reach >= a[k].lo) || (k + 1 < nm && a[k + 1].lo <= a[k].hi))
+			if (a[k].opt < best)
+				best = a[k].opt;
+		if (k == 0 || a[k].hi > reach)
+			reach = a[k].hi;
+	}
+	if (best == UINT64_MAX)
+		goto out;
+	*i = (uint32_t)best;
+	/* 2 */
+	m = 0;
+	for (uint32_t o = *i + 1; o < v->v.noptions; o++)
+		for (uint32_t k = 0; k < v->v.ranges[o].nranges; k++)
+			a[m++] = orange_of(&v->v.ranges[o].ranges[k], sgn, o);
+	qsort(a, m, sizeof(*a), orange_cmp);
+	for (size_t k = 0; k < m; k++)
+		maxhi[k] = k && maxhi[k - 1] > a[k].hi ? maxhi[k - 1] : a[k].hi;
+	const tio_mapping *mi = &v->v.ranges[*i];
+	for (uint32_t k = 0; k < mi->nranges; k++) {
+		orange x = orange_of(&mi->ranges[k], sgn, *i);
+		size_t lo = 0, hi = m; /* the later ranges starting at or before x.hi: [0, lo) */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (a[mid].lo <= x.hi)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (!lo || maxhi[lo - 1] < x.lo)
+			continue;
+		/* 3 */
+		for (uint32_t o = *i + 1; o < v->v.noptions; o++)
+			for (uint32_t k2 = 0; k2 < v->v.ranges[o].nranges; k2++)
+				if (orange_meet(x, orange_of(&v->v.ranges[o].ranges[k2], sgn, o))) {
+					*i2 = o;
+					r = 1;
+					goto out;
+				}
+	}
+	r = options_overlap_slow(v, sgn, i, i2); /* not reached: step 1 found an overlap */
+out:
+	free(a);
+	free(maxhi);
+	return r;
+}
 
 static bool is_int_kind(const tio_fc *t)
 {
@@ -1259,6 +1566,7 @@ static int resolve(rwalk *w, tio_fc *req, const loc *l, enum want want, tio_ref 
 	}
 	int origin = l->origin >= 0 ? l->origin : w->scope;
 	const tio_fc *st = NULL;
+	size_t kst = 0; /* st's place in w->stack (relative locations) */
 	if (l->origin >= 0) {
 		if (ups) {
 			r = rerr(w, l, "%s: the path goes above the root of the %s scope", what, scope_names[origin]);
@@ -1280,8 +1588,10 @@ static int resolve(rwalk *w, tio_fc *req, const loc *l, enum want want, tio_ref 
 		uint32_t need = ups + 1;
 		while (k > 0 && need > 0) {
 			k--;
-			if (w->stack[k]->kind == TIO_FC_STRUCT && --need == 0)
+			if (w->stack[k]->kind == TIO_FC_STRUCT && --need == 0) {
 				st = w->stack[k];
+				kst = k;
+			}
 		}
 		if (!st) {
 			r = rerr(w, l, "%s: the path goes above the root of the %s scope", what, scope_names[w->scope]);
@@ -1312,10 +1622,8 @@ static int resolve(rwalk *w, tio_fc *req, const loc *l, enum want want, tio_ref 
 	 */
 	size_t nalts = 0;
 	for (size_t i = 0; i < ncand; i++) {
-		bool dup = cands[i] == t;
-		for (size_t k = 0; k < nalts && !dup; k++)
-			dup = cands[k] == cands[i];
-		if (!dup && (origin < w->scope || was_seen(w, cands[i])))
+		/* no candidate comes twice: follow() goes down a tree, each node once */
+		if (cands[i] != t && (origin < w->scope || was_seen(w, cands[i])))
 			cands[nalts++] = cands[i]; /* in place: nalts <= i */
 	}
 	for (size_t i = 0; i <= nalts; i++) {
@@ -1371,28 +1679,26 @@ static int resolve(rwalk *w, tio_fc *req, const loc *l, enum want want, tio_ref 
 				}
 			if (want == WANT_SELECTOR) {
 				/* options must not overlap */
-				bool sgn = int_signed(t);
-				for (uint32_t i = 0; i < req->v.noptions; i++)
-					for (uint32_t k = 0; k < req->v.ranges[i].nranges; k++) {
-						const tio_range *a = &req->v.ranges[i].ranges[k];
-						for (uint32_t i2 = i + 1; i2 < req->v.noptions; i2++)
-							for (uint32_t k2 = 0; k2 < req->v.ranges[i2].nranges; k2++) {
-								const tio_range *x = &req->v.ranges[i2].ranges[k2];
-								bool ov = sgn ? (a->lo <= x->hi && x->lo <= a->hi)
-									      : ((uint64_t)a->lo <= (uint64_t)x->hi &&
-										 (uint64_t)x->lo <= (uint64_t)a->hi);
-								if (ov) {
-									r = rerr(w, l, "options %u and %u have overlapping selector-field-ranges",
-										 i, i2);
-									goto out;
-								}
-							}
-					}
+				uint32_t i, i2;
+				if ((r = options_overlap(req, int_signed(t), &i, &i2)) > 0)
+					r = rerr(w, l, "options %u and %u have overlapping selector-field-ranges", i, i2);
+				if (r)
+					goto out;
 			}
 		}
 	}
+	/*
+	 * "origin/a/b": the member names from the root to t, which are those
+	 * from the root to st (the stack's), then the path's (options and
+	 * elements have none).  A search of the scope for t made 10^4
+	 * locations take seconds.
+	 */
 	tio_buf_adds(&b, scope_names[origin]);
-	fc_path(w->roots[origin], t, &b, 0);
+	for (size_t k = 1; l->origin < 0 && k <= kst; k++)
+		if (w->snames[k])
+			tio_buf_addf(&b, "/%s", w->snames[k]);
+	for (uint32_t i = 0; i < nn; i++)
+		tio_buf_addf(&b, "/%s", names[i]);
 	free(ref->path);
 	ref->path = tio_strdup(tio_buf_cstr(&b));
 	ref->target = t;
@@ -1450,14 +1756,15 @@ static const char *role_name(uint32_t role)
 	}
 }
 
-static int walk(rwalk *w, tio_fc *fc, int depth)
+static int walk(rwalk *w, tio_fc *fc, const char *name, int depth)
 {
 	int r = 0;
 	if (depth > 2 * MAX_FC_DEPTH + 8)
 		return rerr(w, NULL, "field classes nested too deep");
 	if (tio_grow(&w->stack, &w->stack_cap, w->nstack + 1, sizeof(*w->stack)) ||
-	    tio_grow(&w->seen, &w->seen_cap, w->nseen + 1, sizeof(*w->seen)))
+	    tio_grow(&w->snames, &w->snames_cap, w->nstack + 1, sizeof(*w->snames)))
 		return TIO_ERR_NOMEM;
+	w->snames[w->nstack] = name;
 	w->stack[w->nstack++] = fc;
 	if (fc->role) {
 		if (!role_allowed(w->scope, fc->role)) {
@@ -1490,31 +1797,33 @@ static int walk(rwalk *w, tio_fc *fc, int depth)
 	loc *l = fc->user;
 	switch (fc->kind) {
 	case TIO_FC_STRUCT:
-		w->seen[w->nseen++] = fc;
+		r = add_seen(w, fc);
 		for (uint32_t i = 0; i < fc->st.nmembers && !r; i++)
-			r = walk(w, fc->st.members[i].fc, depth + 1);
+			r = walk(w, fc->st.members[i].fc, fc->st.members[i].name, depth + 1);
 		break;
 	case TIO_FC_ARRAY:
 	case TIO_FC_SEQUENCE:
 		if (fc->kind == TIO_FC_SEQUENCE && (r = resolve(w, fc, l, WANT_LENGTH, &fc->a.len)))
 			break;
-		w->seen[w->nseen++] = fc;
-		r = walk(w, fc->a.elem, depth + 1);
+		if (!(r = add_seen(w, fc)))
+			r = walk(w, fc->a.elem, NULL, depth + 1);
 		break;
 	case TIO_FC_DSTRING:
 	case TIO_FC_DBLOB:
 		r = resolve(w, fc, l, WANT_LENGTH, &fc->s.len);
-		w->seen[w->nseen++] = fc;
+		if (!r)
+			r = add_seen(w, fc);
 		break;
 	case TIO_FC_VARIANT:
 	case TIO_FC_OPTIONAL:
 		r = resolve(w, fc, l, fc->kind == TIO_FC_VARIANT ? WANT_SELECTOR : WANT_OPT_SELECTOR, &fc->v.sel);
-		w->seen[w->nseen++] = fc;
+		if (!r)
+			r = add_seen(w, fc);
 		for (uint32_t i = 0; i < fc->v.noptions && !r; i++)
-			r = walk(w, fc->v.options[i].fc, depth + 1);
+			r = walk(w, fc->v.options[i].fc, NULL, depth + 1);
 		break;
 	default:
-		w->seen[w->nseen++] = fc;
+		r = add_seen(w, fc);
 		break;
 	}
 out:
@@ -1529,8 +1838,10 @@ static int resolve_scope(ctx *c, rwalk *w, int scope, tio_fc *root, const char *
 	size_t mk = push_key(c, key);
 	w->scope = scope;
 	w->nstack = w->nseen = 0;
+	if (w->seen_cap)
+		memset(w->seen, 0, w->seen_cap * sizeof(*w->seen));
 	w->jpath = tio_buf_cstr(&c->jpath);
-	int r = walk(w, root, 0);
+	int r = walk(w, root, NULL, 0);
 	pop(c, mk);
 	return r;
 }
@@ -1538,6 +1849,7 @@ static int resolve_scope(ctx *c, rwalk *w, int scope, tio_fc *root, const char *
 static void rwalk_free(rwalk *w)
 {
 	free(w->stack);
+	free(w->snames);
 	free(w->seen);
 }
 
@@ -1758,13 +2070,12 @@ static int frag_clock(ctx *c, json_object *o)
 	    (r = get_str(c, o, "description", false, &desc)) || (r = get_str(c, o, "uid", false, &uid)) ||
 	    (r = get_str(c, o, "namespace", false, &ns)) || (r = check_ext(c, o)))
 		return r;
-	for (uint32_t i = 0; i < tc->nclocks; i++)
-		if (!strcmp(c->clock_ids[i], id)) {
-			size_t mk = push_key(c, "id");
-			r = err(c, "duplicate clock class id '%s'", id);
-			pop(c, mk);
-			return r;
-		}
+	if (nx_find(&c->clock_idx, c->clock_ids, sizeof(char *), tc->nclocks, id) >= 0) {
+		size_t mk = push_key(c, "id");
+		r = err(c, "duplicate clock class id '%s'", id);
+		pop(c, mk);
+		return r;
+	}
 	tio_clock *ck = tio_calloc(1, sizeof(*ck));
 	if (!ck)
 		return TIO_ERR_NOMEM;
@@ -1779,6 +2090,8 @@ static int frag_clock(ctx *c, json_object *o)
 	tc->clocks[tc->nclocks] = ck;
 	c->clock_ids[tc->nclocks] = idc;
 	tc->nclocks++;
+	if ((r = nx_add(&c->clock_idx, c->clock_ids, sizeof(char *), tc->nclocks)))
+		return r;
 	ck->name = tio_strdup(name ? name : id);
 	ck->description = desc ? tio_strdup(desc) : NULL;
 	if (!ck->name || (desc && !ck->description))
@@ -1862,7 +2175,7 @@ static int frag_stream_class(ctx *c, json_object *o)
 	int r = get_uint(c, o, "id", false, 0, &id);
 	if (r)
 		return r;
-	if (tio_trace_class_find_sc(tc, id)) {
+	if (sc_find(c, id)) {
 		size_t mk = push_key(c, "id");
 		r = err(c, "duplicate data stream class id %llu", (unsigned long long)id);
 		pop(c, mk);
@@ -1879,6 +2192,8 @@ static int frag_stream_class(ctx *c, json_object *o)
 	sc->id = id;
 	sc->tc = tc;
 	sc->clock = -1;
+	if ((r = sc_add(c)))
+		return r;
 	const char *name, *clk, *tmp;
 	if ((r = get_str(c, o, "name", false, &name)) || (r = get_str(c, o, "default-clock-class-id", false, &clk)) ||
 	    (r = get_str(c, o, "namespace", false, &tmp)) || (r = get_str(c, o, "uid", false, &tmp)) ||
@@ -1887,9 +2202,8 @@ static int frag_stream_class(ctx *c, json_object *o)
 	if (name && !(sc->name = tio_strdup(name)))
 		return TIO_ERR_NOMEM;
 	if (clk) {
-		for (uint32_t i = 0; i < tc->nclocks; i++)
-			if (!strcmp(c->clock_ids[i], clk))
-				sc->clock = (int32_t)i;
+		/* ids are unique: the one found is the last as well */
+		sc->clock = (int32_t)nx_find(&c->clock_idx, c->clock_ids, sizeof(char *), tc->nclocks, clk);
 		if (sc->clock < 0) {
 			size_t mk = push_key(c, "default-clock-class-id");
 			r = err(c, "no clock class with id '%s' before this fragment", clk);
@@ -1952,7 +2266,7 @@ static int frag_event_class(ctx *c, json_object *o)
 	int r;
 	if ((r = get_uint(c, o, "id", false, 0, &id)) || (r = get_uint(c, o, "data-stream-class-id", false, 0, &scid)))
 		return r;
-	tio_stream_class *sc = tio_trace_class_find_sc(tc, scid);
+	tio_stream_class *sc = sc_find(c, scid);
 	if (!sc) {
 		size_t mk = prop(o, "data-stream-class-id") ? push_key(c, "data-stream-class-id") : c->jpath.len;
 		r = err(c, "no data stream class with id %llu before this fragment", (unsigned long long)scid);
@@ -2038,7 +2352,7 @@ static int frag_alias(ctx *c, json_object *o)
 		return TIO_ERR_NOMEM;
 	}
 	c->aliases[c->naliases++] = (alias){nm, fc};
-	return 0;
+	return nx_add(&c->alias_idx, c->aliases, sizeof(alias), (uint32_t)c->naliases);
 }
 
 static int fragment(ctx *c, json_object *o)
@@ -2225,6 +2539,15 @@ int tio_ctf2_parse(const char *text, size_t len, const char *name, tio_trace_cla
 		tio_fc_free(c.aliases[k].fc);
 	}
 	free(c.aliases);
+	free(c.alias_idx.slot);
+	free(c.clock_idx.slot);
+	free(c.sc_slot);
+	while (c.nidxs) {
+		nidx *x = c.nidxs->next;
+		free(c.nidxs->slot);
+		free(c.nidxs);
+		c.nidxs = x;
+	}
 	for (uint32_t k = 0; c.clock_ids && k < c.tc->nclocks; k++)
 		free(c.clock_ids[k]);
 	free(c.clock_ids);
