@@ -26,6 +26,12 @@
 
 #define MAX_FC_DEPTH 100  /* nested field classes (structures, arrays...) */
 #define MAX_JSON_DEPTH 1024
+/*
+ * Field classes made, alias copies included (as TSDL_MAX_NODES): an alias
+ * whose structure names the previous alias twice doubles at each step,
+ * so 22 of them (4 kB of metadata) made 2^23 field classes, 3.9 GB.
+ */
+#define MAX_FC_NODES (2u << 20)
 
 /* Scope order (the same as enum tio_scope): a location may only look back. */
 static const char *const scope_names[TIO_NSCOPES] = {
@@ -50,6 +56,7 @@ typedef struct loc {
 typedef struct alias {
 	char *name; /* first: a nidx element */
 	tio_fc *fc;
+	uint64_t nodes; /* field classes in fc */
 } alias;
 
 /*
@@ -83,6 +90,7 @@ typedef struct ctx {
 	uint32_t *sc_slot;   /* stream classes by id: index in tc->scs + 1 (sc_find) */
 	uint32_t sc_cap;
 	loc *locs;
+	uint64_t nodes;	     /* field classes made so far (MAX_FC_NODES) */
 	bool has_preamble, has_tc, has_sc;
 	bool at_end;	     /* checks after the last fragment */
 	uint8_t pre_uuid[16];
@@ -1200,6 +1208,8 @@ static int parse_fc(ctx *c, json_object *j, tio_fc **out)
 		if (!a)
 			return err(c, "no field-class alias named '%s' (an alias must be defined before it is used)",
 				   json_object_get_string(j));
+		if ((c->nodes += a->nodes) > MAX_FC_NODES)
+			return err_st(c, TIO_ERR_LIMIT, "metadata describes more than %u field classes", MAX_FC_NODES);
 		*out = tio_fc_copy(a->fc);
 		return *out ? 0 : TIO_ERR_NOMEM;
 	}
@@ -1207,6 +1217,8 @@ static int parse_fc(ctx *c, json_object *j, tio_fc **out)
 		return err(c, "a field class must be an object or an alias name, not %s", jtype_name(j));
 	if (c->depth >= MAX_FC_DEPTH)
 		return err_st(c, TIO_ERR_LIMIT, "field classes nested deeper than %d", MAX_FC_DEPTH);
+	if (++c->nodes > MAX_FC_NODES)
+		return err_st(c, TIO_ERR_LIMIT, "metadata describes more than %u field classes", MAX_FC_NODES);
 	c->depth++;
 	int r = parse_fc_obj(c, j, out);
 	c->depth--;
@@ -2326,6 +2338,32 @@ static int frag_event_class(ctx *c, json_object *o)
 	return r;
 }
 
+/* Field classes in the tree of fc (at most MAX_FC_NODES: each was counted when made). */
+static uint64_t fc_count(const tio_fc *fc, int depth)
+{
+	uint64_t n = 1;
+	if (!fc || depth > 2 * MAX_FC_DEPTH + 8)
+		return 0;
+	switch (fc->kind) {
+	case TIO_FC_STRUCT:
+		for (uint32_t i = 0; i < fc->st.nmembers; i++)
+			n += fc_count(fc->st.members[i].fc, depth + 1);
+		break;
+	case TIO_FC_ARRAY:
+	case TIO_FC_SEQUENCE:
+		n += fc_count(fc->a.elem, depth + 1);
+		break;
+	case TIO_FC_VARIANT:
+	case TIO_FC_OPTIONAL:
+		for (uint32_t i = 0; i < fc->v.noptions; i++)
+			n += fc_count(fc->v.options[i].fc, depth + 1);
+		break;
+	default:
+		break;
+	}
+	return n;
+}
+
 static int frag_alias(ctx *c, json_object *o)
 {
 	const char *name;
@@ -2351,7 +2389,7 @@ static int frag_alias(ctx *c, json_object *o)
 		tio_fc_free(fc);
 		return TIO_ERR_NOMEM;
 	}
-	c->aliases[c->naliases++] = (alias){nm, fc};
+	c->aliases[c->naliases++] = (alias){nm, fc, fc_count(fc, 0)};
 	return nx_add(&c->alias_idx, c->aliases, sizeof(alias), (uint32_t)c->naliases);
 }
 

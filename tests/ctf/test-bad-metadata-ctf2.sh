@@ -4,7 +4,8 @@
 # aliases and field locations must cost time in proportion to the text,
 # never a search of every earlier one per new one (each of these took
 # from 10 s to many minutes before), and duplicates are still errors
-# naming the fragment and the JSON path.
+# naming the fragment and the JSON path.  Aliases that double at each step
+# stop at 2 Mi field classes (40 of them asked for 2^41).
 . "$TIO_TOP/tests/lib.sh"
 
 # gen MODE DIR N: a trace whose metadata has N of something
@@ -57,6 +58,10 @@ elif mode == 'locations':  # n lengths, then n strings, each with its length (re
     m += [mb('s%d' % i, {'type': 'dynamic-length-string', 'length-field-location': {'path': ['l%d' % i]}}) for i in range(n)]
     frags += [sc, dict(ev, **{'payload-field-class': st(m)})]
     data = bytes(n)
+elif mode == 'doubling':  # n aliases, each a structure naming the previous one twice
+    frags += [{'type': 'field-class-alias', 'name': 'd%d' % i,
+               'field-class': st([mb('x', 'd%d' % (i - 1) if i else 'u'), mb('y', 'd%d' % (i - 1) if i else 'u')])} for i in range(n)]
+    frags += [sc, dict(ev, **{'payload-field-class': 'd%d' % (n - 1)})]
 elif mode == 'targets':  # a length in each of the n options of a variant
     o = [{'selector-field-ranges': [[i, i]], 'field-class': st([mb('l')])} for i in range(n)]
     v = {'type': 'variant', 'selector-field-location': {'path': ['s']}, 'options': o}
@@ -102,3 +107,13 @@ check aliases-dup 200000 1 "200000 field-class aliases, a name twice" \
 	"aliases-dup/metadata: fragment 200005 (field-class-alias): duplicate field-class alias name 'a7', at JSON path /name"
 check locations 50000 0 "50000 dynamic-length strings, each with its length" 's49999 = "" }'
 check targets 100000 0 "a length in each of 100000 variant options" 's = 99999, v = { { l = 2 } }, x = "hi" }'
+
+# 40 aliases, each twice the previous: 2^41 field classes; 22 took 3.9 GB
+gen doubling "$TMP/doubling" 40
+t0=$SECONDS
+/usr/bin/time -f '%M' -o "$TMP/rss" timeout 20 "$TIO" print "$TMP/doubling" > "$TMP/out" 2> "$TMP/err"; rc=$?
+secs=$((SECONDS - t0)); rss=$(tail -1 "$TMP/rss")
+if [ $rc -eq 1 ] && grep -qF "doubling/metadata: fragment 24 (field-class-alias): metadata describes more than 2097152 field classes, at JSON path /field-class/member-classes/0/field-class" "$TMP/err" &&
+	{ is_sanitized || [ "$rss" -lt 600000 ]; }; then
+	ok "40 aliases, each twice the previous: refused in ${secs}s, ${rss} kB"
+else notok "40 aliases, each twice the previous: exit $rc in ${secs}s, ${rss} kB" "$(head -3 "$TMP/err")"; fi
