@@ -5,7 +5,8 @@
 # never a search of every earlier one per new one (each of these took
 # from 10 s to many minutes before), and duplicates are still errors
 # naming the fragment and the JSON path.  Aliases that double at each step
-# stop at 2 Mi field classes (40 of them asked for 2^41).
+# stop at 2 Mi field classes (40 of them asked for 2^41), locations through
+# variants at 32 Mi field classes visited (each visits all the options).
 . "$TIO_TOP/tests/lib.sh"
 
 # gen MODE DIR N: a trace whose metadata has N of something
@@ -62,6 +63,14 @@ elif mode == 'doubling':  # n aliases, each a structure naming the previous one 
     frags += [{'type': 'field-class-alias', 'name': 'd%d' % i,
                'field-class': st([mb('x', 'd%d' % (i - 1) if i else 'u'), mb('y', 'd%d' % (i - 1) if i else 'u')])} for i in range(n)]
     frags += [sc, dict(ev, **{'payload-field-class': 'd%d' % (n - 1)})]
+elif mode == 'through':  # n locations through a variant of 700 options, each a variant of 700 with the length
+    o = lambda fc: [{'selector-field-ranges': [[i, i]], 'field-class': fc} for i in range(700)]
+    var = lambda fc: {'type': 'variant', 'selector-field-location': {'origin': 'event-record-payload', 'path': ['s']}, 'options': o(fc)}
+    frags += [{'type': 'field-class-alias', 'name': 'L', 'field-class': st([mb('l')])},
+              {'type': 'field-class-alias', 'name': 'W', 'field-class': st([mb('w', var('L'))])},
+              {'type': 'field-class-alias', 'name': 'D', 'field-class': {'type': 'dynamic-length-string',
+               'length-field-location': {'origin': 'event-record-payload', 'path': ['v', 'w', 'l']}}}]
+    frags += [sc, dict(ev, **{'payload-field-class': st([mb('s'), mb('v', var('W'))] + [mb('x%d' % i, 'D') for i in range(n)])})]
 elif mode == 'targets':  # a length in each of the n options of a variant
     o = [{'selector-field-ranges': [[i, i]], 'field-class': st([mb('l')])} for i in range(n)]
     v = {'type': 'variant', 'selector-field-location': {'path': ['s']}, 'options': o}
@@ -117,3 +126,13 @@ if [ $rc -eq 1 ] && grep -qF "doubling/metadata: fragment 24 (field-class-alias)
 	{ is_sanitized || [ "$rss" -lt 600000 ]; }; then
 	ok "40 aliases, each twice the previous: refused in ${secs}s, ${rss} kB"
 else notok "40 aliases, each twice the previous: exit $rc in ${secs}s, ${rss} kB" "$(head -3 "$TMP/err")"; fi
+
+# 400 locations, each through 700 x 700 options: 400 x 490000 candidates
+gen through "$TMP/through" 400
+t0=$SECONDS
+/usr/bin/time -f '%M' -o "$TMP/rss" timeout 20 "$TIO" print "$TMP/through" > "$TMP/out" 2> "$TMP/err"; rc=$?
+secs=$((SECONDS - t0)); rss=$(tail -1 "$TMP/rss")
+if [ $rc -eq 1 ] && grep -qF "through/metadata: fragment 9 (event-record-class): length-field-location: field locations visit more than 33554432 field classes in all, at JSON path /field-class/length-field-location of fragment 7 (field-class alias)" "$TMP/err" &&
+	{ is_sanitized || [ "$rss" -lt 600000 ]; }; then
+	ok "400 locations through 700 x 700 variant options: refused in ${secs}s, ${rss} kB"
+else notok "400 locations through 700 x 700 variant options: exit $rc in ${secs}s, ${rss} kB" "$(head -3 "$TMP/err")"; fi
