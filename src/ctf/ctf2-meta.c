@@ -32,7 +32,7 @@
  * so 22 of them (4 kB of metadata) made 2^23 field classes, 3.9 GB.
  */
 #define MAX_FC_NODES (2u << 20)
-#define MAX_LOC_VISITS (32u << 20) /* field classes visited resolving locations (follow) */
+#define MAX_LOC_VISITS (4u << 20) /* field classes visited resolving locations (follow) */
 
 /* Scope order (the same as enum tio_scope): a location may only look back. */
 static const char *const scope_names[TIO_NSCOPES] = {
