@@ -3,7 +3,7 @@
  * (CTF 1.8, CTF 2, trace.dat v6/v7, LTTng 0.x, the new LTT format).
  *
  * Simple use: tio_trace_open() each input, tio_mux_new() over them, then
- * tio_mux_next() and hand each message to a sink (tio_sink_new("text")).
+ * tio_mux_next() and hand each message to a sink (tio_sink_new("babeltrace")).
  */
 #ifndef TRACEIO_H
 #define TRACEIO_H
