@@ -37,6 +37,9 @@ enum {
 
 /* event classes of all buffer instances at most (build_model) */
 #define TD_CLASS_COPIES_MAX 65536u
+/* CPU buffers (streams) of all instances at most: every BUFFER option may
+   point at one CPU table of 65536 CPUs (1 MB), each making 65536 streams */
+#define TD_CPUS_ALL_MAX 262144u
 
 enum {
 	OPT_DONE = 0, OPT_DATE, OPT_CPUSTAT, OPT_BUFFER, OPT_TRACECLOCK, OPT_UNAME, OPT_HOOK,
@@ -465,6 +468,10 @@ static int read_cpu_table(td_open *o, rd *r, td_buffer *b, uint32_t ncpus)
 {
 	if (ncpus > 65536)
 		return rd_err(r, "too many CPUs");
+	if (o->f->ncpus_all + ncpus > TD_CPUS_ALL_MAX)
+		return tio_err_set(TIO_ERR_LIMIT, "%s@0x%llx: section %s: more than %u CPU buffers over all instances",
+				   o->f->path, (unsigned long long)r->file_off, r->sect, TD_CPUS_ALL_MAX);
+	o->f->ncpus_all += ncpus;
 	b->cpus = tio_calloc(ncpus ? ncpus : 1, sizeof(td_cpu));
 	if (!b->cpus)
 		return TIO_ERR_NOMEM;
@@ -713,6 +720,10 @@ static int handle_option(td_open *o, rd *r, uint16_t id, const uint8_t *d, uint3
 			b->page_size = ps;
 		if (n > 65536)
 			return rd_err(&s, "BUFFER option: too many CPUs");
+		if (f->ncpus_all + n > TD_CPUS_ALL_MAX)
+			return tio_err_set(TIO_ERR_LIMIT, "%s@0x%llx: section options: BUFFER option '%s': more than %u CPU buffers over all instances",
+					   f->path, (unsigned long long)s.file_off, name, TD_CPUS_ALL_MAX);
+		f->ncpus_all += n;
 		b->cpus = tio_calloc(n ? n : 1, sizeof(td_cpu));
 		if (!b->cpus)
 			return TIO_ERR_NOMEM;

@@ -86,6 +86,7 @@ typedef struct td_file {
 	uint64_t hp_at; /* file offset of its text (compressed: of its section), for errors */
 	td_buffer *bufs;
 	uint32_t nbufs;
+	uint64_t ncpus_all; /* CPUs of all buffers (TD_CPUS_ALL_MAX) */
 	int64_t ts_offset; /* OFFSET option */
 	/* TSC2NSEC option (`record --tsc2nsec`): raw stamps are TSC cycles, turned
 	   into ns by td_time as trace-cmd does; tsc_mult 0 when none */

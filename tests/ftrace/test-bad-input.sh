@@ -192,3 +192,28 @@ timeout 20 "$TIO" info "$TMP/bufs.dat" > "$TMP/out" 2> "$TMP/err"; rc=$?
 if [ $rc -eq 1 ] && grep -q "bufs.dat@0x[0-9a-f]*: section options: BUFFER option 'i3448': 3501 instances of 19 event classes each, more than 65536 classes in all" "$TMP/err"; then
 	ok "3,500 BUFFER options: a limit, not gigabytes"
 else notok "3,500 BUFFER options: a limit, not gigabytes" "rc=$rc" "$(head -3 "$TMP/err")"; fi
+
+# a CPU table of 65536 CPUs (1 MB) that 200 BUFFER options all point at: 13 M
+# CPU buffers, gigabytes before any class was copied; past 262144 CPU buffers
+# over all instances, a limit error naming the table
+python3 - "$F6" "$TMP/cpus.dat" <<'PY'
+import sys, struct
+d = bytearray(open(sys.argv[1], 'rb').read())
+ncpu, nbuf = 65536, 200
+at = d.index(b'options  \0') + 10
+old = struct.unpack_from('<I', d, at - 14)[0]   # the CPU count before "options  "
+struct.pack_into('<I', d, at - 14, ncpu)
+fly = d.index(b'flyrecord\0')
+tab, extra, size = fly + 10, (ncpu - old) * 16, nbuf * (6 + 8 + 6)
+for c in range(old):                            # the data moves past the options and the table
+    o = struct.unpack_from('<Q', d, tab + 16 * c)[0]
+    if o:
+        struct.pack_into('<Q', d, tab + 16 * c, o + extra + size)
+opts = b''.join(struct.pack('<HIQ', 3, 14, fly + size) + b'i%04d\0' % k for k in range(nbuf))
+d = d[:tab + 16 * old] + bytes(extra) + d[tab + 16 * old:]
+open(sys.argv[2], 'wb').write(d[:at] + opts + d[at:])
+PY
+timeout 20 "$TIO" info "$TMP/cpus.dat" > "$TMP/out" 2> "$TMP/err"; rc=$?
+if [ $rc -eq 1 ] && grep -q "cpus.dat@0x[0-9a-f]*: section flyrecord: more than 262144 CPU buffers over all instances" "$TMP/err"; then
+	ok "200 BUFFER options on a table of 65536 CPUs: a limit, not gigabytes"
+else notok "200 BUFFER options on a table of 65536 CPUs: a limit, not gigabytes" "rc=$rc" "$(head -3 "$TMP/err")"; fi
