@@ -23,6 +23,7 @@
 #include <stdlib.h>
 
 #include "ctf/ctf.h"
+#include "ctf/name-index.h"
 
 #define MAX_FC_DEPTH 100  /* nested field classes (structures, arrays...) */
 #define MAX_JSON_DEPTH 1024
@@ -55,24 +56,19 @@ typedef struct loc {
 } loc;
 
 typedef struct alias {
-	char *name; /* first: a nidx element */
+	char *name; /* first: a ctf_nidx element */
 	tio_fc *fc;
 	uint64_t nodes; /* field classes in fc */
 } alias;
 
 /*
- * Names hashed once there are more than a few: looking each new member,
- * option, alias or clock class up among every earlier one made the
- * metadata's cost quadratic (10^5 members, 13 MB of JSON: 30 s).  The
- * elements are the caller's array, each beginning with its name (NULL:
- * unnamed, never found); the index holds their positions + 1, so the
- * array may move.  A structure's index stays with it in fc->user (its
+ * A structure's name index (name-index.h: 10^5 members, 13 MB of JSON,
+ * took 30 s without one).  It stays with the structure in fc->user (its
  * copies share it: the same names in the same places) for the field
  * locations that look its members up; the parser owns it (c->nidxs).
  */
 typedef struct nidx {
-	uint32_t *slot;
-	uint32_t cap; /* a power of two; 0: not built, names compared one by one */
+	ctf_nidx ix;
 	struct nidx *next;
 } nidx;
 
@@ -86,7 +82,7 @@ typedef struct ctx {
 	alias *aliases;
 	size_t naliases, aliases_cap;
 	char **clock_ids;    /* parallel to tc->clocks */
-	nidx alias_idx, clock_idx;
+	ctf_nidx alias_idx, clock_idx;
 	nidx *nidxs;	     /* structures' indexes (fc->user) */
 	uint32_t *sc_slot;   /* stream classes by id: index in tc->scs + 1 (sc_find) */
 	uint32_t sc_cap;
@@ -182,86 +178,18 @@ static size_t cap_of(size_t n)
 
 /* ---------------------------------------------------------------- name and id indexes */
 
-#define NIDX_LINEAR 16 /* fewer names are compared one by one */
-
-_Static_assert(offsetof(tio_member, name) == 0 && offsetof(alias, name) == 0, "nidx: elements begin with their name");
-
-static const char *elem_name(const void *arr, size_t stride, uint32_t i)
-{
-	return *(const char *const *)((const char *)arr + (size_t)i * stride);
-}
-
-static uint32_t name_hash(const char *s)
-{
-	uint32_t h = 2166136261u; /* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 16777619u;
-	return h;
-}
-
-/* The first element of arr[0, n) named s, or -1. */
-static int64_t nx_find(const nidx *x, const void *arr, size_t stride, uint32_t n, const char *s)
-{
-	if (!x || !x->cap) {
-		for (uint32_t i = 0; i < n; i++) {
-			const char *e = elem_name(arr, stride, i);
-			if (e && !strcmp(e, s))
-				return i;
-		}
-		return -1;
-	}
-	for (uint32_t h = name_hash(s) & (x->cap - 1);; h = (h + 1) & (x->cap - 1)) {
-		uint32_t v = x->slot[h];
-		if (!v)
-			return -1;
-		if (!strcmp(elem_name(arr, stride, v - 1), s))
-			return v - 1;
-	}
-}
-
-static void nx_put(nidx *x, const void *arr, size_t stride, uint32_t i)
-{
-	const char *e = elem_name(arr, stride, i);
-	if (!e)
-		return;
-	uint32_t h = name_hash(e) & (x->cap - 1);
-	while (x->slot[h]) {
-		if (!strcmp(elem_name(arr, stride, x->slot[h] - 1), e))
-			return; /* the first one is kept */
-		h = (h + 1) & (x->cap - 1);
-	}
-	x->slot[h] = i + 1;
-}
-
-/* arr[n - 1] was just added: index it (every element, when the index is (re)built). */
-static int nx_add(nidx *x, const void *arr, size_t stride, uint32_t n)
-{
-	if (!x || n < NIDX_LINEAR)
-		return 0;
-	if (x->cap && n <= x->cap / 2) {
-		nx_put(x, arr, stride, n - 1);
-		return 0;
-	}
-	uint32_t cap = 64;
-	while (cap < 4 * (uint64_t)n)
-		cap *= 2;
-	uint32_t *slot = tio_calloc(cap, sizeof(uint32_t));
-	if (!slot)
-		return TIO_ERR_NOMEM;
-	free(x->slot);
-	x->slot = slot;
-	x->cap = cap;
-	for (uint32_t i = 0; i < n; i++)
-		nx_put(x, arr, stride, i);
-	return 0;
-}
+_Static_assert(offsetof(tio_member, name) == 0 && offsetof(alias, name) == 0,
+	       "ctf_nidx: elements begin with their name");
 
 /* The member of structure st named s, or -1 (st->user: its index, if any). */
 static int64_t member_index(const tio_fc *st, const char *s)
 {
 	if (!st || st->kind != TIO_FC_STRUCT)
 		return -1;
-	return nx_find(st->user, st->st.members, sizeof(tio_member), st->st.nmembers, s);
+	const nidx *x = st->user;
+	uint32_t i = ctf_nidx_find(x ? &x->ix : NULL, st->st.members, sizeof(tio_member),
+				   st->st.nmembers, s, strlen(s));
+	return i == CTF_NIDX_NONE ? -1 : (int64_t)i;
 }
 
 /*
@@ -685,8 +613,9 @@ static int parse_fc(ctx *c, json_object *j, tio_fc **out);
 
 static const alias *find_alias(ctx *c, const char *name)
 {
-	int64_t i = nx_find(&c->alias_idx, c->aliases, sizeof(alias), (uint32_t)c->naliases, name);
-	return i < 0 ? NULL : &c->aliases[i];
+	uint32_t i = ctf_nidx_find(&c->alias_idx, c->aliases, sizeof(alias), (uint32_t)c->naliases, name,
+				   strlen(name));
+	return i == CTF_NIDX_NONE ? NULL : &c->aliases[i];
 }
 
 /* The field class of property `key` of `o` (may be an alias name). */
@@ -965,8 +894,8 @@ static int parse_struct(ctx *c, json_object *o, tio_fc **out)
 	}
 	size_t n = json_object_array_length(mcs);
 	fc->st.members = tio_calloc(n ? n : 1, sizeof(tio_member));
-	nidx *x = n >= NIDX_LINEAR ? tio_calloc(1, sizeof(*x)) : NULL;
-	if (!fc->st.members || (n >= NIDX_LINEAR && !x)) {
+	nidx *x = n >= CTF_NIDX_LINEAR ? tio_calloc(1, sizeof(*x)) : NULL;
+	if (!fc->st.members || (n >= CTF_NIDX_LINEAR && !x)) {
 		pop(c, mk);
 		return TIO_ERR_NOMEM;
 	}
@@ -988,7 +917,8 @@ static int parse_struct(ctx *c, json_object *o, tio_fc **out)
 			if (!(mb->name = tio_strdup(name)))
 				r = TIO_ERR_NOMEM;
 			else
-				r = nx_add(x, fc->st.members, sizeof(tio_member), ++fc->st.nmembers);
+				r = ctf_nidx_add(x ? &x->ix : NULL, fc->st.members, sizeof(tio_member),
+						 ++fc->st.nmembers);
 			if (!r && !(r = parse_fc_prop(c, m, "field-class", true, &mb->fc)) && mb->fc->align > fc->align)
 				fc->align = mb->fc->align;
 		}
@@ -1082,7 +1012,7 @@ static int parse_variant(ctx *c, json_object *o, tio_fc **out)
 	}
 	l->nopts = (uint32_t)n;
 	l->has_ranges = true;
-	nidx x = {0};
+	ctf_nidx x = {0};
 	for (size_t i = 0; i < n && !r; i++) {
 		json_object *op = json_object_array_get_idx(opts, i);
 		size_t mk2 = push_idx(c, i);
@@ -1090,7 +1020,8 @@ static int parse_variant(ctx *c, json_object *o, tio_fc **out)
 		if (!json_object_is_type(op, json_type_object)) {
 			r = err(c, "a variant option must be an object, not %s", jtype_name(op));
 		} else if (!(r = get_str(c, op, "name", false, &name)) && name &&
-			   nx_find(&x, fc->v.options, sizeof(tio_member), fc->v.noptions, name) >= 0) {
+			   ctf_nidx_find(&x, fc->v.options, sizeof(tio_member), fc->v.noptions, name,
+					 strlen(name)) != CTF_NIDX_NONE) {
 			r = err(c, "duplicate option name '%s'", name);
 		}
 		if (!r)
@@ -1100,7 +1031,7 @@ static int parse_variant(ctx *c, json_object *o, tio_fc **out)
 			if (name && !(mb->name = tio_strdup(name)))
 				r = TIO_ERR_NOMEM;
 			if (!r)
-				r = nx_add(&x, fc->v.options, sizeof(tio_member), fc->v.noptions);
+				r = ctf_nidx_add(&x, fc->v.options, sizeof(tio_member), fc->v.noptions);
 			json_object *rg = prop(op, "selector-field-ranges");
 			if (!r && !rg)
 				r = err(c, "missing property 'selector-field-ranges'");
@@ -1114,7 +1045,7 @@ static int parse_variant(ctx *c, json_object *o, tio_fc **out)
 		}
 		pop(c, mk2);
 	}
-	free(x.slot);
+	ctf_nidx_free(&x);
 	pop(c, mk);
 	return r;
 }
@@ -2109,7 +2040,8 @@ static int frag_clock(ctx *c, json_object *o)
 	    (r = get_str(c, o, "description", false, &desc)) || (r = get_str(c, o, "uid", false, &uid)) ||
 	    (r = get_str(c, o, "namespace", false, &ns)) || (r = check_ext(c, o)))
 		return r;
-	if (nx_find(&c->clock_idx, c->clock_ids, sizeof(char *), tc->nclocks, id) >= 0) {
+	if (ctf_nidx_find(&c->clock_idx, c->clock_ids, sizeof(char *), tc->nclocks, id, strlen(id)) !=
+	    CTF_NIDX_NONE) {
 		size_t mk = push_key(c, "id");
 		r = err(c, "duplicate clock class id '%s'", id);
 		pop(c, mk);
@@ -2129,7 +2061,7 @@ static int frag_clock(ctx *c, json_object *o)
 	tc->clocks[tc->nclocks] = ck;
 	c->clock_ids[tc->nclocks] = idc;
 	tc->nclocks++;
-	if ((r = nx_add(&c->clock_idx, c->clock_ids, sizeof(char *), tc->nclocks)))
+	if ((r = ctf_nidx_add(&c->clock_idx, c->clock_ids, sizeof(char *), tc->nclocks)))
 		return r;
 	ck->name = tio_strdup(name ? name : id);
 	ck->description = desc ? tio_strdup(desc) : NULL;
@@ -2242,7 +2174,9 @@ static int frag_stream_class(ctx *c, json_object *o)
 		return TIO_ERR_NOMEM;
 	if (clk) {
 		/* ids are unique: the one found is the last as well */
-		sc->clock = (int32_t)nx_find(&c->clock_idx, c->clock_ids, sizeof(char *), tc->nclocks, clk);
+		uint32_t k = ctf_nidx_find(&c->clock_idx, c->clock_ids, sizeof(char *), tc->nclocks, clk,
+					   strlen(clk));
+		sc->clock = k == CTF_NIDX_NONE ? -1 : (int32_t)k;
 		if (sc->clock < 0) {
 			size_t mk = push_key(c, "default-clock-class-id");
 			r = err(c, "no clock class with id '%s' before this fragment", clk);
@@ -2417,7 +2351,7 @@ static int frag_alias(ctx *c, json_object *o)
 		return TIO_ERR_NOMEM;
 	}
 	c->aliases[c->naliases++] = (alias){nm, fc, fc_count(fc, 0)};
-	return nx_add(&c->alias_idx, c->aliases, sizeof(alias), (uint32_t)c->naliases);
+	return ctf_nidx_add(&c->alias_idx, c->aliases, sizeof(alias), (uint32_t)c->naliases);
 }
 
 static int fragment(ctx *c, json_object *o)
@@ -2604,12 +2538,12 @@ int tio_ctf2_parse(const char *text, size_t len, const char *name, tio_trace_cla
 		tio_fc_free(c.aliases[k].fc);
 	}
 	free(c.aliases);
-	free(c.alias_idx.slot);
-	free(c.clock_idx.slot);
+	ctf_nidx_free(&c.alias_idx);
+	ctf_nidx_free(&c.clock_idx);
 	free(c.sc_slot);
 	while (c.nidxs) {
 		nidx *x = c.nidxs->next;
-		free(c.nidxs->slot);
+		ctf_nidx_free(&c.nidxs->ix);
 		free(c.nidxs);
 		c.nidxs = x;
 	}

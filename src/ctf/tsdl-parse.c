@@ -16,6 +16,7 @@
  *      names stripped, roles set, timestamps auto-mapped to a clock.
  */
 #include "ctf/ctf.h"
+#include "ctf/name-index.h"
 #include "ctf/tsdl.h"
 
 #include <stdlib.h>
@@ -52,18 +53,14 @@ typedef struct sc_info {
 } sc_info;
 
 /*
- * The names of a structure's members, a variant's options or an
- * enumeration's labels, hashed once there are more than a few: finding a
- * name by comparing it with every earlier one made the metadata's cost
- * quadratic (10^5 members or enumerators, a few hundred kB of text: tens
- * of seconds; the limits allow 2^20 of each).  The elements are the
- * caller's array (tio_member, tio_mapping), each beginning with its name;
- * the index holds their positions, so the array may move.
+ * The names of the structure or variant being parsed, or of a variant
+ * tag's labels, with the compound or tag they belong to.  Without the
+ * index (name-index.h), 10^5 members or enumerators (a few hundred kB of
+ * text) took tens of seconds; the limits allow 2^20 of each.
  */
 typedef struct name_idx {
-	const tio_fc *owner; /* the compound whose members these are (add_member) */
-	uint32_t *slot;	     /* element + 1, 0: empty */
-	uint32_t cap;	     /* a power of two; 0: not built, names compared one by one */
+	const tio_fc *owner; /* the compound whose members these are (add_member), or the tag */
+	ctf_nidx ix;
 } name_idx;
 
 typedef struct parser {
@@ -110,76 +107,8 @@ static int grow_pow2(void *arr, uint32_t n, size_t sz)
 	return 0;
 }
 
-#define NAMES_LINEAR 16 /* fewer names are compared one by one */
-
 _Static_assert(offsetof(tio_member, name) == 0 && offsetof(tio_mapping, label) == 0,
-	       "name_idx: elements begin with their name");
-
-static const char *elem_name(const void *arr, size_t stride, uint32_t i)
-{
-	return *(const char *const *)((const char *)arr + (size_t)i * stride);
-}
-
-static uint32_t name_hash(const char *s, size_t n)
-{
-	uint32_t h = 2166136261u; /* FNV-1a */
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (uint8_t)s[i]) * 16777619u;
-	return h;
-}
-
-/* The element of arr[0, n) named s (len bytes), or UINT32_MAX. */
-static uint32_t names_find(const name_idx *x, const void *arr, size_t stride, uint32_t n, const char *s, size_t len)
-{
-	if (!x || !x->cap) {
-		for (uint32_t i = 0; i < n; i++) {
-			const char *e = elem_name(arr, stride, i);
-			if (strlen(e) == len && !memcmp(e, s, len))
-				return i;
-		}
-		return UINT32_MAX;
-	}
-	for (uint32_t h = name_hash(s, len) & (x->cap - 1);; h = (h + 1) & (x->cap - 1)) {
-		uint32_t v = x->slot[h];
-		if (!v)
-			return UINT32_MAX;
-		const char *e = elem_name(arr, stride, v - 1);
-		if (strlen(e) == len && !memcmp(e, s, len))
-			return v - 1;
-	}
-}
-
-static void names_put(name_idx *x, const void *arr, size_t stride, uint32_t i)
-{
-	const char *e = elem_name(arr, stride, i);
-	uint32_t h = name_hash(e, strlen(e)) & (x->cap - 1);
-	while (x->slot[h])
-		h = (h + 1) & (x->cap - 1);
-	x->slot[h] = i + 1;
-}
-
-/* arr[n - 1] was just added: index it (every element, when the index is (re)built). */
-static int names_add(name_idx *x, const void *arr, size_t stride, uint32_t n)
-{
-	if (n < NAMES_LINEAR)
-		return 0;
-	if (x->cap && n <= x->cap / 2) {
-		names_put(x, arr, stride, n - 1);
-		return 0;
-	}
-	uint32_t cap = 64;
-	while (cap < 4 * n)
-		cap *= 2;
-	uint32_t *slot = tio_calloc(cap, sizeof(uint32_t));
-	if (!slot)
-		return TIO_ERR_NOMEM;
-	free(x->slot);
-	x->slot = slot;
-	x->cap = cap;
-	for (uint32_t i = 0; i < n; i++)
-		names_put(x, arr, stride, i);
-	return 0;
-}
+	       "ctf_nidx: elements begin with their name");
 
 /* ---------------------------------------------------------------- errors */
 
@@ -924,8 +853,8 @@ static int add_member(parser *p, tio_fc *c, const tsdl_tok *name_at, tio_fc *fc)
 	bool var = c->kind == TIO_FC_VARIANT;
 	tio_member **arr = var ? &c->v.options : &c->st.members;
 	uint32_t *n = var ? &c->v.noptions : &c->st.nmembers;
-	name_idx *x = p->names && p->names->owner == c ? p->names : NULL;
-	if (names_find(x, *arr, sizeof(tio_member), *n, name_at->p, name_at->n) != UINT32_MAX) {
+	ctf_nidx *x = p->names && p->names->owner == c ? &p->names->ix : NULL;
+	if (ctf_nidx_find(x, *arr, sizeof(tio_member), *n, name_at->p, name_at->n) != CTF_NIDX_NONE) {
 		tio_fc_free(fc);
 		return perr(p, name_at, "duplicate %s name `%.*s`", var ? "variant option" : "field",
 			    (int)name_at->n, name_at->p);
@@ -949,7 +878,7 @@ static int add_member(parser *p, tio_fc *c, const tsdl_tok *name_at, tio_fc *fc)
 	m[*n].name = nm;
 	m[*n].fc = fc;
 	(*n)++;
-	if (x && names_add(x, *arr, sizeof(tio_member), *n))
+	if (ctf_nidx_add(x, *arr, sizeof(tio_member), *n))
 		return TIO_ERR_NOMEM;
 	if (!var && fc->align > c->align)
 		c->align = fc->align;
@@ -977,7 +906,7 @@ static int parse_compound_body(parser *p, tio_fc *fc)
 			break;
 	}
 	p->names = outer;
-	free(x.slot);
+	ctf_nidx_free(&x.ix);
 	scope_pop(p);
 	return rc;
 }
@@ -1197,11 +1126,12 @@ static int enum_value(parser *p, const tio_fc *ct, const val *v, int64_t *out)
 	return 0;
 }
 
-static int enum_add(parser *p, tio_fc *fc, name_idx *x, const char *label, int64_t lo, int64_t hi)
+static int enum_add(parser *p, tio_fc *fc, ctf_nidx *x, const char *label, int64_t lo, int64_t hi)
 {
 	tio_mapping *m = NULL;
-	uint32_t at = names_find(x, fc->i.mappings, sizeof(tio_mapping), fc->i.nmappings, label, strlen(label));
-	if (at != UINT32_MAX)
+	uint32_t at = ctf_nidx_find(x, fc->i.mappings, sizeof(tio_mapping), fc->i.nmappings, label,
+				    strlen(label));
+	if (at != CTF_NIDX_NONE)
 		m = &fc->i.mappings[at];
 	if (!m) {
 		if (fc->i.nmappings >= 1u << 20)
@@ -1215,7 +1145,7 @@ static int enum_add(parser *p, tio_fc *fc, name_idx *x, const char *label, int64
 		m = &a[fc->i.nmappings++];
 		memset(m, 0, sizeof(*m));
 		m->label = l;
-		if (names_add(x, a, sizeof(tio_mapping), fc->i.nmappings))
+		if (ctf_nidx_add(x, a, sizeof(tio_mapping), fc->i.nmappings))
 			return TIO_ERR_NOMEM;
 	}
 	tio_range *r = tio_realloc(m->ranges, (m->nranges + 1) * sizeof(*r));
@@ -1233,7 +1163,7 @@ static bool range_gt(const tio_fc *fc, int64_t a, int64_t b)
 	return fc->i.is_signed ? a > b : (uint64_t)a > (uint64_t)b;
 }
 
-static int enum_body(parser *p, tio_fc *fc, name_idx *x)
+static int enum_body(parser *p, tio_fc *fc, ctf_nidx *x)
 {
 	int rc;
 	adv(p); /* { */
@@ -1307,9 +1237,9 @@ static int enum_body(parser *p, tio_fc *fc, name_idx *x)
 
 static int parse_enum_body(parser *p, tio_fc *fc)
 {
-	name_idx x = {0};
+	ctf_nidx x = {0};
 	int rc = enum_body(p, fc, &x);
-	free(x.slot);
+	ctf_nidx_free(&x);
 	return rc;
 }
 
@@ -2576,28 +2506,28 @@ out:
  * ("_x" selects "x" and "x" selects "_x", as babeltrace does).
  */
 /* The index of a variant tag's labels, made once for all the variants it selects (NULL: few labels). */
-static int tag_names(parser *p, const tio_fc *tag, const name_idx **out)
+static int tag_names(parser *p, const tio_fc *tag, const ctf_nidx **out)
 {
-	*out = tag->user ? &p->tags[(uintptr_t)tag->user - 1] : NULL;
-	if (*out || tag->i.nmappings < NAMES_LINEAR)
+	*out = tag->user ? &p->tags[(uintptr_t)tag->user - 1].ix : NULL;
+	if (*out || tag->i.nmappings < CTF_NIDX_LINEAR)
 		return 0;
 	if (tio_grow(&p->tags, &p->cap_tags, p->ntags + 1, sizeof(name_idx)))
 		return TIO_ERR_NOMEM;
 	name_idx *x = &p->tags[p->ntags];
 	*x = (name_idx){.owner = tag};
-	if (names_add(x, tag->i.mappings, sizeof(tio_mapping), tag->i.nmappings))
+	if (ctf_nidx_add(&x->ix, tag->i.mappings, sizeof(tio_mapping), tag->i.nmappings))
 		return TIO_ERR_NOMEM;
 	p->ntags++;
 	/* its number (p->tags may move), cleared when finish() ends */
 	((tio_fc *)tag)->user = (void *)(uintptr_t)p->ntags;
-	*out = x;
+	*out = &x->ix;
 	return 0;
 }
 
 static int variant_ranges(parser *p, tio_fc *v)
 {
 	const tio_fc *tag = v->v.sel.target;
-	const name_idx *x;
+	const ctf_nidx *x;
 	int rc = tag_names(p, tag, &x);
 	if (rc)
 		return rc;
@@ -2609,18 +2539,18 @@ static int variant_ranges(parser *p, tio_fc *v)
 	for (uint32_t o = 0; o < v->v.noptions; o++) {
 		const char *on = v->v.options[o].name;
 		size_t len = strlen(on);
-		uint32_t k = names_find(x, maps, sizeof(*maps), nm, on, len);
-		if (k == UINT32_MAX && on[0] == '_')
-			k = names_find(x, maps, sizeof(*maps), nm, on + 1, len - 1);
-		if (k == UINT32_MAX) {
+		uint32_t k = ctf_nidx_find(x, maps, sizeof(*maps), nm, on, len);
+		if (k == CTF_NIDX_NONE && on[0] == '_')
+			k = ctf_nidx_find(x, maps, sizeof(*maps), nm, on + 1, len - 1);
+		if (k == CTF_NIDX_NONE) {
 			char *u = tio_asprintf("_%s", on);
 			if (!u)
 				return TIO_ERR_NOMEM;
-			k = names_find(x, maps, sizeof(*maps), nm, u, len + 1);
+			k = ctf_nidx_find(x, maps, sizeof(*maps), nm, u, len + 1);
 			free(u);
 		}
 		tio_mapping *d = &v->v.ranges[o];
-		if (k == UINT32_MAX)
+		if (k == CTF_NIDX_NONE)
 			continue;
 		const tio_mapping *m = &maps[k];
 		d->label = tio_strdup(m->label);
@@ -3071,7 +3001,7 @@ static void parser_free(parser *p)
 	free(p->sci);
 	free(p->sc_slot);
 	for (size_t k = 0; k < p->ntags; k++)
-		free(p->tags[k].slot);
+		ctf_nidx_free(&p->tags[k].ix);
 	free(p->tags);
 	tsdl_toks_free(p->t, p->nt);
 }
