@@ -64,6 +64,8 @@ int ctf_nidx_add(ctf_nidx *x, const void *arr, size_t stride, uint32_t n)
 		put(x, arr, stride, n - 1);
 		return 0;
 	}
+	if (n > (1u << 29)) /* the callers' limits keep far below; a table past 2^31 slots is not made */
+		return tio_err_oom();
 	uint32_t cap = 64;
 	while (cap < 4 * (uint64_t)n)
 		cap *= 2;
