@@ -2431,6 +2431,8 @@ static int pq_init(tio_sink *sk)
 	s->page_size = PQ_PAGE;
 	/* pages compressed by a worker thread when there is a second CPU (TIO_PQ_THREADS=0: inline) */
 	const char *env = getenv("TIO_PQ_THREADS");
+	pq_shared_init(&s->sh);
+	pq_shared_init(&s->evsh);
 	s->sh.threads = !(env && !strcmp(env, "0")) && sysconf(_SC_NPROCESSORS_ONLN) >= 2;
 	pthread_mutex_init(&s->io, NULL);
 	return 0;

@@ -15,6 +15,7 @@
 #include <snappy-c.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -437,9 +438,12 @@ static void worker_submit(struct pq_worker *w)
 	pthread_mutex_unlock(&w->mu);
 }
 
-/* Stop and join the worker, free its slots. */
-static void worker_stop(struct pq_worker *w)
+static void big_free(pq_shared *sh, char *p, size_t cap);
+
+/* Stop and join sh's worker, free its slots. */
+static void worker_stop(pq_shared *sh)
 {
+	struct pq_worker *w = sh->w;
 	if (!w)
 		return;
 	pthread_mutex_lock(&w->mu);
@@ -452,9 +456,9 @@ static void worker_stop(struct pq_worker *w)
 		tio_buf_free(&w->q[k].tail);
 		tio_buf_free(&w->q[k].ix);
 		tio_buf_free(&w->q[k].data);
-		free(w->q[k].vals.p);
-		free(w->q[k].defs.p);
-		free(w->q[k].reps.p);
+		big_free(sh, w->q[k].vals.p, w->q[k].vals.cap);
+		big_free(sh, w->q[k].defs.p, w->q[k].defs.cap);
+		big_free(sh, w->q[k].reps.p, w->q[k].reps.cap);
 	}
 	tio_buf_free(&w->cbuf);
 	tio_buf_free(&w->hdr);
@@ -471,11 +475,11 @@ static void worker_stop(struct pq_worker *w)
 static void buf_limit(pq_buf *b, size_t page) { b->lim = b->cap < page ? b->cap : page; }
 
 /* Empty a page buffer (its memory freed too when `release`). */
-static void buf_clear(pq_buf *b, bool release, size_t page)
+static void buf_clear(pq_shared *sh, pq_buf *b, bool release, size_t page)
 {
 	b->len = 0;
 	if (release) {
-		free(b->p);
+		big_free(sh, b->p, b->cap);
 		b->p = NULL;
 		b->cap = 0;
 	}
@@ -626,25 +630,243 @@ int pq_open(pq_file *f, const char *path, pq_node *root, int codec, int level, p
 	return 0;
 }
 
+void pq_shared_init(pq_shared *sh)
+{
+	memset(sh, 0, sizeof(*sh));
+	pthread_mutex_init(&sh->mem.mu, NULL);
+}
+
+/* ---------------------------------------------------------------- big buffers (pq_mem) */
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PQ_ASAN 1
+#endif
+#elif defined(__SANITIZE_ADDRESS__)
+#define PQ_ASAN 1
+#endif
+#ifdef PQ_ASAN
+#include <sanitizer/asan_interface.h>
+/* blocks not given out are poisoned: a use past a buffer's end or after its release is reported */
+#define MEM_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define MEM_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define MEM_POISON(p, n) ((void)(p), (void)(n))
+#define MEM_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
+/* `len` bytes (a multiple of PQ_MEM_SLAB) mapped at a multiple of PQ_MEM_SLAB, huge pages asked for; NULL. */
+static char *mem_map(size_t len)
+{
+	if (len > SIZE_MAX - PQ_MEM_SLAB)
+		return NULL;
+	char *m = mmap(NULL, len + PQ_MEM_SLAB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	uintptr_t a = ((uintptr_t)m + PQ_MEM_SLAB - 1) & ~(uintptr_t)(PQ_MEM_SLAB - 1);
+	char *p = (char *)a;
+	if (p > m)
+		munmap(m, (size_t)(p - m));
+	if (p + len < m + len + PQ_MEM_SLAB)
+		munmap(p + len, (size_t)(m + len + PQ_MEM_SLAB - (p + len)));
+#ifdef MADV_HUGEPAGE
+	(void)madvise(p, len, MADV_HUGEPAGE); /* a hint: without it (THP off), 4 KiB pages */
+#endif
+	return p;
+}
+
+/* A buffer of at least n bytes (n >= PQ_MEM_MIN), its capacity in *cap; NULL (no error set). */
+static char *mem_get(pq_shared *sh, size_t n, size_t *cap)
+{
+	pq_mem *m = &sh->mem;
+	char *p = NULL;
+	pthread_mutex_lock(&m->mu);
+	if (n <= PQ_MEM_SLAB) {
+		size_t sz = (n + PQ_MEM_MIN - 1) / PQ_MEM_MIN * PQ_MEM_MIN, k = sz / PQ_MEM_MIN - 1;
+		if (m->free[k]) {
+			p = m->free[k];
+			MEM_UNPOISON(p, sizeof(void *));
+			m->free[k] = *(void **)p;
+		} else {
+			if (!m->left[k] && !tio_grow(&m->slabs, &m->scap, m->nslabs + 1, sizeof(char *)) &&
+			    (m->cur[k] = mem_map(PQ_MEM_SLAB))) {
+				m->slabs[m->nslabs++] = m->cur[k];
+				m->left[k] = (uint32_t)(PQ_MEM_SLAB / sz);
+				MEM_POISON(m->cur[k], PQ_MEM_SLAB);
+			}
+			if (m->left[k]) {
+				p = m->cur[k];
+				m->cur[k] += sz;
+				m->left[k]--;
+			}
+		}
+		if (p) {
+			MEM_UNPOISON(p, sz);
+			*cap = sz;
+		}
+	} else { /* a mapping of its own (a page buffer for a value of megabytes) */
+		size_t sz = n <= SIZE_MAX - PQ_MEM_SLAB ? (n + PQ_MEM_SLAB - 1) / PQ_MEM_SLAB * PQ_MEM_SLAB : 0;
+		if (sz && (p = mem_map(sz)))
+			*cap = sz;
+	}
+	pthread_mutex_unlock(&m->mu);
+	return p;
+}
+
+/* Give back a buffer of mem_get (cap: its capacity). */
+static void mem_put(pq_shared *sh, char *p, size_t cap)
+{
+	pq_mem *m = &sh->mem;
+	pthread_mutex_lock(&m->mu);
+	if (cap <= PQ_MEM_SLAB) {
+		size_t k = cap / PQ_MEM_MIN - 1;
+		MEM_POISON(p, cap);
+		MEM_UNPOISON(p, sizeof(void *));
+		*(void **)p = m->free[k];
+		MEM_POISON(p, sizeof(void *));
+		m->free[k] = p;
+	} else {
+		munmap(p, cap);
+	}
+	pthread_mutex_unlock(&m->mu);
+}
+
+/* Free a page buffer's or a chunk's memory (from malloc or mem_get, as its capacity says). */
+static void big_free(pq_shared *sh, char *p, size_t cap)
+{
+	if (p && cap >= PQ_MEM_MIN)
+		mem_put(sh, p, cap);
+	else
+		free(p);
+}
+
+/*
+ * Grow a buffer (p: len bytes used, cap) to at least `want` bytes: malloc's
+ * realloc below PQ_MEM_MIN, mem_get from there (the bytes copied, the old
+ * buffer given back).  0, or -1 with p unchanged (no error set: the caller
+ * may be the worker).
+ */
+static int big_grow(pq_shared *sh, char **p, size_t len, size_t *cap, size_t want)
+{
+	if (want < PQ_MEM_MIN) {
+		char *q = realloc(*p, want);
+		if (!q)
+			return -1;
+		*p = q;
+		*cap = want;
+		return 0;
+	}
+	size_t ncap;
+	char *q = mem_get(sh, want, &ncap);
+	if (!q)
+		return -1;
+	if (len)
+		memcpy(q, *p, len);
+	big_free(sh, *p, *cap);
+	*p = q;
+	*cap = ncap;
+	return 0;
+}
+
+/* Unmap everything (every buffer given back before). */
+static void mem_free(pq_mem *m)
+{
+	for (size_t k = 0; k < m->nslabs; k++) {
+		MEM_UNPOISON(m->slabs[k], PQ_MEM_SLAB);
+		munmap(m->slabs[k], PQ_MEM_SLAB);
+	}
+	free(m->slabs);
+	pthread_mutex_destroy(&m->mu);
+}
+
+/* Bytes of column c's chunk. */
+static size_t chunk_len(const pq_col *c) { return c->chunk.head.len + c->chunk.sbytes; }
+
+/* Memory it holds. */
+static size_t chunk_cap(const pq_col *c) { return c->chunk.head.cap + (size_t)c->chunk.nsegs * PQ_SEG; }
+
+/* Append n bytes to column c's chunk; TIO_ERR_NOMEM, no message (the caller may be the worker). */
+static int chunk_add(pq_col *c, const void *p, size_t n)
+{
+	struct pq_chunk *k = &c->chunk;
+	if (!k->nsegs && k->head.len + n + 1 <= PQ_CHUNK_HEAD)
+		return tio_buf_add(&k->head, p, n) ? TIO_ERR_NOMEM : 0;
+	const char *q = p;
+	while (n) {
+		size_t room = (size_t)k->nsegs * PQ_SEG - k->sbytes;
+		if (!room) {
+			size_t cap;
+			char *s;
+			if (k->nsegs == k->scap) {
+				uint32_t nc = k->scap ? k->scap * 2 : 8;
+				char **g = nc > k->scap ? realloc(k->segs, nc * sizeof(char *)) : NULL;
+				if (!g)
+					return TIO_ERR_NOMEM;
+				k->segs = g;
+				k->scap = nc;
+			}
+			if (!(s = mem_get(c->file->sh, PQ_SEG, &cap)))
+				return TIO_ERR_NOMEM;
+			k->segs[k->nsegs++] = s;
+			room = PQ_SEG;
+		}
+		size_t m = n < room ? n : room, at = k->sbytes % PQ_SEG;
+		memcpy(k->segs[k->nsegs - 1] + at, q, m);
+		k->sbytes += m;
+		q += m;
+		n -= m;
+	}
+	return 0;
+}
+
+/* Write column c's chunk to o; false on a write error. */
+static bool chunk_write(const pq_col *c, FILE *o)
+{
+	const struct pq_chunk *k = &c->chunk;
+	if (k->head.len && fwrite(k->head.p, 1, k->head.len, o) != k->head.len)
+		return false;
+	for (uint32_t j = 0; j < k->nsegs; j++) {
+		size_t m = j + 1 < k->nsegs ? PQ_SEG : k->sbytes - (size_t)j * PQ_SEG;
+		if (m && fwrite(k->segs[j], 1, m, o) != m)
+			return false;
+	}
+	return true;
+}
+
+/* Empty column c's chunk; `release`: its memory given back too (else its head kept, its blocks given back). */
+static void chunk_clear(pq_col *c, bool release)
+{
+	struct pq_chunk *k = &c->chunk;
+	for (uint32_t j = 0; j < k->nsegs; j++)
+		mem_put(c->file->sh, k->segs[j], PQ_SEG);
+	k->nsegs = 0;
+	k->sbytes = 0;
+	k->head.len = 0;
+	if (release) {
+		tio_buf_free(&k->head);
+		free(k->segs);
+		k->segs = NULL;
+		k->scap = 0;
+	}
+}
+
 /* Empty a column after its chunk was written (memory given back as `rel` says: enum pq_release). */
 static void col_reset(pq_col *c, int rel)
 {
 	pq_buf *bufs[] = {&c->vals, &c->idx, &c->defs, &c->reps};
 	for (size_t k = 0; k < TIO_ARRAY_LEN(bufs); k++)
-		buf_clear(bufs[k], rel == PQ_RELEASE, c->file->page_size);
+		buf_clear(c->file->sh, bufs[k], rel == PQ_RELEASE, c->file->page_size);
 	bool release = rel != PQ_KEEP;
 	c->nlead = c->nlevels = c->nnull = 0;
 	c->unsorted = c->sort_any = false;
 	c->run = c->run_lim = 0;
 	c->last_end = PQ_NO_LAST;
-	c->chunk.len = 0;
+	chunk_clear(c, release);
 	c->dbytes.len = 0;
 	c->pix.len = 0;
 	c->row0 = 0;
-	if (release) {
-		tio_buf_free(&c->chunk);
+	if (release)
 		tio_buf_free(&c->dbytes);
-	}
 	if (rel == PQ_RELEASE)
 		memset(c->hw, 0, sizeof(c->hw));
 	c->c_levels = c->c_usize = c->c_csize = 0;
@@ -671,7 +893,7 @@ static void col_reset(pq_col *c, int rel)
 /* Stop and join the worker; free the shared encoding buffers and zstd context. */
 void pq_shared_free(pq_shared *sh)
 {
-	worker_stop(sh->w);
+	worker_stop(sh);
 	tio_buf_free(&sh->out);
 	tio_buf_free(&sh->cbuf);
 	tio_buf_free(&sh->hdr);
@@ -679,6 +901,7 @@ void pq_shared_free(pq_shared *sh)
 	tio_buf_free(&sh->ix);
 	if (sh->zctx)
 		ZSTD_freeCCtx(sh->zctx);
+	mem_free(&sh->mem);
 	memset(sh, 0, sizeof(*sh));
 }
 
@@ -689,11 +912,11 @@ void pq_free(pq_file *f)
 		worker_drain(f->sh->w);
 	for (uint32_t k = 0; k < f->ncols; k++) {
 		pq_col *c = &f->cols[k];
-		free(c->vals.p);
-		free(c->idx.p);
-		free(c->defs.p);
-		free(c->reps.p);
-		tio_buf_free(&c->chunk);
+		big_free(f->sh, c->vals.p, c->vals.cap);
+		big_free(f->sh, c->idx.p, c->idx.cap);
+		big_free(f->sh, c->defs.p, c->defs.cap);
+		big_free(f->sh, c->reps.p, c->reps.cap);
+		chunk_clear(c, true);
 		tio_buf_free(&c->pix);
 		tio_buf_free(&c->cmn);
 		tio_buf_free(&c->cmx);
@@ -730,23 +953,39 @@ void pq_free(pq_file *f)
  * then by a quarter page), and past the page size mark the column due for a page
  * cut at the end of the row (appends go on until then).
  */
+/*
+ * The capacity of a page buffer for `need` bytes: from 64 bytes, doubling
+ * (a class with few rows holds little: 2,300 classes of an `-e all`) up to
+ * 32 KiB or the page; then from pq_mem, a block of PQ_SEG (as a chunk's
+ * blocks: one given back serves either) and the page and a quarter (a page
+ * is cut at the end of the row that fills it); past that, the bytes and a
+ * quarter page.  pq_mem's multiple of 64 KiB from PQ_MEM_MIN on.
+ */
+static size_t buf_cap(size_t need, size_t page)
+{
+	size_t cap = 64;
+	while (cap < need && cap < page && cap < PQ_MEM_MIN / 2)
+		cap *= 2;
+	if (cap >= need)
+		return cap;
+	if (need <= page + page / 4)
+		cap = need <= PQ_SEG && PQ_SEG < page ? PQ_SEG : page + page / 4;
+	else
+		cap = need + page / 4;
+	return cap >= PQ_MEM_MIN ? (cap + PQ_MEM_MIN - 1) / PQ_MEM_MIN * PQ_MEM_MIN : cap;
+}
+
 bool pq_more(pq_col *c, pq_buf *b, size_t n)
 {
 	size_t page = c->file->page_size;
 	if (b->len + n > b->cap) {
-		/* from 64 bytes: a class with few rows holds little (2,300 classes of an `-e all`) */
-		size_t need = b->len + n, cap = b->cap ? b->cap : 64;
-		while (cap < need && cap < page)
-			cap *= 2;
-		if (cap < need)
-			cap = need + page / 4;
-		char *p = realloc(b->p, cap);
-		if (!p) {
+		size_t need = b->len + n, cap = buf_cap(need, page);
+		size_t bc = b->cap;
+		if (big_grow(c->file->sh, &b->p, b->len, &bc, cap)) {
 			c->file->oom = true;
 			return false;
 		}
-		b->p = p;
-		b->cap = cap;
+		b->cap = bc;
 	}
 	if (b->len + n > page) {
 		pq_mark_due(c);
@@ -1759,9 +1998,9 @@ static int finish_page(pq_col *c, const tio_buf *body, const tio_buf *tail, cons
 	tw_i32(&w, 2, (int32_t)body->len);
 	tw_i32(&w, 3, (int32_t)n);
 	tio_buf_add(hdr, tail->p, tail->len);
-	size_t before = c->chunk.cap;
+	size_t before = chunk_cap(c);
 	/* a data page's entry of the page index: where it is, its first row, its bounds (encode_page) */
-	struct ix_ent e = {.off = c->chunk.len, .row0 = row0, .size = (uint32_t)(hdr->len + n)};
+	struct ix_ent e = {.off = chunk_len(c), .row0 = row0, .size = (uint32_t)(hdr->len + n)};
 	bool indexed = type == 0 && ix;
 	if (indexed && (!ix->p || ix->len < sizeof(e.pg))) {
 		snprintf(msg, msz, "out of memory buffering a page index");
@@ -1769,13 +2008,13 @@ static int finish_page(pq_col *c, const tio_buf *body, const tio_buf *tail, cons
 	}
 	if (indexed)
 		memcpy(&e.pg, ix->p, sizeof(e.pg));
-	if (!hdr->p || tio_buf_add(&c->chunk, hdr->p, hdr->len) || tio_buf_add(&c->chunk, p, n) ||
+	if (!hdr->p || chunk_add(c, hdr->p, hdr->len) || chunk_add(c, p, n) ||
 	    (indexed && (tio_buf_add(&c->pix, &e, sizeof(e)) ||
 			 tio_buf_add(&c->pix, ix->p + sizeof(e.pg), ix->len - sizeof(e.pg))))) {
 		snprintf(msg, msz, "out of memory buffering a column chunk");
 		return TIO_ERR_NOMEM;
 	}
-	atomic_fetch_add(&c->file->chunk_cap, c->chunk.cap - before);
+	atomic_fetch_add(&c->file->chunk_cap, chunk_cap(c) - before);
 	c->c_usize += hdr->len + body->len;
 	c->c_csize += hdr->len + n;
 	return 0;
@@ -2252,17 +2491,17 @@ static int write_chunk(pq_file *f, FILE *o, pq_col *c, tw *rg)
 		tw_end(&w);
 		tio_buf_addc(&sh->tail, 0);
 		/* the dictionary page goes first: put it in a chunk of its own */
-		tio_buf data = c->chunk;
+		struct pq_chunk data = c->chunk;
 		uint64_t u0 = c->c_usize, c0 = c->c_csize;
-		c->chunk = (tio_buf){0};
+		c->chunk = (struct pq_chunk){0};
 		char msg[256];
 		int r = sh->tail.p ? finish_page(c, &body, &sh->tail, NULL, 0, 2, sh->zctx, &sh->cbuf,
 						 &sh->hdr, msg, sizeof(msg))
 				   : TIO_ERR_NOMEM;
-		bool ok = !r && fwrite(c->chunk.p, 1, c->chunk.len, o) == c->chunk.len;
-		size_t dlen = c->chunk.len;
-		atomic_fetch_sub(&f->chunk_cap, c->chunk.cap);
-		tio_buf_free(&c->chunk);
+		bool ok = !r && chunk_write(c, o);
+		size_t dlen = chunk_len(c);
+		atomic_fetch_sub(&f->chunk_cap, chunk_cap(c));
+		chunk_clear(c, true);
 		c->chunk = data;
 		usize += c->c_usize - u0;
 		csize += c->c_csize - c0;
@@ -2276,9 +2515,9 @@ static int write_chunk(pq_file *f, FILE *o, pq_col *c, tw *rg)
 		f->off += dlen;
 	}
 	uint64_t data_off = f->off;
-	if (c->chunk.len && fwrite(c->chunk.p, 1, c->chunk.len, o) != c->chunk.len)
+	if (!chunk_write(c, o))
 		return tio_err_set(TIO_ERR_IO, "%s: write error: %s", f->path, strerror(errno));
-	f->off += c->chunk.len;
+	f->off += chunk_len(c);
 
 	/* ColumnChunk { file_offset, meta_data: ColumnMetaData } */
 	tw_begin(rg, 0);
@@ -2349,16 +2588,8 @@ void pq_defer(pq_shared *sh, pq_fn fn, void *arg, tio_buf *data)
 	worker_submit(sh->w);
 }
 
-/* The capacity pq_more gives a page buffer that held n bytes (64, doubling to the page, then n + page / 4). */
-static size_t page_cap(size_t n, size_t page)
-{
-	if (!n)
-		return 0;
-	size_t cap = 64;
-	while (cap < n && cap < page)
-		cap *= 2;
-	return cap < n ? n + page / 4 : cap;
-}
+/* The capacity pq_more gives a page buffer that held n bytes (buf_cap). */
+static size_t page_cap(size_t n, size_t page) { return n ? buf_cap(n, page) : 0; }
 
 /* Memory held by the buffered row group (after pq_sync; see pq.h). */
 size_t pq_buffered(const pq_file *f, size_t *pages)
@@ -2540,7 +2771,7 @@ int pq_flush(pq_file *f, int release)
 	size_t cap = 0;
 	for (uint32_t k = 0; k < f->ncols; k++) {
 		col_reset(&f->cols[k], release);
-		cap += f->cols[k].chunk.cap;
+		cap += chunk_cap(&f->cols[k]);
 	}
 	atomic_store(&f->chunk_cap, cap);
 	r = spill_rgs(f);

@@ -135,7 +135,18 @@ typedef struct pq_col {
 	char **path; /* path_in_schema */
 	uint32_t npath;
 	/* the column chunk (row group) */
-	tio_buf chunk; /* its data pages, each a PageHeader and the (compressed) body */
+	/*
+	 * Its data pages, each a PageHeader and the (compressed) body: the
+	 * first PQ_CHUNK_HEAD bytes in `head` (malloc), the rest in blocks of
+	 * PQ_SEG bytes (pq_mem), filled in turn: a chunk's bytes never move
+	 * and it holds at most one block not full.
+	 */
+	struct pq_chunk {
+		tio_buf head;
+		char **segs;
+		uint32_t nsegs, scap;
+		size_t sbytes; /* bytes in segs */
+	} chunk;
 	uint64_t c_levels, c_usize, c_csize;
 	uint32_t c_pages, c_dict_pages;
 	uint32_t c_delta_pages; /* DELTA_BINARY_PACKED pages (set by the page's encoder) */
@@ -177,8 +188,37 @@ typedef struct pq_col {
 
 struct pq_worker;
 
+/*
+ * Where the big buffers of a writer's columns come from (page buffers of
+ * PQ_MEM_MIN bytes or more, column chunks' blocks): memory mapped in 2 MiB
+ * slabs the kernel may back with huge pages (MADV_HUGEPAGE), each slab cut
+ * into blocks of one size (a multiple of 64 KiB), a block given back kept
+ * for the next buffer of its size (a buffer of more than a slab is a
+ * mapping of its own, unmapped when given back).  Before, malloc gave a
+ * conversion new 4 KiB pages over and over (row groups written early to
+ * keep within the budget, their buffers freed and grown again): a page
+ * fault each, 29,000 for the 5.4 M-event UST trace.  A buffer of capacity
+ * PQ_MEM_MIN or more is from here, a smaller one from malloc.  Under its
+ * own lock: chunks grow on the worker thread.  The slabs stay until
+ * pq_shared_free: what a writer holds is the most its buffers held at once.
+ */
+#define PQ_MEM_MIN (64u << 10)
+#define PQ_MEM_SLAB (2u << 20)
+/* A column chunk's first bytes (malloc: most chunks of a trace with many classes are small), its blocks. */
+#define PQ_CHUNK_HEAD (64u << 10)
+#define PQ_SEG (128u << 10)
+typedef struct pq_mem {
+	pthread_mutex_t mu;
+	void *free[PQ_MEM_SLAB / PQ_MEM_MIN];	 /* blocks given back, by size / PQ_MEM_MIN - 1 */
+	char *cur[PQ_MEM_SLAB / PQ_MEM_MIN];	 /* the slab being cut for that size, */
+	uint32_t left[PQ_MEM_SLAB / PQ_MEM_MIN]; /* and its blocks not yet given */
+	char **slabs;
+	size_t nslabs, scap;
+} pq_mem;
+
 /* Encoding buffers and the compression worker, shared by the files of a writer. */
 typedef struct pq_shared {
+	pq_mem mem;		      /* the columns' big buffers (pq_shared_init, pq_shared_free) */
 	tio_buf out, cbuf, hdr, tail; /* a page body, its compressed form, its header */
 	tio_buf ix;		      /* the page's bounds for the page index (encode_page) */
 	void *zctx;		      /* ZSTD_CCtx */
@@ -187,6 +227,8 @@ typedef struct pq_shared {
 	bool tried;		      /* the worker was started (or failed to) */
 } pq_shared;
 
+/* Ready to use (zeroed, its lock made). */
+void pq_shared_init(pq_shared *sh);
 void pq_shared_free(pq_shared *sh);
 
 typedef struct pq_file {
