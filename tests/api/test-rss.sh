@@ -19,10 +19,20 @@ python3 "$TIO_TOP/tests/api/mk-big-ctf.py" "$TMP/big" 32 &&
 	exit 0
 }
 
-python3 - "$TIO" "$TMP/big" "$TMP/one" "$TMP/full" <<'PYEOF'
+# Under AddressSanitizer the peak RSS may also count the shadow memory of the
+# mapped trace: on some machines (2026-11-30, kernel 6.18) an eighth of each
+# mapping is resident (/proc/PID/smaps: 33 MiB in the shadow for a 256 MiB
+# trace read on one thread; a 64 MiB trace's check in 2 parts 25-28 MiB over
+# the one packet's, the same before and after that day's changes), and on
+# others none.  The normal build checks the library's memory; the sanitized
+# one only the page cache reads.
+asan=0
+is_sanitized && asan=1
+python3 - "$TIO" "$TMP/big" "$TMP/one" "$TMP/full" "$asan" <<'PYEOF'
 import os, subprocess, sys
 
 tio, big, one, full = sys.argv[1:5]
+asan = sys.argv[5] == "1"
 LIMIT = 24  # MiB
 
 
@@ -108,6 +118,9 @@ for state in ("as written", "read back"):
         o, ro = peak(one, args, threads)
         if rb != 0 or ro != 0:
             print("not ok %s\nexit status %d (64 MiB trace), %d (one packet)" % (name, rb, ro))
+        elif asan:
+            print("ok %s # SKIP sanitizer build: its shadow memory of the mapped trace counts (%.1f MiB, %.1f on one packet)"
+                  % (name, b, o))
         elif b - o >= LIMIT:
             print("not ok %s\npeak RSS %.1f MiB on the 64 MiB trace, %.1f on one packet: %.1f MiB more"
                   % (name, b, o, b - o))
