@@ -688,8 +688,15 @@ static char *mem_get(pq_shared *sh, size_t n, size_t *cap)
 			MEM_UNPOISON(p, sizeof(void *));
 			m->free[k] = *(void **)p;
 		} else {
-			if (!m->left[k] && !tio_grow(&m->slabs, &m->scap, m->nslabs + 1, sizeof(char *)) &&
-			    (m->cur[k] = mem_map(PQ_MEM_SLAB))) {
+			if (!m->left[k] && m->nslabs == m->scap) { /* room to note one more slab */
+				size_t nc = m->scap ? m->scap * 2 : 16;
+				char **g = realloc(m->slabs, nc * sizeof(char *));
+				if (g) {
+					m->slabs = g;
+					m->scap = nc;
+				}
+			}
+			if (!m->left[k] && m->nslabs < m->scap && (m->cur[k] = mem_map(PQ_MEM_SLAB))) {
 				m->slabs[m->nslabs++] = m->cur[k];
 				m->left[k] = (uint32_t)(PQ_MEM_SLAB / sz);
 				MEM_POISON(m->cur[k], PQ_MEM_SLAB);
@@ -748,7 +755,7 @@ static void big_free(pq_shared *sh, char *p, size_t cap)
  */
 static int big_grow(pq_shared *sh, char **p, size_t len, size_t *cap, size_t want)
 {
-	if (want < PQ_MEM_MIN) {
+	if (want < PQ_MEM_MIN && *cap < PQ_MEM_MIN) {
 		char *q = realloc(*p, want);
 		if (!q)
 			return -1;
@@ -949,11 +956,6 @@ void pq_free(pq_file *f)
 /* ---------------------------------------------------------------- values */
 
 /*
- * The slow path of pq_room: grow the buffer (doubling up to the page size,
- * then by a quarter page), and past the page size mark the column due for a page
- * cut at the end of the row (appends go on until then).
- */
-/*
  * The capacity of a page buffer for `need` bytes: from 64 bytes, doubling
  * (a class with few rows holds little: 2,300 classes of an `-e all`) up to
  * 32 KiB or the page; then from pq_mem, a block of PQ_SEG (as a chunk's
@@ -975,6 +977,11 @@ static size_t buf_cap(size_t need, size_t page)
 	return cap >= PQ_MEM_MIN ? (cap + PQ_MEM_MIN - 1) / PQ_MEM_MIN * PQ_MEM_MIN : cap;
 }
 
+/*
+ * The slow path of pq_room: grow the buffer (buf_cap), and past the page
+ * size mark the column due for a page cut at the end of the row (appends go
+ * on until then).
+ */
 bool pq_more(pq_col *c, pq_buf *b, size_t n)
 {
 	size_t page = c->file->page_size;
