@@ -9,8 +9,8 @@ t=$1/traceio
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 export TZ=UTC LC_ALL=C
-# one thread: the profile counters are not atomic (-fprofile-update=single)
-# and the decoders run the same code on worker threads
+# one thread: the decoders run the same code on worker threads, and a profile
+# made there (counters updated atomically: CMakeLists.txt) weighs them otherwise
 export TIO_THREADS=1
 for ctf in "$top"/tests/data/ctf/lttng-ust-discard "$top"/tests/data/ctf/wk-heartbeat-u; do
 	for i in 1 2 3; do
@@ -28,8 +28,8 @@ for dat in "$top"/tests/data/ftrace/*.dat; do
 	"$t" print -o dummy "$dat" >/dev/null 2>&1
 	"$t" convert -q -o "$out/copy-$RANDOM.dat" "$dat" 2>/dev/null
 done
-# Parquet, its compression inline: the counters are not atomic (-fprofile-update=single)
-# and with the compression thread the profile slowed the decoders by 60%
+# Parquet, its compression inline: with the compression thread (and counters that were
+# not atomic then) the profile slowed the decoders by 60%
 for tr in "$top"/tests/data/ctf/lttng-ust-discard "$top"/tests/data/ftrace/*.dat; do
 	TIO_PQ_THREADS=0 "$t" convert -q --to parquet -o "$out/pq-$RANDOM" "$tr" 2>/dev/null
 done
